@@ -1,0 +1,300 @@
+"""Public pass@k functions: input validation, broadcasting and dispatch to the kernels."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from . import _kernels as K
+from ._lnfact import table
+
+__all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pass_hat_k"]
+
+_MAX_N = 2**53
+_SMALL = 1 << 14  # below this many triples the serial kernel beats the thread launch
+_ERRORS = ("raise", "nan")
+
+
+def _type_error(name, what):
+    return TypeError(
+        f"{name} must be an integer or an array of integers, got {what}; "
+        f"convert it first, e.g. np.asarray({name}).astype(np.int64) after checking that "
+        f"the values are whole numbers"
+    )
+
+
+def _as_int(x, name):
+    """Return (int64 ndarray, original) for one argument, or raise TypeError/ValueError."""
+    if isinstance(x, np.ndarray):
+        arr = x
+    elif isinstance(x, bool | np.bool_):
+        raise _type_error(name, f"bool {x!r}")
+    elif isinstance(x, int | np.integer):
+        arr = np.asarray(x)
+    elif isinstance(x, float | np.floating | str | bytes | complex):
+        raise _type_error(name, f"{type(x).__name__} {x!r}")
+    elif isinstance(x, list | tuple) or hasattr(x, "__array__"):
+        try:
+            arr = np.asarray(x)
+        except (ValueError, TypeError) as e:
+            raise _type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+    else:
+        raise _type_error(name, f"{type(x).__name__} {x!r}")
+    kind = arr.dtype.kind
+    if kind == "i":
+        return (arr if arr.dtype == np.int64 else arr.astype(np.int64)), arr
+    if kind == "u":
+        if arr.dtype.itemsize == 8 and arr.size and int(arr.max()) >= 2**63:
+            # Saturate so that the range rules reject these values; messages read `orig`.
+            return np.minimum(arr, 2**62).astype(np.int64), arr
+        return arr.astype(np.int64), arr
+    if kind == "O":
+        flat = arr.reshape(-1)
+        for i, v in enumerate(flat):
+            if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
+                pos = np.unravel_index(i, arr.shape) if arr.ndim else ()
+                raise _type_error(name, f"{type(v).__name__} {v!r} at index {_fmt_pos(pos)}")
+        clipped = [min(max(int(v), -(2**62)), 2**62) for v in flat]
+        return np.array(clipped, dtype=np.int64).reshape(arr.shape), arr
+    if arr.dtype.kind == "b":
+        what = "a bool array" if arr.ndim else f"bool {x!r}"
+    else:
+        what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
+    raise _type_error(name, what)
+
+
+def _fmt_pos(pos):
+    return str(tuple(int(p) for p in pos)) if len(pos) != 1 else str(int(pos[0]))
+
+
+def _check_errors(errors):
+    if errors not in _ERRORS:
+        raise ValueError(f"errors must be 'raise' or 'nan', got {errors!r}")
+
+
+def _rules(n, c, k):
+    # (description, violation mask) in the order they are reported.
+    return (
+        ("n must satisfy n < 2**53 (every count must be exact in a double)", n >= _MAX_N),
+        ("c must satisfy c >= 0", c < 0),
+        ("c must satisfy c <= n (more correct samples than samples)", c > n),
+        ("k must satisfy k >= 1", k < 1),
+        ("k must satisfy k <= n (pass@k is undefined when k exceeds the samples)", k > n),
+    )
+
+
+def _raise_invalid(n, c, k, originals, shape):
+    n, c, k = np.broadcast_arrays(n, c, k)
+    on, oc, ok = (np.broadcast_to(o, shape) for o in originals)
+    any_bad = np.zeros(shape, dtype=bool)
+    first = None
+    for text, mask in _rules(n, c, k):
+        any_bad |= mask
+        if first is None and mask.any():
+            first = (text, mask)
+    text, mask = first
+    count = int(any_bad.sum())
+    if shape == ():
+        raise ValueError(f"{text}; got n={on[()]}, c={oc[()]}, k={ok[()]}")
+    pos = np.unravel_index(int(np.argmax(mask)), shape)
+    where = _fmt_pos(pos)
+    total = int(np.prod(shape))
+    raise ValueError(
+        f"{text}; the first violation is at index {where} with n={on[pos]}, c={oc[pos]}, "
+        f"k={ok[pos]}; {count} of {total} elements are invalid "
+        f"(use errors='nan' to get NaN at invalid positions)"
+    )
+
+
+def _scalar_ok(n, c, k):
+    return 0 <= c <= n and 1 <= k <= n < _MAX_N
+
+
+def _compute(n, c, k, mode, errors):
+    _check_errors(errors)
+    # Fast path for plain Python ints: training loops call this every step.
+    if type(n) is int and type(c) is int and type(k) is int:
+        if _scalar_ok(n, c, k):
+            th, tl = table()
+            return K.value(n, c, k, mode, th, tl)
+        if errors == "nan":
+            return float("nan")
+        a = np.asarray(min(max(n, -(2**62)), 2**62))
+        b = np.asarray(min(max(c, -(2**62)), 2**62))
+        d = np.asarray(min(max(k, -(2**62)), 2**62))
+        _raise_invalid(a, b, d, (np.asarray(n), np.asarray(c), np.asarray(k)), ())
+    (n64, on), (c64, oc), (k64, ok) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
+    try:
+        shape = np.broadcast_shapes(n64.shape, c64.shape, k64.shape)
+    except ValueError:
+        raise ValueError(
+            f"n, c and k must broadcast to one shape, got shapes {n64.shape}, {c64.shape} "
+            f"and {k64.shape}"
+        ) from None
+    flat = []
+    for a in (n64, c64, k64):
+        if a.size == 1:
+            flat.append(a.reshape(1))
+        elif a.shape == shape:
+            flat.append(np.ascontiguousarray(a).reshape(-1))
+        else:
+            flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
+    out = np.empty(shape, dtype=np.float64)
+    if out.size:
+        th, tl = table()
+        kern = K.bulk_serial if out.size < _SMALL else K.bulk
+        bad = kern(flat[0], flat[1], flat[2], mode, th, tl, out.reshape(-1))
+        if bad and errors == "raise":
+            _raise_invalid(n64, c64, k64, (on, oc, ok), shape)
+    if shape == ():
+        return float(out[()])
+    return out
+
+
+def pass_at_k(n, c, k, *, errors="raise"):
+    """Unbiased pass@k = 1 - C(n-c, k) / C(n, k) (Chen et al. 2021, eq. 1).
+
+    The probability that at least one of k samples, drawn without replacement from n samples
+    of which c are correct, is correct. Accurate to 2 ulp of the exact rational value
+    (4 ulp for n > 1e12); see docs/estimator.md.
+
+    Parameters
+    ----------
+    n, c, k : int or array_like of int
+        Samples per task, correct samples, and the budget k. They broadcast like NumPy
+        arrays. Any integer dtype and objects with ``__array__`` (CPU torch tensors) work;
+        bool, float and str raise TypeError.
+    errors : {"raise", "nan"}
+        With "raise" (the default), a triple that breaks 0 <= c <= n, 1 <= k <= n or
+        n < 2**53 raises ValueError naming the rule, the first offending index and the
+        number of invalid elements. With "nan", such positions are NaN.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar inputs, else a float64 array of the broadcast shape.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> [passatk.pass_at_k(5, 2, k) for k in range(1, 6)]
+    [0.4, 0.7, 0.9, 1.0, 1.0]
+    >>> round(passatk.pass_at_k(10, 2, 3), 6)
+    0.533333
+    >>> passatk.pass_at_k([200, 200], [0, 37], 10)
+    array([0.        , 0.87836636])
+    >>> passatk.pass_at_k(5, 0, 10)
+    Traceback (most recent call last):
+    ...
+    ValueError: k must satisfy k <= n (pass@k is undefined when k exceeds the samples); got n=5, c=0, k=10
+    """
+    return _compute(n, c, k, K.MODE_PASS, errors)
+
+
+def pass_hat_k(n, c, k, *, errors="raise"):
+    """pass^k = C(c, k) / C(n, k): the probability that all k draws pass (tau-bench).
+
+    Same inputs, rules and accuracy as :func:`pass_at_k`.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> [round(passatk.pass_hat_k(5, 2, k), 12) for k in range(1, 4)]
+    [0.4, 0.1, 0.0]
+    >>> passatk.pass_hat_k(4, 4, 4)
+    1.0
+    """
+    return _compute(n, c, k, K.MODE_HAT, errors)
+
+
+def fail_at_k(n, c, k, *, errors="raise"):
+    """P0 = C(n-c, k) / C(n, k) = 1 - pass@k, with small relative error even when tiny.
+
+    Examples
+    --------
+    >>> from passatk._api import fail_at_k
+    >>> fail_at_k(10, 2, 3)
+    0.4666666666666667
+    """
+    return _compute(n, c, k, K.MODE_FAIL, errors)
+
+
+def pass_at_k_plugin(n, c, k):
+    """The plug-in approximation 1 - (1 - c/n)**k, kept for comparison. It is biased.
+
+    Replacing the without-replacement probability by (1 - c/n)**k underestimates pass@k:
+    the bias is about -k(k-1) p (1-p)**(k-1) / (2n) (statistics.md). For n=10, c=2, k=3 it
+    gives 0.488 where the unbiased estimator gives 0.5333. Unlike pass@k it is defined for
+    k > n. Requires integers with n >= 1, 0 <= c <= n and k >= 1.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> round(passatk.pass_at_k_plugin(10, 2, 3), 3)
+    0.488
+    """
+    (n64, on), (c64, oc), (k64, ok) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
+    n64, c64, k64 = np.broadcast_arrays(n64, c64, k64)
+    for text, mask in (
+        ("n must satisfy 1 <= n < 2**53", (n64 < 1) | (n64 >= _MAX_N)),
+        ("c must satisfy 0 <= c <= n", (c64 < 0) | (c64 > n64)),
+        ("k must satisfy k >= 1", k64 < 1),
+    ):
+        if mask.any():
+            pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
+            where = f" at index {_fmt_pos(pos)}" if mask.ndim else ""
+            raise ValueError(
+                f"{text}; got n={n64[pos]}, c={c64[pos]}, k={k64[pos]}{where} "
+                f"({int(mask.sum())} invalid)"
+            )
+    with np.errstate(divide="ignore"):
+        out = -np.expm1(k64 * np.log1p(-(c64 / n64)))
+    return float(out) if out.ndim == 0 else out
+
+
+def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
+    """pass@k for every k = 1..k_max in one call, along a new trailing axis.
+
+    Parameters
+    ----------
+    n, c : int or array_like of int
+        As in :func:`pass_at_k`; they broadcast to the leading shape.
+    k_max : int, optional
+        The largest k. Defaults to the smallest n, so every value is defined. A k_max above
+        some n raises ValueError (or gives NaN there with ``errors="nan"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64 array of shape ``broadcast(n, c).shape + (k_max,)``.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> passatk.pass_at_k_curve(5, 2)
+    array([0.4, 0.7, 0.9, 1. , 1. ])
+    >>> passatk.pass_at_k_curve([5, 10], [2, 2], k_max=3).round(4)
+    array([[0.4   , 0.7   , 0.9   ],
+           [0.2   , 0.3778, 0.5333]])
+    """
+    _check_errors(errors)
+    (n64, _), (c64, _) = _as_int(n, "n"), _as_int(c, "c")
+    n64, c64 = np.broadcast_arrays(n64, c64)
+    if k_max is None:
+        if n64.size == 0:
+            raise ValueError("k_max is required when n is empty")
+        k_max = int(n64.min())
+        if k_max < 1:
+            pos = np.unravel_index(int(np.argmin(n64)), n64.shape)
+            raise ValueError(
+                f"n must satisfy n >= 1 for a pass@k curve; got n={k_max} at index "
+                f"{_fmt_pos(pos)}"
+            )
+    elif isinstance(k_max, bool) or not isinstance(k_max, int | np.integer):
+        raise TypeError(f"k_max must be an int, got {type(k_max).__name__} {k_max!r}")
+    k_max = operator.index(k_max)
+    if k_max < 1:
+        raise ValueError(f"k_max must satisfy k_max >= 1, got k_max={k_max}")
+    ks = np.arange(1, k_max + 1, dtype=np.int64)
+    return pass_at_k(n64[..., None], c64[..., None], ks, errors=errors)

@@ -1,0 +1,26 @@
+"""The one place that imports numba and sets the jit options of every kernel.
+
+Kernels are compiled with ``cache=True`` and ``nogil=True`` and never with ``fastmath``:
+the error-free transformations of the double-double arithmetic rely on exact IEEE rounding.
+"""
+
+import os
+
+import numba
+
+# The default "workqueue" layer aborts the process when two Python threads enter a parallel
+# kernel at once; training loops do exactly that. "threadsafe" picks TBB or OpenMP.
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "threadsafe"
+
+prange = numba.prange
+get_num_threads = numba.get_num_threads
+set_num_threads = numba.set_num_threads
+
+
+def jit(*args, parallel=False, **kwargs):
+    """``numba.njit`` with the project's options: cache, nogil, no fastmath."""
+    opts = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
+    opts["parallel"] = parallel
+    opts.update(kwargs)
+    return numba.njit(*args, **opts)

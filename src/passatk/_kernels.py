@@ -1,0 +1,324 @@
+"""Numba kernels for pass@k, pass^k and P0 = C(n-c, k) / C(n, k).
+
+Kernels see int64 arrays and float64 tables only; validation messages are built by ``_api``.
+The method and its error analysis are in docs/estimator.md (after shared/design/numerics.md):
+
+* c = 0 or c + k > n: exact 0 and 1.
+* min(c, k) == 1: one correctly rounded division.
+* n <= 2**17: ln P0 in double-double from a table of ln(i!).
+* otherwise min(c, k) <= 32: the product of min(c, k) factors in double-double.
+* otherwise: Stirling's series for the four ln m! with the large terms cancelled on paper,
+  every logarithm in double-double.
+
+Every function here is compiled without fastmath: the error-free transformations below rely
+on exact IEEE rounding.
+"""
+
+import math
+
+import numpy as np
+
+from ._jit import jit, prange
+
+TABLE_MAX = 2**17
+PRODUCT_MAX = 32
+MAX_N = 2**53
+
+MODE_PASS = 0  # pass@k = 1 - P0(n, c, k)
+MODE_HAT = 1  # pass^k = P0(n, n - c, k)
+MODE_FAIL = 2  # P0(n, c, k)
+
+_SPLIT = 134217729.0  # 2**27 + 1, Dekker's splitter
+_LN2_HI = 0.6931471805599453
+_LN2_LO = 2.3190468138462996e-17
+_HALF_LN2PI_HI = 0.9189385332046728
+_HALF_LN2PI_LO = -3.8782941580672414e-17
+
+# delta(m) = ln m! - [(m + 1/2) ln m - m + ln(2 pi) / 2] for m = 0..30 (entry 0 unused),
+# rounded from 60-digit decimal; tests/test_kernels.py recomputes them.
+_DELTA_HI = np.array([
+    0.0,
+    0.08106146679532726, 0.0413406959554093, 0.02767792568499834,
+    0.020790672103765093, 0.016644691189821193, 0.013876128823070748,
+    0.01189670994589177, 0.010411265261972096, 0.009255462182712733,
+    0.00833056343336287, 0.007573675487951841, 0.00694284010720953,
+    0.006408994188004207, 0.0059513701127588475, 0.005554733551962801,
+    0.0052076559196096404, 0.004901395948434738, 0.004629153749334028,
+    0.004385560249232324, 0.004166319691996922, 0.00396795421864086,
+    0.0037876180684444346, 0.0036229602246830948, 0.003472021382978767,
+    0.003333155636728093, 0.003204970228055038, 0.0030862786826087773,
+    0.002976063983550409, 0.0028734493623524663, 0.0027776749297526936,
+])
+
+
+@jit(inline="always")
+def _two_sum(a, b):
+    s = a + b
+    t = s - a
+    return s, (a - (s - t)) + (b - t)
+
+
+@jit(inline="always")
+def _fast_two_sum(a, b):
+    s = a + b
+    return s, b - (s - a)
+
+
+@jit(inline="always")
+def _split(a):
+    t = _SPLIT * a
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+@jit(inline="always")
+def _two_prod(a, b):
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+@jit(inline="always")
+def _dd_add(ah, al, bh, bl):
+    s, e = _two_sum(ah, bh)
+    t, f = _two_sum(al, bl)
+    e += t
+    s, e = _fast_two_sum(s, e)
+    e += f
+    return _fast_two_sum(s, e)
+
+
+@jit(inline="always")
+def _dd_mul(ah, al, bh, bl):
+    p, e = _two_prod(ah, bh)
+    e += ah * bl + al * bh
+    return _fast_two_sum(p, e)
+
+
+@jit(inline="always")
+def _dd_mul_d(ah, al, b):
+    p, e = _two_prod(ah, b)
+    e += al * b
+    return _fast_two_sum(p, e)
+
+
+@jit(inline="always")
+def _dd_div(ah, al, bh, bl):
+    q1 = ah / bh
+    ph, pl = _dd_mul_d(bh, bl, q1)
+    rh, rl = _dd_add(ah, al, -ph, -pl)
+    q2 = rh / bh
+    ph, pl = _dd_mul_d(bh, bl, q2)
+    rh, rl = _dd_add(rh, rl, -ph, -pl)
+    q3 = rh / bh
+    q1, q2 = _fast_two_sum(q1, q2)
+    return _dd_add(q1, q2, q3, 0.0)
+
+
+@jit(inline="always")
+def _ratio(p, q):
+    """p / q as double-double, for doubles holding integers."""
+    q1 = p / q
+    ph, pl = _two_prod(q1, q)
+    q2 = ((p - ph) - pl) / q
+    return _fast_two_sum(q1, q2)
+
+
+@jit
+def _log1p_series(zh, zl):
+    """ln(1 + z) in double-double for |z| <= 0.42, by 2 atanh(z / (2 + z))."""
+    vh, vl = _dd_div(zh, zl, 2.0 + zh, zl)
+    v2h, v2l = _dd_mul(vh, vl, vh, vl)
+    sh, sl = vh, vl
+    th, tl = vh, vl
+    j = 3.0
+    while True:
+        th, tl = _dd_mul(th, tl, v2h, v2l)
+        qh, ql = _dd_div(th, tl, j, 0.0)
+        sh, sl = _dd_add(sh, sl, qh, ql)
+        if abs(qh) <= 1e-34 * abs(sh):
+            break
+        j += 2.0
+    return 2.0 * sh, 2.0 * sl
+
+
+@jit
+def _log_dd(xh, xl):
+    """ln(x) in double-double for a positive double-double x."""
+    f, e = math.frexp(xh)
+    if f < 0.7071067811865476:
+        e -= 1
+    fh = math.ldexp(xh, -e)
+    fl = math.ldexp(xl, -e)
+    # fh lies in [0.70, 1.42), so fh - 1 is exact.
+    lh, ll = _log1p_series(fh - 1.0, fl)
+    eh, el = _dd_mul_d(_LN2_HI, _LN2_LO, float(e))
+    return _dd_add(eh, el, lh, ll)
+
+
+@jit
+def _log1m_ratio(ph, pl, qh, ql):
+    """ln(1 - p/q) in double-double for double-double 0 < p < q."""
+    uh, ul = _dd_div(ph, pl, qh, ql)
+    if uh <= 0.29:
+        return _log1p_series(-uh, -ul)
+    rh, rl = _dd_add(qh, ql, -ph, -pl)
+    xh, xl = _dd_div(rh, rl, qh, ql)
+    return _log_dd(xh, xl)
+
+
+@jit
+def _delta(m):
+    """Stirling's error delta(m) = ln m! - (m + 1/2) ln m + m - ln(2 pi)/2, for m >= 1."""
+    if m <= 30.0:
+        return _DELTA_HI[int(m)]
+    r = 1.0 / m
+    r2 = r * r
+    return r * (1.0 / 12.0 - r2 * (1.0 / 360.0 - r2 * (1.0 / 1260.0 - r2 * (
+        1.0 / 1680.0 - r2 * (1.0 / 1188.0)))))
+
+
+@jit
+def _log_p0_stirling(n, c, k):
+    """ln P0 in double-double for n > 2**17 and min(c, k) > 32 (and c + k <= n)."""
+    a = n - c - k
+    b = n - k
+    d = n - c
+    # k ln(1 - c/n) + c ln(1 - k/n)
+    h1, l1 = _log1m_ratio(c, 0.0, n, 0.0)
+    h1, l1 = _dd_mul_d(h1, l1, k)
+    h2, l2 = _log1m_ratio(k, 0.0, n, 0.0)
+    h2, l2 = _dd_mul_d(h2, l2, c)
+    sh, sl = _dd_add(h1, l1, h2, l2)
+    ckh, ckl = _two_prod(c, k)
+    if a == 0.0:
+        # L = c ln(c/n) + k ln(k/n) + ln(2 pi c k / n) / 2 + delta(c) + delta(k) - delta(n)
+        xh, xl = _dd_div(ckh, ckl, n, 0.0)
+        lh, ll = _log_dd(xh, xl)
+        lh, ll = _dd_add(lh * 0.5, ll * 0.5, _HALF_LN2PI_HI, _HALF_LN2PI_LO)
+        sh, sl = _dd_add(sh, sl, lh, ll)
+        dd = (_delta(c) + _delta(k)) - _delta(n)
+        return _dd_add(sh, sl, dd, 0.0)
+    # -(a + 1/2) ln(1 - x), with 1 - x = a n / (b d)
+    bdh, bdl = _two_prod(b, d)
+    lh, ll = _log1m_ratio(ckh, ckl, bdh, bdl)
+    if a < 2.0**52:
+        lh, ll = _dd_mul_d(lh, ll, -(a + 0.5))
+    else:
+        lh, ll = _dd_mul(lh, ll, -a, -0.5)
+    sh, sl = _dd_add(sh, sl, lh, ll)
+    dd = (_delta(b) - _delta(n)) + (_delta(d) - _delta(a))
+    return _dd_add(sh, sl, dd, 0.0)
+
+
+@jit
+def _from_log(h, l, mode):
+    if mode == MODE_PASS:
+        em = math.expm1(h)
+        return -em - l * (1.0 + em)
+    e = math.exp(h)
+    return e + e * l
+
+
+@jit
+def _product(n, c, k, mode):
+    """P0 or 1 - P0 from the min(c, k) factors (n - j - s)/(n - j) in double-double."""
+    s = max(c, k)
+    m = int(min(c, k))
+    if m * s < 0.5 * (n - m):
+        # sum of s/(n-j) < 1/2: accumulate F = 1 - P0 by F += q (1 - F), all terms positive.
+        fh, fl = 0.0, 0.0
+        for j in range(m):
+            qh, ql = _ratio(s, n - j)
+            gh, gl = _dd_add(1.0, 0.0, -fh, -fl)
+            th, tl = _dd_mul(qh, ql, gh, gl)
+            fh, fl = _dd_add(fh, fl, th, tl)
+        if mode == MODE_PASS:
+            return fh + fl
+        ph, pl = _dd_add(1.0, 0.0, -fh, -fl)
+        return ph + pl
+    ph, pl = 1.0, 0.0
+    for j in range(m):
+        qh, ql = _ratio(n - j - s, n - j)
+        ph, pl = _dd_mul(ph, pl, qh, ql)
+    if mode == MODE_PASS:
+        fh, fl = _dd_add(1.0, 0.0, -ph, -pl)
+        return fh + fl
+    return ph + pl
+
+
+@jit
+def p0_or_pass(n, c, k, mode, th, tl):
+    """pass@k (mode MODE_PASS) or P0 (otherwise) for one valid triple, as float64."""
+    if c == 0:
+        return 0.0 if mode == MODE_PASS else 1.0
+    if c + k > n:
+        return 1.0 if mode == MODE_PASS else 0.0
+    fn = float(n)
+    fc = float(c)
+    fk = float(k)
+    if c == 1 or k == 1:
+        s = max(fc, fk)
+        return s / fn if mode == MODE_PASS else (fn - s) / fn
+    if n <= TABLE_MAX:
+        h1, l1 = _dd_add(th[n - c], tl[n - c], -th[n], -tl[n])
+        h2, l2 = _dd_add(th[n - k], tl[n - k], -th[n - c - k], -tl[n - c - k])
+        h, l = _dd_add(h1, l1, h2, l2)
+        return _from_log(h, l, mode)
+    if min(c, k) <= PRODUCT_MAX:
+        return _product(fn, fc, fk, mode)
+    h, l = _log_p0_stirling(fn, fc, fk)
+    return _from_log(h, l, mode)
+
+
+@jit
+def value(n, c, k, mode, th, tl):
+    """The requested quantity (MODE_PASS, MODE_HAT or MODE_FAIL) for one valid triple."""
+    if mode == MODE_HAT:
+        return p0_or_pass(n, n - c, k, MODE_FAIL, th, tl)
+    return p0_or_pass(n, c, k, mode, th, tl)
+
+
+@jit(inline="always")
+def _valid(n, c, k):
+    return 0 <= c and c <= n and 1 <= k and k <= n and n < MAX_N
+
+
+@jit
+def _fill(n, c, k, mode, th, tl, out, lo, hi):
+    sn = 1 if n.size > 1 else 0
+    sc = 1 if c.size > 1 else 0
+    sk = 1 if k.size > 1 else 0
+    bad = 0
+    for i in range(lo, hi):
+        ni = n[i * sn]
+        ci = c[i * sc]
+        ki = k[i * sk]
+        if _valid(ni, ci, ki):
+            out[i] = value(ni, ci, ki, mode, th, tl)
+        else:
+            out[i] = np.nan
+            bad += 1
+    return bad
+
+
+@jit
+def bulk_serial(n, c, k, mode, th, tl, out):
+    """out[i] = value(n[i], c[i], k[i]); length-1 inputs broadcast. Returns the invalid count.
+
+    Invalid positions get NaN; the caller decides whether that is an error.
+    """
+    return _fill(n, c, k, mode, th, tl, out, 0, out.size)
+
+
+@jit(parallel=True)
+def bulk(n, c, k, mode, th, tl, out):
+    """:func:`bulk_serial` over blocks of 4096 triples on numba's threads."""
+    size = out.size
+    nblocks = (size + 4095) // 4096
+    bad = 0
+    for blk in prange(nblocks):
+        lo = blk * 4096
+        bad += _fill(n, c, k, mode, th, tl, out, lo, min(lo + 4096, size))
+    return bad
