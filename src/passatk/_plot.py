@@ -31,9 +31,10 @@ def _import_matplotlib():
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         raise ImportError(MISSING_MATPLOTLIB) from None
-    return Figure, FigureCanvasAgg
+    return Figure, FigureCanvasAgg, MaxNLocator
 
 
 def _nan(values: Sequence[float | None]) -> list[float]:
@@ -57,7 +58,7 @@ def draw(
     The left panel shows the estimate against k with its confidence band, one curve per group.
     The right panel shows the exact estimate next to the biased plug-in ``1-(1-c/n)^k``.
     """
-    Figure, FigureCanvasAgg = _import_matplotlib()
+    Figure, FigureCanvasAgg, MaxNLocator = _import_matplotlib()
     fig = Figure(figsize=(11, 4.5), layout="constrained")
     FigureCanvasAgg(fig)
     left, right = fig.subplots(1, 2, sharey=True)
@@ -79,6 +80,8 @@ def draw(
         ax.grid(True, alpha=0.3)
         if log_k:
             ax.set_xscale("log")
+        else:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_ylabel(metric + unit)
     left.legend(loc="best", fontsize="small")
     right.legend(loc="best", fontsize="small")
