@@ -128,7 +128,8 @@ def _ratio(p, q):
 @jit
 def _log1p_series(zh, zl):
     """ln(1 + z) in double-double for |z| <= 0.42, by 2 atanh(z / (2 + z))."""
-    vh, vl = _dd_div(zh, zl, 2.0 + zh, zl)
+    dh, dl = _dd_add(2.0, 0.0, zh, zl)
+    vh, vl = _dd_div(zh, zl, dh, dl)
     v2h, v2l = _dd_mul(vh, vl, vh, vl)
     sh, sl = vh, vl
     th, tl = vh, vl
