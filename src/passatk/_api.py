@@ -35,6 +35,9 @@ def _as_int(x, name):
     elif isinstance(x, float | np.floating | str | bytes | complex):
         raise _type_error(name, f"{type(x).__name__} {x!r}")
     elif isinstance(x, list | tuple) or hasattr(x, "__array__"):
+        if isinstance(x, list | tuple) and any(type(v) is bool for v in x):
+            pos = next(i for i, v in enumerate(x) if type(v) is bool)
+            raise _type_error(name, f"bool {x[pos]!r} at index {pos}")
         try:
             arr = np.asarray(x)
         except (ValueError, TypeError) as e:
@@ -42,6 +45,8 @@ def _as_int(x, name):
     else:
         raise _type_error(name, f"{type(x).__name__} {x!r}")
     kind = arr.dtype.kind
+    if arr.size == 0 and kind in "fO":  # [] becomes float64: nothing in it can be wrong
+        return arr.astype(np.int64), arr
     if kind == "i":
         return (arr if arr.dtype == np.int64 else arr.astype(np.int64)), arr
     if kind == "u":
@@ -74,9 +79,10 @@ def _check_errors(errors):
 
 
 def _rules(n, c, k):
-    # (description, violation mask) in the order they are reported.
+    # (description, violation mask) in the order they are checked at one position.
     return (
-        ("n must satisfy n < 2**53 (every count must be exact in a double)", n >= _MAX_N),
+        ("n must satisfy 1 <= n < 2**53 (every count must be exact in a double)",
+         (n < 1) | (n >= _MAX_N)),
         ("c must satisfy c >= 0", c < 0),
         ("c must satisfy c <= n (more correct samples than samples)", c > n),
         ("k must satisfy k >= 1", k < 1),
@@ -87,23 +93,21 @@ def _rules(n, c, k):
 def _raise_invalid(n, c, k, originals, shape):
     n, c, k = np.broadcast_arrays(n, c, k)
     on, oc, ok = (np.broadcast_to(o, shape) for o in originals)
+    rules = _rules(n, c, k)
     any_bad = np.zeros(shape, dtype=bool)
-    first = None
-    for text, mask in _rules(n, c, k):
+    for _, mask in rules:
         any_bad |= mask
-        if first is None and mask.any():
-            first = (text, mask)
-    text, mask = first
-    count = int(any_bad.sum())
+    pos = np.unravel_index(int(np.argmax(any_bad)), shape)
+    text, mask = next((t, m) for t, m in rules if m[pos])
     if shape == ():
         raise ValueError(f"{text}; got n={on[()]}, c={oc[()]}, k={ok[()]}")
-    pos = np.unravel_index(int(np.argmax(mask)), shape)
-    where = _fmt_pos(pos)
-    total = int(np.prod(shape))
+    count = int(mask.sum())
+    total = int(any_bad.sum())
+    others = f" ({total} invalid in all)" if total != count else ""
     raise ValueError(
-        f"{text}; the first violation is at index {where} with n={on[pos]}, c={oc[pos]}, "
-        f"k={ok[pos]}; {count} of {total} elements are invalid "
-        f"(use errors='nan' to get NaN at invalid positions)"
+        f"{text}; the first invalid element is at index {_fmt_pos(pos)} with n={on[pos]}, "
+        f"c={oc[pos]}, k={ok[pos]}; {count} of {any_bad.size} elements break this rule{others} "
+        f"(errors='nan' gives NaN at invalid positions)"
     )
 
 
@@ -184,10 +188,10 @@ def pass_at_k(n, c, k, *, errors="raise"):
     0.533333
     >>> passatk.pass_at_k([200, 200], [0, 37], 10)
     array([0.        , 0.87836636])
-    >>> passatk.pass_at_k(5, 0, 10)
+    >>> passatk.pass_at_k(5, 0, 10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: k must satisfy k <= n (pass@k is undefined when k exceeds the samples); got n=5, c=0, k=10
+    ValueError: k must satisfy k <= n (pass@k is undefined ...); got n=5, c=0, k=10
     """
     return _compute(n, c, k, K.MODE_PASS, errors)
 
@@ -234,7 +238,7 @@ def pass_at_k_plugin(n, c, k):
     >>> round(passatk.pass_at_k_plugin(10, 2, 3), 3)
     0.488
     """
-    (n64, on), (c64, oc), (k64, ok) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
+    (n64, _), (c64, _), (k64, _) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
     n64, c64, k64 = np.broadcast_arrays(n64, c64, k64)
     for text, mask in (
         ("n must satisfy 1 <= n < 2**53", (n64 < 1) | (n64 >= _MAX_N)),
