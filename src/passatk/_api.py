@@ -187,7 +187,7 @@ def pass_at_k(n, c, k, *, errors="raise"):
     >>> round(passatk.pass_at_k(10, 2, 3), 6)
     0.533333
     >>> passatk.pass_at_k([200, 200], [0, 37], 10)
-    array([0.        , 0.87836636])
+    array([0.        , 0.87737457])
     >>> passatk.pass_at_k(5, 0, 10)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
