@@ -9,6 +9,15 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import reference
 from ._api import pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
+from .stats import (
+    compare,
+    min_detectable_effect,
+    samples_needed,
+    score,
+    simulate,
+    task_variance,
+    tasks_needed,
+)
 
 try:
     __version__ = version("passatk")
@@ -17,9 +26,16 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 
 __all__ = [
     "__version__",
+    "compare",
+    "min_detectable_effect",
     "pass_at_k",
     "pass_at_k_curve",
     "pass_at_k_plugin",
     "pass_hat_k",
     "reference",
+    "samples_needed",
+    "score",
+    "simulate",
+    "task_variance",
+    "tasks_needed",
 ]

@@ -1,0 +1,279 @@
+"""Frozen result objects returned by :mod:`passatk.stats`.
+
+Every result holds a tuple of rows. A row is one (group, metric, k) and carries the
+point estimate, its standard error, an interval, the number of tasks and samples, and the
+reason whenever a number is missing. ``records()`` gives one plain ``dict`` per row with
+JSON-ready values (``None`` for a missing number, never NaN); the command line prints
+exactly these records.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CompareResult",
+    "CompareRow",
+    "PlanResult",
+    "ScoreResult",
+    "ScoreRow",
+    "Simulation",
+]
+
+
+def _plain(v: Any) -> Any:
+    """A JSON-ready copy of ``v``: NaN becomes None, numpy scalars become Python scalars."""
+    if isinstance(v, dict):
+        return {str(key): _plain(val) for key, val in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    if hasattr(v, "item") and callable(v.item) and getattr(v, "ndim", None) == 0:
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    return v
+
+
+def _to_pandas(records: list[dict[str, Any]]):
+    try:
+        import pandas as pd
+    except ImportError as exc:  # the message is what the caller sees
+        raise ImportError(
+            "to_pandas() needs pandas, which is not installed; "
+            "install it with `pip install passatk[pandas]` or use to_dict()/records()"
+        ) from exc
+    flat = []
+    for rec in records:
+        row: dict[str, Any] = {}
+        for key, val in rec["group"].items():
+            row[key if key not in rec else f"group_{key}"] = val
+        row.update({key: val for key, val in rec.items() if key != "group"})
+        flat.append(row)
+    return pd.DataFrame.from_records(flat)
+
+
+def _row_dict(row) -> dict[str, Any]:
+    out = {}
+    for f in dataclasses.fields(row):
+        out[f.name] = _plain(getattr(row, f.name))
+    return out
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One benchmark score: one group, one metric, one k.
+
+    ``value`` is the mean over tasks of the per-task estimate; ``se``, ``ci_low`` and
+    ``ci_high`` belong to the estimand named in ``estimand`` and were computed by
+    ``ci_method``. The other standard errors are given as well where they could be
+    computed (``None`` otherwise, with the reason in ``se_fixed_reason`` or ``reason``).
+    """
+
+    group: dict = field(hash=False)
+    metric: str
+    k: int
+    value: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    tasks: int
+    samples: int
+    reason: str | None
+    estimand: str
+    ci_method: str
+    confidence: float
+    biased: bool = False
+    se_super: float | None = None
+    se_fixed: float | None = None
+    se_fixed_reason: str | None = None
+    se_cluster: float | None = None
+    clusters: int | None = None
+    sd_between: float | None = None
+    percentile_low: float | None = None
+    percentile_high: float | None = None
+    bca_low: float | None = None
+    bca_high: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``value``, ...)."""
+        return _row_dict(self)
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
+
+    rows: tuple[ScoreRow, ...]
+    interval: str
+    confidence: float
+    merged_duplicates: tuple = ()
+    n_resamples: int | None = None
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per row; the keys are the field names of :class:`ScoreRow`."""
+        return [r.to_dict() for r in self.rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
+        return {
+            "kind": "score",
+            "interval": self.interval,
+            "confidence": self.confidence,
+            "n_resamples": self.n_resamples,
+            "merged_duplicates": _plain(list(self.merged_duplicates)),
+            "rows": self.records(),
+        }
+
+    def to_pandas(self):
+        """The rows as a ``pandas.DataFrame``, one column per group label; needs pandas."""
+        return _to_pandas(self.records())
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, i: int) -> ScoreRow:
+        return self.rows[i]
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """The paired comparison of run A and run B at one k: ``diff`` = mean(A) - mean(B).
+
+    ``se``, ``ci_low``, ``ci_high`` and ``p_value`` come from the paired t test on the
+    per-task differences. ``boot_low``/``boot_high`` are the paired bootstrap percentile
+    interval; ``band_low``/``band_high`` the simultaneous max-T band over all k compared
+    in the call (it equals a per-k interval when one k is compared).
+    """
+
+    group: dict = field(hash=False)
+    metric: str
+    k: int
+    diff: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    tasks: int
+    reason: str | None
+    estimand: str
+    confidence: float
+    value_a: float | None = None
+    value_b: float | None = None
+    df: int | None = None
+    t_stat: float | None = None
+    p_value_holm: float | None = None
+    boot_low: float | None = None
+    boot_high: float | None = None
+    band_low: float | None = None
+    band_high: float | None = None
+    perm_p_value: float | None = None
+    perm_exact: bool | None = None
+    wilcoxon_stat: float | None = None
+    wilcoxon_p_value: float | None = None
+    wilcoxon_method: str | None = None
+    mcnemar_b: int | None = None
+    mcnemar_c: int | None = None
+    mcnemar_p_value: float | None = None
+    samples_a: int | None = None
+    samples_b: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``diff``, ...)."""
+        return _row_dict(self)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """The result of :func:`passatk.compare`: one row per k."""
+
+    rows: tuple[CompareRow, ...]
+    confidence: float
+    only_in_a: tuple = ()
+    only_in_b: tuple = ()
+    band_critical_value: float | None = None
+    n_resamples: int | None = None
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per row; the keys are the field names of :class:`CompareRow`."""
+        return [r.to_dict() for r in self.rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
+        return {
+            "kind": "compare",
+            "confidence": self.confidence,
+            "n_resamples": self.n_resamples,
+            "band_critical_value": _plain(self.band_critical_value),
+            "only_in_a": _plain(list(self.only_in_a)),
+            "only_in_b": _plain(list(self.only_in_b)),
+            "rows": self.records(),
+        }
+
+    def to_pandas(self):
+        """The rows as a ``pandas.DataFrame``; needs pandas."""
+        return _to_pandas(self.records())
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, i: int) -> CompareRow:
+        return self.rows[i]
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """A planning answer: ``value`` (tasks, samples or an effect size) and its inputs."""
+
+    quantity: str
+    value: float
+    inputs: dict = field(hash=False)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """This answer as a JSON-ready ``dict``."""
+        return _row_dict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Simulation:
+    """Simulated benchmark(s) from :func:`passatk.simulate`.
+
+    ``p`` holds the true per-task success rates, ``n`` and ``c`` the counts; all three have
+    shape ``(n_tasks,)``, or ``(n_benchmarks, n_tasks)`` when several benchmarks were drawn.
+    """
+
+    n: Any
+    c: Any
+    p: Any
+    a: float
+    b: float
+
+    def true_pass_at_k(self, k: int):
+        """The mean over the simulated tasks of 1 - (1 - p_i)^k: the fixed-benchmark truth."""
+        import numpy as np
+
+        return np.mean(-np.expm1(k * np.log1p(-self.p)), axis=-1)
+
+    def population_pass_at_k(self, k: int) -> float:
+        """E[1 - (1 - p)^k] for p ~ Beta(a, b): the super-population truth.
+
+        It is 1 - prod_{j<k} (b + j) / (a + b + j).
+        """
+        s = 0.0
+        for j in range(k):
+            s += math.log1p(-self.a / (self.a + self.b + j))
+        return -math.expm1(s)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts and rates as JSON-ready lists."""
+        return {"n": self.n.tolist(), "c": self.c.tolist(), "p": self.p.tolist(),
+                "a": self.a, "b": self.b}

@@ -1,0 +1,186 @@
+"""Numba kernels for the resampling statistics in :mod:`passatk.stats`.
+
+Random numbers come from SplitMix64 streams that are local to each kernel call: the caller
+passes a 64-bit seed (drawn from its ``numpy.random.Generator``), so no global random state
+is read or written, in NumPy or in numba. Resamples are produced in fixed-size chunks, each
+with its own stream derived from (seed, chunk index), so the output does not depend on the
+number of threads.
+"""
+
+import numpy as np
+
+from ._jit import jit, prange
+
+CHUNK = 64  # resamples per random stream
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_S30 = np.uint64(30)
+_S27 = np.uint64(27)
+_S31 = np.uint64(31)
+_S11 = np.uint64(11)
+_TWO_M53 = 1.0 / 9007199254740992.0
+
+
+@jit
+def _mix(z):
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@jit
+def _stream(seed, chunk):
+    """Initial state of the stream for one chunk of resamples."""
+    return _mix(np.uint64(seed) ^ _mix(np.uint64(chunk) * _GOLDEN + _GOLDEN))
+
+
+@jit
+def _next(state):
+    """One SplitMix64 step: (new state, 64 random bits)."""
+    state = state + _GOLDEN
+    return state, _mix(state)
+
+
+@jit
+def _index(bits, n):
+    """A uniform index in [0, n) from 64 random bits (top 53 bits; bias below n / 2**53)."""
+    j = np.int64(np.float64(bits >> _S11) * _TWO_M53 * n)
+    return min(j, n - 1)
+
+
+@jit(parallel=True)
+def boot_means(theta, seed, n_resamples):
+    """Means of ``n_resamples`` bootstrap resamples of the rows of ``theta`` (N x K).
+
+    Every resample draws N row indices uniformly with replacement and averages each of the
+    K columns over the same rows, so the columns share their resampling weights (paired).
+    Returns a float64 array of shape (n_resamples, K).
+    """
+    n, kk = theta.shape
+    out = np.empty((n_resamples, kk))
+    n_chunks = (n_resamples + CHUNK - 1) // CHUNK
+    for ch in prange(n_chunks):
+        state = _stream(seed, ch)
+        acc = np.empty(kk)
+        lo = ch * CHUNK
+        hi = min(lo + CHUNK, n_resamples)
+        for b in range(lo, hi):
+            acc[:] = 0.0
+            if kk == 1:
+                s = 0.0
+                for _ in range(n):
+                    state, bits = _next(state)
+                    s += theta[_index(bits, n), 0]
+                acc[0] = s
+            else:
+                for _ in range(n):
+                    state, bits = _next(state)
+                    j = _index(bits, n)
+                    for m in range(kk):
+                        acc[m] += theta[j, m]
+            for m in range(kk):
+                out[b, m] = acc[m] / n
+    return out
+
+
+@jit
+def boot_indices(n, seed, n_resamples):
+    """The row indices that :func:`boot_means` draws, as an (n_resamples, n) array (for tests)."""
+    out = np.empty((n_resamples, n), dtype=np.int64)
+    n_chunks = (n_resamples + CHUNK - 1) // CHUNK
+    for ch in range(n_chunks):
+        state = _stream(seed, ch)
+        lo = ch * CHUNK
+        hi = min(lo + CHUNK, n_resamples)
+        for b in range(lo, hi):
+            for i in range(n):
+                state, bits = _next(state)
+                out[b, i] = _index(bits, n)
+    return out
+
+
+@jit
+def signflip_exact(d, tol):
+    """Exact sign-flip count: #{sign patterns s : |sum s_i d_i| >= |sum d_i| - tol}.
+
+    Enumerates all 2**N patterns in Gray-code order, one flip per step. N <= 30.
+    """
+    n = d.shape[0]
+    t = 0.0
+    for i in range(n):
+        t += d[i]
+    target = abs(t) - tol
+    s = t
+    count = 1 if abs(s) >= target else 0
+    total = np.int64(1) << n
+    signs = np.ones(n)
+    for g in range(1, total):
+        # the bit that changes between Gray codes g-1 and g is the lowest set bit of g
+        bit = 0
+        x = g
+        while (x & 1) == 0:
+            x >>= 1
+            bit += 1
+        s -= 2.0 * signs[bit] * d[bit]
+        signs[bit] = -signs[bit]
+        if abs(s) >= target:
+            count += 1
+    return count, total
+
+
+@jit(parallel=True)
+def signflip_random(d, tol, seed, n_resamples):
+    """Random sign-flip count over ``n_resamples`` patterns (one random bit per task)."""
+    n = d.shape[0]
+    t = 0.0
+    for i in range(n):
+        t += d[i]
+    target = abs(t) - tol
+    n_chunks = (n_resamples + CHUNK - 1) // CHUNK
+    counts = np.zeros(n_chunks, dtype=np.int64)
+    for ch in prange(n_chunks):
+        state = _stream(seed, ch)
+        lo = ch * CHUNK
+        hi = min(lo + CHUNK, n_resamples)
+        c = 0
+        for _ in range(lo, hi):
+            s = 0.0
+            bits = np.uint64(0)
+            for i in range(n):
+                if i % 64 == 0:
+                    state, bits = _next(state)
+                if bits & np.uint64(1):
+                    s += d[i]
+                else:
+                    s -= d[i]
+                bits = bits >> np.uint64(1)
+            if abs(s) >= target:
+                c += 1
+        counts[ch] = c
+    return counts.sum()
+
+
+@jit
+def bayes_moments(n, c, k, a0, b0):
+    """Posterior E[(1-p)^k] and E[(1-p)^(2k)] for p ~ Beta(a0 + c, b0 + n - c), per task.
+
+    E[(1-p)^m] = prod_{j<m} (b + j) / (a + b + j), summed in logs. Used for non-integer
+    priors; integer priors go through the exact pass@k kernel instead.
+    """
+    m = n.shape[0]
+    e1 = np.empty(m)
+    e2 = np.empty(m)
+    for i in range(m):
+        a = a0 + c[i]
+        b = b0 + n[i] - c[i]
+        s = 0.0
+        s1 = 0.0
+        for j in range(2 * k):
+            s += np.log1p(-a / (a + b + j))
+            if j == k - 1:
+                s1 = s
+        e1[i] = np.exp(s1)
+        e2[i] = np.exp(s)
+    return e1, e2
