@@ -106,6 +106,17 @@ def norm_ppf(p: float) -> float:
         return math.inf
     if p == 0.5:
         return 0.0
+    if 0.3 < p < 0.7:  # centre: solve erf(x / sqrt 2) = 2 (p - 1/2), with p - 1/2 exact
+        r = p - 0.5
+        x = r * _SQRT2PI
+        for _ in range(6):
+            e = 0.5 * math.erf(x / _SQRT2) - r
+            u = e * _SQRT2PI * math.exp(0.5 * x * x)
+            step = u / (1.0 + 0.5 * x * u)
+            x -= step
+            if abs(step) <= 1e-17 * abs(x):
+                break
+        return x
     q = p if p < 0.5 else 1.0 - p  # exact for p >= 0.5
     t = math.sqrt(-2.0 * math.log(q))
     x = -(t - (2.515517 + t * (0.802853 + t * 0.010328))
@@ -120,6 +131,24 @@ def norm_ppf(p: float) -> float:
     return x if p < 0.5 else -x
 
 
+def _stirling_err(x: float) -> float:
+    """lgamma(x) - [(x - 1/2) ln x - x + ln(2 pi) / 2], for x >= 10."""
+    r = 1.0 / (x * x)
+    return (1.0 / 12 - r * (1.0 / 360 - r * (1.0 / 1260 - r * (1.0 / 1680 - r / 1188)))) / x
+
+
+def _lbeta(a: float, b: float) -> float:
+    """ln B(a, b) without the cancellation of large lgamma values when a or b is large."""
+    if a < b:
+        a, b = b, a
+    if a < 10.0:
+        return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    # lgamma(a + b) - lgamma(a) = (a - 1/2) log1p(b/a) + b ln(a + b) - b + err(a + b) - err(a)
+    ratio = ((a - 0.5) * math.log1p(b / a) + b * math.log(a + b) - b
+             + _stirling_err(a + b) - _stirling_err(a))
+    return math.lgamma(b) - ratio
+
+
 def _betainc(a: float, b: float, x: float, y: float) -> float:
     """Regularized incomplete beta I_x(a, b), with y = 1 - x passed exactly by the caller.
 
@@ -132,8 +161,10 @@ def _betainc(a: float, b: float, x: float, y: float) -> float:
         return 1.0
     if x > (a + 1.0) / (a + b + 2.0):
         return 1.0 - _betainc(b, a, y, x)
-    lfront = a * math.log(x) + (b * math.log1p(-x) if x < 0.5 else b * math.log(y))
-    lfront += math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+    lx = math.log(x) if x < 0.5 else math.log1p(-y)
+    ly = math.log(y) if y < 0.5 else math.log1p(-x)
+    lfront = a * lx + b * ly
+    lfront -= _lbeta(a, b)
     tiny = 1e-300
     c = 1.0
     d = 1.0 - (a + b) * x / (a + 1.0)
@@ -272,7 +303,7 @@ def _int_array(x, name):
             raise ValueError(f"{name} must be < 2**53, got {arr.reshape(-1)[big[0]]} "
                              f"at position {big[0]}")
         arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "iu":
+    elif arr.dtype.kind not in "iu" and arr.size:
         what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
         raise TypeError(f"{name} must be integers, got {what}; convert with .astype(np.int64) "
                         f"after checking the values are whole numbers")
