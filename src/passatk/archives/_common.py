@@ -1,0 +1,221 @@
+"""The reading context shared by all readers, and JSON helpers."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ._counts import GroupKey, StoredMetric
+from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
+from ._sources import is_path_spec, open_binary, path_group_value, read_all
+
+BLOCK = 1 << 23  # 8 MiB binary blocks for line-oriented files
+
+
+@dataclass
+class Options:
+    """Reader options, validated by read_counts."""
+
+    by: tuple[str, ...] = ()
+    task: str | None = None
+    passed: str | None = None
+    reward: str | None = None
+    threshold: float | None = None
+    n: str | None = None
+    c: str | None = None
+    skip_bad: bool = False
+    since: str | None = None
+    until: str | None = None
+    difficulty: frozenset[str] | None = None
+
+    @property
+    def record_by(self) -> tuple[str, ...]:
+        return tuple(b for b in self.by if not is_path_spec(b))
+
+
+@dataclass
+class Context:
+    """Accumulates counts, stored numbers and skips over all files of one read."""
+
+    options: Options
+    progress: Callable[[int, int], None] | None = None
+    total_bytes: int = 0
+    done_bytes: int = 0
+    acc: dict = field(default_factory=dict)
+    stored: list[StoredMetric] = field(default_factory=list)
+    skip_count: int = 0
+    skip_records: list[SkippedRecord] = field(default_factory=list)
+    metric: str | None = None
+    metric_file: str | None = None
+
+    # -------------------------------------------------------------- counting
+    def add(self, group: GroupKey, task: str, n: int, c: int) -> None:
+        key = (group, task)
+        cell = self.acc.get(key)
+        if cell is None:
+            self.acc[key] = [n, c]
+        else:
+            cell[0] += n
+            cell[1] += c
+
+    def set_metric(self, metric: str, file: str) -> None:
+        if self.metric is None:
+            self.metric, self.metric_file = metric, file
+        elif self.metric != metric:
+            raise ArchiveError(
+                file,
+                f"holds {metric} data, but {self.metric_file} holds {self.metric} data; "
+                "score them separately",
+            )
+
+    # -------------------------------------------------------------- bad input
+    def bad(
+        self, file: str, what: str, *, line: int | None = None, path: tuple | None = None
+    ) -> None:
+        """Raise ArchiveError, or record the skip when skip_bad is set."""
+        if not self.options.skip_bad:
+            raise ArchiveError(file, what, line=line, path=path)
+        self.skip_count += 1
+        if len(self.skip_records) < MAX_SKIPPED_KEPT:
+            self.skip_records.append(SkippedRecord(location(file, line, path), what))
+
+    @property
+    def skipped(self) -> Skipped:
+        return Skipped(self.skip_count, tuple(self.skip_records))
+
+    # -------------------------------------------------------------- progress
+    def report(self, file_done: int) -> None:
+        if self.progress is not None:
+            self.progress(min(self.done_bytes + file_done, self.total_bytes), self.total_bytes)
+
+
+class BadRecord(Exception):
+    """Raised inside a reader for one bad record; turned into ctx.bad() by the caller."""
+
+    def __init__(self, what: str, path: tuple | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.path = path
+
+
+# ------------------------------------------------------------------ groups
+def path_groups(by: tuple[str, ...], file: str) -> dict[str, str]:
+    return {b: path_group_value(b, file) for b in by if is_path_spec(b)}
+
+
+def group_from(
+    by: tuple[str, ...],
+    pathvals: dict[str, str],
+    record: dict | None,
+    extra: tuple[tuple[str, object], ...] = (),
+    what: str = "record",
+) -> GroupKey:
+    """Group key: the ``by`` fields in order (path specs or record fields), then ``extra``."""
+    out = []
+    names = set()
+    extras = dict(extra)
+    for b in by:
+        if b in pathvals:
+            out.append((b, pathvals[b]))
+        elif b in extras:
+            out.append((b, extras[b]))
+        else:
+            if record is None or b not in record:
+                raise BadRecord(f'missing group field "{b}" in the {what}')
+            v = record[b]
+            if not (v is None or isinstance(v, (str, int, float, bool))):
+                raise BadRecord(f'group field "{b}" must be a scalar, got {show(v)}')
+            out.append((b, v))
+        names.add(b)
+    out.extend((k, v) for k, v in extra if k not in names)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ JSON
+def load_json_document(file: str) -> object:
+    """Parse a whole JSON document, mapping errors to ``file:line: malformed JSON ...``."""
+    data = read_all(file)
+    if not data.strip():
+        raise ArchiveError(file, "empty file (no records)")
+    try:
+        return json.loads(data)
+    except json.JSONDecodeError as e:
+        raise ArchiveError(
+            file, f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno
+        ) from None
+    except UnicodeDecodeError as e:
+        raise ArchiveError(file, f"not UTF-8 text: {e.reason} at byte {e.start}") from None
+
+
+def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
+    """Yield (line number, line) for non-blank lines, reading in large binary blocks."""
+    with open_binary(file) as f:
+        rest = b""
+        lineno = 0
+        while True:
+            try:
+                block = f.stream.read(BLOCK)
+            except (OSError, EOFError) as e:
+                raise ArchiveError(file, f"cannot decompress: {e}") from None
+            if not block:
+                break
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()
+            for line in lines:
+                lineno += 1
+                if line.strip():
+                    yield lineno, line
+            ctx.report(f.raw_position())
+        if rest.strip():
+            yield lineno + 1, rest
+
+
+def parse_json_line(file: str, lineno: int, line: bytes) -> dict:
+    """json.loads one JSON Lines record; it must be an object. Raises BadRecord."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise BadRecord(f"malformed JSON: {e.msg} (column {e.colno})") from None
+    except UnicodeDecodeError as e:
+        raise BadRecord(f"not UTF-8 text: {e.reason} at byte {e.start}") from None
+    if not isinstance(obj, dict):
+        raise BadRecord(f"record must be a JSON object, got {type(obj).__name__}")
+    return obj
+
+
+def require(obj: dict, key: str, what: str = "field") -> object:
+    if key not in obj:
+        raise BadRecord(f'missing {what} "{key}"', None)
+    return obj[key]
+
+
+def task_id(value: object, name: str = "task_id") -> str:
+    """A task id must be a string or an integer (integers are written in decimal)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise BadRecord(f'field "{name}" must be a string or an integer, got {show(value)}')
+
+
+def as_bool(value: object, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise BadRecord(f'field "{name}" must be true or false, got {show(value)}')
+
+
+def finite_number(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise BadRecord(f'field "{name}" must be a number, got {show(value)}')
+    if not math.isfinite(value):
+        raise BadRecord(f'field "{name}" must be finite, got {show(value)}')
+    return float(value)
+
+
+def doc_scalar_record(doc: object) -> dict:
+    """Top-level scalar fields of a JSON document, usable as group fields."""
+    if isinstance(doc, dict):
+        return {k: v for k, v in doc.items() if v is None or isinstance(v, (str, int, float, bool))}
+    return {}

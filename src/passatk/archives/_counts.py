@@ -1,0 +1,317 @@
+"""Per-(group, task) counts: the one thing every reader produces."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from ._errors import Skipped
+
+__all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
+
+GroupKey = tuple[tuple[str, object], ...]
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _task_key(task: str) -> tuple:
+    # natural order: "HumanEval/2" before "HumanEval/10"
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(task) if p)
+
+
+def _value_key(value: object) -> tuple:
+    if value is None:
+        return (0, 0, "")
+    if isinstance(value, bool):
+        return (1, int(value), "")
+    if isinstance(value, (int, float)):
+        return (2, value, "")
+    return (3, 0, str(value))
+
+
+def _group_key(group: GroupKey) -> tuple:
+    return tuple((name, _value_key(value)) for name, value in group)
+
+
+@dataclass(frozen=True)
+class StoredMetric:
+    """A number an archive stores about itself, normalized to a fraction.
+
+    Attributes
+    ----------
+    group : tuple of (field, value) pairs
+        The group it belongs to, in the same form as ``Counts.groups``.
+    metric : str
+        ``"pass@k"`` or ``"pass^k"``.
+    k : int
+        The k of the stored number.
+    value : float
+        The stored number as a fraction (percent values are divided by 100).
+    source : str
+        Where it was found: ``file: $.json.path``.
+    scale : str
+        ``"fraction"`` or ``"percent"``: the scale the archive used.
+    task : str or None
+        The task for per-task stored numbers (LiveCodeBench per-problem pass@1), else None.
+    """
+
+    group: GroupKey
+    metric: str
+    k: int
+    value: float
+    source: str
+    scale: str = "fraction"
+    task: str | None = None
+
+
+class GroupCounts(NamedTuple):
+    """The rows of one group: its fields and parallel arrays ``task``, ``n``, ``c``."""
+
+    group: dict
+    task: np.ndarray
+    n: np.ndarray
+    c: np.ndarray
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Counts:
+    """Per-(group, task) sample counts read from result archives.
+
+    Rows are sorted by group, then by task in natural order ("HumanEval/2" before
+    "HumanEval/10"). The arrays are parallel and read-only.
+
+    Attributes
+    ----------
+    group : numpy.ndarray of int64
+        Index of each row's group in ``groups``.
+    groups : tuple of tuples of (field, value) pairs
+        The distinct groups, e.g. ``(("model", "a"), ("metric_set", "plus"))``; ``()`` when
+        the archive is not grouped. ``group_dicts`` gives them as dicts.
+    task : numpy.ndarray of str
+        Task id of each row.
+    n : numpy.ndarray of int64
+        Number of samples of the task.
+    c : numpy.ndarray of int64
+        Number of correct samples of the task.
+    metric : str
+        ``"pass@k"`` (default) or ``"pass^k"`` (tau-bench trials).
+    stored : tuple of StoredMetric
+        Numbers the archives store about themselves, as fractions, for ``passatk check``.
+    skipped : Skipped
+        Records skipped with ``skip_bad=True`` (count and places).
+    files : tuple of str
+        The files that were read.
+
+    Examples
+    --------
+    >>> counts = Counts.from_rows([("HumanEval/1", 10, 3), ("HumanEval/0", 10, 7)])
+    >>> counts.task.tolist(), counts.n.tolist(), counts.c.tolist()
+    (['HumanEval/0', 'HumanEval/1'], [10, 10], [7, 3])
+    >>> merged = counts.merge(Counts.from_rows([("HumanEval/0", 5, 5)]))
+    >>> merged.n.tolist(), merged.c.tolist()
+    ([15, 10], [12, 3])
+    >>> for g in merged.iter_groups():
+    ...     print(g.group, g.task.tolist(), g.c.tolist())
+    {} ['HumanEval/0', 'HumanEval/1'] [12, 3]
+    """
+
+    group: np.ndarray
+    groups: tuple[GroupKey, ...]
+    task: np.ndarray
+    n: np.ndarray
+    c: np.ndarray
+    metric: str = "pass@k"
+    stored: tuple[StoredMetric, ...] = ()
+    skipped: Skipped = field(default_factory=Skipped)
+    files: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_rows(
+        cls,
+        rows: Iterable[tuple],
+        *,
+        metric: str = "pass@k",
+        stored: Iterable[StoredMetric] = (),
+        skipped: Skipped | None = None,
+        files: Iterable[str] = (),
+    ) -> Counts:
+        """Build from rows ``(task, n, c)`` or ``(group, task, n, c)``; equal keys are summed.
+
+        ``group`` is a tuple of (field, value) pairs or a dict.
+        """
+        acc: dict[tuple[GroupKey, str], list[int]] = {}
+        for row in rows:
+            if len(row) == 3:
+                group, (task, n, c) = (), row
+            elif len(row) == 4:
+                group, task, n, c = row
+            else:
+                raise ValueError(f"row must be (task, n, c) or (group, task, n, c), got {row!r}")
+            if isinstance(group, dict):
+                group = tuple(group.items())
+            _add(acc, tuple(group), str(task), n, c)
+        return cls._from_acc(acc, metric=metric, stored=tuple(stored),
+                             skipped=skipped or Skipped(), files=tuple(files))
+
+    @classmethod
+    def _from_acc(
+        cls,
+        acc: dict[tuple[GroupKey, str], list[int]],
+        *,
+        metric: str,
+        stored: tuple[StoredMetric, ...] = (),
+        skipped: Skipped | None = None,
+        files: tuple[str, ...] = (),
+    ) -> Counts:
+        if metric not in ("pass@k", "pass^k"):
+            raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
+        groups = sorted({g for g, _ in acc}, key=_group_key)
+        index = {g: i for i, g in enumerate(groups)}
+        keys = sorted(acc, key=lambda gt: (index[gt[0]], _task_key(gt[1]), gt[1]))
+        m = len(keys)
+        group = np.fromiter((index[g] for g, _ in keys), dtype=np.int64, count=m)
+        task = np.array([t for _, t in keys], dtype=str) if m else np.array([], dtype=str)
+        n = np.fromiter((acc[k][0] for k in keys), dtype=np.int64, count=m)
+        c = np.fromiter((acc[k][1] for k in keys), dtype=np.int64, count=m)
+        return cls(
+            group=_readonly(group),
+            groups=tuple(groups),
+            task=_readonly(task),
+            n=_readonly(n),
+            c=_readonly(c),
+            metric=metric,
+            stored=stored,
+            skipped=skipped if skipped is not None else Skipped(),
+            files=files,
+        )
+
+    # ------------------------------------------------------------------ access
+    def __len__(self) -> int:
+        return int(self.task.shape[0])
+
+    def __repr__(self) -> str:
+        return (
+            f"Counts({len(self)} rows, {len(self.groups)} group(s), {self.samples} samples, "
+            f"metric={self.metric!r}, stored={len(self.stored)}, skipped={self.skipped.count})"
+        )
+
+    @property
+    def samples(self) -> int:
+        """Total number of samples (the sum of n)."""
+        return int(self.n.sum())
+
+    @property
+    def group_dicts(self) -> list[dict]:
+        """The groups as dicts, in the order of ``groups``."""
+        return [dict(g) for g in self.groups]
+
+    def iter_groups(self) -> Iterator[GroupCounts]:
+        """Yield one ``GroupCounts(group, task, n, c)`` per group, in order."""
+        for i, g in enumerate(self.groups):
+            rows = self.group == i
+            yield GroupCounts(dict(g), self.task[rows], self.n[rows], self.c[rows])
+
+    def stored_for(self, group: dict | GroupKey) -> list[StoredMetric]:
+        """The stored numbers that belong to ``group``."""
+        key = tuple(group.items()) if isinstance(group, dict) else tuple(group)
+        return [s for s in self.stored if s.group == key]
+
+    def to_rows(self) -> list[dict]:
+        """One dict per row: the group fields, then ``task_id``, ``n`` and ``c``."""
+        return [
+            {**dict(self.groups[g]), "task_id": str(t), "n": int(n), "c": int(c)}
+            for g, t, n, c in zip(
+                self.group.tolist(), self.task, self.n.tolist(), self.c.tolist(), strict=True
+            )
+        ]
+
+    # ------------------------------------------------------------------ merging
+    def _acc(self) -> dict[tuple[GroupKey, str], list[int]]:
+        acc: dict[tuple[GroupKey, str], list[int]] = {}
+        for g, t, n, c in zip(self.group.tolist(), self.task.tolist(), self.n.tolist(),
+                              self.c.tolist(), strict=True):
+            _add(acc, self.groups[g], t, n, c)
+        return acc
+
+    def merge(self, *others: Counts) -> Counts:
+        """Sum n and c per (group, task) with the other counts: the exact merge of partial reads.
+
+        Raises
+        ------
+        TypeError
+            If an argument is not a Counts.
+        ValueError
+            If the metrics differ (pass@k and pass^k counts cannot be pooled).
+        """
+        return merge_counts([self, *others])
+
+
+def _add(acc: dict, group: GroupKey, task: str, n: int, c: int) -> None:
+    key = (group, task)
+    cell = acc.get(key)
+    if cell is None:
+        acc[key] = [int(n), int(c)]
+    else:
+        cell[0] += int(n)
+        cell[1] += int(c)
+
+
+def merge_counts(parts: Iterable[Counts]) -> Counts:
+    """Merge counts from partial reads: n and c are summed per (group, task).
+
+    The result does not depend on the order of ``parts``. Stored metrics, skipped records and
+    files are concatenated.
+
+    Parameters
+    ----------
+    parts : iterable of Counts
+        At least one.
+
+    Returns
+    -------
+    Counts
+
+    Examples
+    --------
+    >>> a = Counts.from_rows([({"model": "x"}, "t1", 3, 1)])
+    >>> b = Counts.from_rows([({"model": "x"}, "t1", 2, 2), ({"model": "y"}, "t1", 4, 0)])
+    >>> m = merge_counts([a, b])
+    >>> m.group_dicts, m.n.tolist(), m.c.tolist()
+    ([{'model': 'x'}, {'model': 'y'}], [5, 4], [3, 0])
+    """
+    parts = list(parts)
+    if not parts:
+        raise ValueError("merge_counts needs at least one Counts, got none")
+    for i, p in enumerate(parts):
+        if not isinstance(p, Counts):
+            raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
+    metrics = {p.metric for p in parts}
+    if len(metrics) > 1:
+        raise ValueError(
+            f"cannot merge counts of different metrics {sorted(metrics)}: pass@k and pass^k "
+            "archives must be scored separately"
+        )
+    acc: dict[tuple[GroupKey, str], list[int]] = {}
+    for p in parts:
+        for key, (n, c) in p._acc().items():
+            _add(acc, key[0], key[1], n, c)
+    skipped = Skipped()
+    for p in parts:
+        skipped = skipped + p.skipped
+    return Counts._from_acc(
+        acc,
+        metric=parts[0].metric,
+        stored=tuple(s for p in parts for s in p.stored),
+        skipped=skipped,
+        files=tuple(f for p in parts for f in p.files),
+    )

@@ -1,0 +1,256 @@
+"""Format registry and detection from file name and content."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+
+from . import (
+    bigcodebench,
+    cruxeval,
+    evalplus,
+    livecodebench,
+    lm_eval,
+    multipl_e,
+    opencompass,
+    tables,
+    taubench,
+)
+from ._common import Context, load_json_document
+from ._errors import ArchiveError
+from ._sources import PARQUET_MAGIC, logical_name, read_head
+
+__all__ = ["FORMATS", "FormatInfo", "canonical_format", "detect", "detect_format", "formats"]
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """One supported archive format.
+
+    Attributes
+    ----------
+    name : str
+        The name to pass as ``format=`` (``--input-format`` on the command line).
+    harness : str
+        The tool that writes it.
+    files : str
+        The usual file names.
+    detection : str
+        How it is recognized without ``format=``.
+    passes : str
+        What counts as a pass, and how (n, c) per task follow.
+    metric : str
+        ``"pass@k"`` or ``"pass^k"``.
+    """
+
+    name: str
+    harness: str
+    files: str
+    detection: str
+    passes: str
+    metric: str = "pass@k"
+
+
+FORMATS: dict[str, FormatInfo] = {
+    f.name: f
+    for f in (
+        FormatInfo(
+            "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
+            'JSON Lines whose first record has "task_id" and "passed" and "result" or '
+            '"completion"',
+            'one line per sample; pass = "passed" is true'),
+        FormatInfo(
+            "evalplus", "EvalPlus (v1, v2, v3)", "eval_results.json",
+            'JSON document with "eval" mapping tasks to {"base": ...} (v1) or to lists of '
+            'samples with "base_status" (v2; v3 adds "pass_at_k")',
+            'group metric_set=base: base status pass (v1 success); metric_set=plus: base and '
+            'plus both pass; base-only runs give only base'),
+        FormatInfo(
+            "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
+            'JSON document with "eval" mapping tasks to lists of samples with "status"',
+            'status "pass"'),
+        FormatInfo(
+            "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
+            'JSON document with "name" and a "results" list',
+            'status "OK" and exit_code 0; the task is "name"'),
+        FormatInfo(
+            "lm-eval", "lm-evaluation-harness",
+            "samples_<task>_<date>.jsonl (+ results_<date>.json)",
+            'JSON Lines whose first record has "doc_id" and "resps"',
+            "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
+        FormatInfo(
+            "livecodebench", "LiveCodeBench", "*_eval_all.json",
+            'JSON list of problems with "graded_list"',
+            "true entries of graded_list; filters: since, until (contest_date), difficulty"),
+        FormatInfo(
+            "opencompass", "OpenCompass", "results JSON per (model, dataset)",
+            'JSON document with "details"',
+            'one detail per sample: "passed" is true; stored *pass@k in percent'),
+        FormatInfo(
+            "cruxeval", "CRUXEval", "scored generations JSON",
+            'JSON document with "raw_scored_generations"',
+            "each sample_<i> is a task with its list of booleans; stored pass_at_k in percent"),
+        FormatInfo(
+            "tau-bench", "tau-bench", "results JSON (list of trials)",
+            'JSON list of trials with "task_id" and "reward"',
+            "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
+        FormatInfo(
+            "counts", "any (the interchange format)", "*.jsonl, *.csv, *.tsv, *.parquet",
+            "a table with a task column (task_id, task or id) and columns n and c",
+            "one row per (group, task); c <= n, no duplicate rows"),
+        FormatInfo(
+            "samples", "training logs, custom harnesses", "*.jsonl, *.csv, *.tsv, *.parquet",
+            "a table with a task column and a pass flag (passed, pass, correct, is_correct, "
+            "success) or a reward column (with threshold=)",
+            "one row per sample; flag true/1, or reward >= threshold"),
+    )
+}
+
+_ALIASES = {
+    "human-eval": "humaneval", "human_eval": "humaneval", "multiple": "multipl-e",
+    "multipl_e": "multipl-e", "lm-evaluation-harness": "lm-eval", "lm_eval": "lm-eval",
+    "lcb": "livecodebench", "taubench": "tau-bench", "tau_bench": "tau-bench",
+    "count-table": "counts", "sample-table": "samples", "per-sample": "samples",
+}
+
+JSON_DOCUMENT_FORMATS = {
+    "evalplus": lambda d: evalplus.version(d) is not None,
+    "bigcodebench": bigcodebench.matches,
+    "cruxeval": cruxeval.matches,
+    "livecodebench": livecodebench.matches,
+    "tau-bench": taubench.matches,
+    "multipl-e": multipl_e.matches,
+    "opencompass": opencompass.matches,
+}
+
+
+def canonical_format(name: str) -> str:
+    """The registry name for ``name`` (aliases such as ``human-eval`` are accepted)."""
+    if not isinstance(name, str):
+        raise TypeError(f"format must be a str, got {type(name).__name__}")
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise ValueError(f"format must be one of {sorted(FORMATS)}, got {name!r}")
+    return key
+
+
+def formats() -> list[FormatInfo]:
+    """The supported archive formats and how each is detected (for ``passatk formats``).
+
+    Examples
+    --------
+    >>> [f.name for f in formats()][:3]
+    ['humaneval', 'evalplus', 'bigcodebench']
+    >>> formats()[-3].metric
+    'pass^k'
+    """
+    return list(FORMATS.values())
+
+
+def _first_line(head: bytes) -> tuple[int, bytes] | None:
+    for i, line in enumerate(head.split(b"\n"), start=1):
+        if line.strip():
+            return i, line
+    return None
+
+
+def _line_format(record: dict, ctx: Context, file: str) -> str | None:
+    if lm_eval.looks_like(record):
+        return "lm-eval"
+    if "task_id" in record and "passed" in record and ("result" in record
+                                                       or "completion" in record):
+        return "humaneval"
+    try:
+        return tables.columns(list(record), None, ctx, file)["kind"]
+    except ArchiveError:
+        return None
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """The format name of one file, detected from its name and content.
+
+    Raises
+    ------
+    ArchiveError
+        For an empty file or a format that cannot be detected.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "counts.csv")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("task_id,n,c\\nHumanEval/0,10,3\\n")
+    >>> detect_format(path)
+    'counts'
+    """
+    return detect(os.fspath(path))[0]
+
+
+def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
+    """Detect the format of one file: ``(name, parsed JSON document or None)``.
+
+    Raises
+    ------
+    ArchiveError
+        For an empty file or a format that cannot be detected.
+    """
+    from ._common import Options
+
+    ctx = ctx or Context(Options())
+    name = logical_name(file)
+    head = read_head(file, 1 << 16)
+    if not head.strip():
+        raise ArchiveError(file, "empty file (no records)")
+    if head[:4] == PARQUET_MAGIC or name.endswith((".csv", ".tsv", ".parquet", ".pq")):
+        kind = tables.peek_kind(file, ctx)
+        if kind is None:
+            raise ArchiveError(
+                file, "cannot detect the format: the table has neither n and c columns nor a "
+                "pass flag or reward column; map columns (task=, n=, c=, passed=, reward=) or "
+                "pass format="
+            )
+        return kind, None
+    start = head.lstrip()[:1]
+    if start in (b"{", b"["):
+        as_lines = name.endswith((".jsonl", ".ndjson"))
+        if not as_lines and not name.endswith(".json") and start == b"{":
+            first = _first_line(head)
+            try:
+                as_lines = first is not None and isinstance(json.loads(first[1]), dict)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                as_lines = False
+        if as_lines:
+            first = _first_line(head)
+            try:
+                record = json.loads(first[1])
+            except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                raise ArchiveError(file, f"malformed JSON: {getattr(e, 'msg', e)}",
+                                   line=first[0]) from None
+            fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
+            if fmt is None:
+                raise ArchiveError(
+                    file, f"cannot detect the format of JSON Lines with keys "
+                    f"{sorted(record)[:10] if isinstance(record, dict) else type(record).__name__}"
+                    "; pass format= (see passatk formats)", line=first[0])
+            return fmt, None
+        doc = load_json_document(file)
+        for fmt, test in JSON_DOCUMENT_FORMATS.items():
+            if test(doc):
+                return fmt, doc
+        if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
+                "configs" in doc or "versions" in doc):
+            raise ArchiveError(file, "an lm-eval results file holds only aggregate numbers; "
+                               "read the samples_*.jsonl files next to it")
+        if name.endswith("_pass_at_k.json"):
+            raise ArchiveError(file, "a BigCodeBench pass@k file holds only aggregate numbers; "
+                               "read the *_eval_results.json next to it")
+        keys = sorted(doc)[:10] if isinstance(doc, dict) else type(doc).__name__
+        raise ArchiveError(file, f"cannot detect the format of this JSON document "
+                           f"(top level: {keys}); pass format= (see passatk formats)")
+    kind = tables.peek_kind(file, ctx)
+    if kind is not None:
+        return kind, None
+    raise ArchiveError(file, "cannot detect the format (not JSON, JSON Lines, CSV or Parquet "
+                       "of a known kind); pass format= (see passatk formats)")

@@ -1,0 +1,224 @@
+"""read_counts: files, globs and directories in, per-(group, task) counts out."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+
+from . import (
+    bigcodebench,
+    cruxeval,
+    evalplus,
+    humaneval,
+    livecodebench,
+    lm_eval,
+    multipl_e,
+    opencompass,
+    tables,
+    taubench,
+)
+from ._common import Context, Options, load_json_document
+from ._counts import Counts
+from ._detect import JSON_DOCUMENT_FORMATS, canonical_format, detect
+from ._errors import ArchiveError
+from ._sources import expand_paths, is_path_spec, path_group_value
+
+__all__ = ["read_counts"]
+
+_DOC_READERS = {
+    "evalplus": evalplus.read,
+    "bigcodebench": bigcodebench.read,
+    "cruxeval": cruxeval.read,
+    "livecodebench": livecodebench.read,
+    "tau-bench": taubench.read,
+    "multipl-e": multipl_e.read,
+    "opencompass": opencompass.read,
+}
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
+_DIFFICULTIES = ("easy", "medium", "hard")
+
+
+def _column(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
+    return value
+
+
+def _date(value: object, name: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, _dt.date):
+        return value.isoformat()[:10]
+    if not isinstance(value, str):
+        raise TypeError(f"filters[{name!r}] must be a YYYY-MM-DD str or a date, got {value!r}")
+    if not _DATE.match(value):
+        raise ValueError(f"filters[{name!r}] must be a date YYYY-MM-DD, got {value!r}")
+    return value
+
+
+def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Options:
+    if isinstance(by, str):
+        by = (by,)
+    try:
+        by = tuple(by)
+    except TypeError:
+        raise TypeError(f"by must be a sequence of field names, got {by!r}") from None
+    for b in by:
+        if not isinstance(b, str) or not b:
+            raise TypeError(f"by must hold non-empty str field names, got {b!r}")
+        if is_path_spec(b):
+            path_group_value(b, os.path.join("a", "b", "c"))  # validates the spec's form
+    if len(set(by)) != len(by):
+        raise ValueError(f"by must not repeat a field, got {list(by)}")
+    if threshold is not None:
+        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+            raise TypeError(f"threshold must be a number, got {threshold!r}")
+        if not math.isfinite(threshold):
+            raise ValueError(f"threshold must be finite, got {threshold!r}")
+        threshold = float(threshold)
+    if not isinstance(skip_bad, bool):
+        raise TypeError(f"skip_bad must be a bool, got {skip_bad!r}")
+    since = until = difficulty = None
+    if filters is not None:
+        if not isinstance(filters, Mapping):
+            raise TypeError(f"filters must be a mapping, got {type(filters).__name__}")
+        unknown = set(filters) - {"since", "until", "difficulty"}
+        if unknown:
+            raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
+                             "difficulty")
+        since = _date(filters.get("since"), "since")
+        until = _date(filters.get("until"), "until")
+        if since and until and since > until:
+            raise ValueError(f"filters: since {since} is after until {until}")
+        d = filters.get("difficulty")
+        if d is not None and not (isinstance(d, (list, tuple, set, frozenset)) and not d):
+            items = (d,) if isinstance(d, str) else tuple(d)
+            for x in items:
+                if not isinstance(x, str) or x.lower() not in _DIFFICULTIES:
+                    raise ValueError(f"filters['difficulty'] must be among {_DIFFICULTIES}, "
+                                     f"got {x!r}")
+            difficulty = frozenset(x.lower() for x in items)
+    return Options(
+        by=by, task=_column(task, "task"), passed=_column(passed, "passed"),
+        reward=_column(reward, "reward"), threshold=threshold, n=_column(n, "n"),
+        c=_column(c, "c"), skip_bad=skip_bad, since=since, until=until, difficulty=difficulty,
+    )
+
+
+def read_counts(
+    paths: str | os.PathLike | Iterable[str | os.PathLike],
+    *,
+    format: str | None = None,
+    by: Iterable[str] = (),
+    task: str | None = None,
+    passed: str | None = None,
+    reward: str | None = None,
+    threshold: float | None = None,
+    n: str | None = None,
+    c: str | None = None,
+    skip_bad: bool = False,
+    filters: Mapping[str, object] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Counts:
+    """Read result archives into per-(group, task) counts (n, c).
+
+    Parameters
+    ----------
+    paths : path, glob or directory, or an iterable of them
+        Files may be gzip- or zstd-compressed (zstd needs the optional ``zstandard``).
+        Directories are walked recursively for data files; globs may use ``**``.
+    format : str, optional
+        Skip detection and read every file in this format (see :func:`formats`):
+        ``humaneval``, ``evalplus``, ``bigcodebench``, ``multipl-e``, ``lm-eval``,
+        ``livecodebench``, ``opencompass``, ``cruxeval``, ``tau-bench``, ``counts``,
+        ``samples``.
+    by : sequence of str
+        Group fields, in order. A name is a record field (``"model"``; for JSON documents, a
+        top-level field of the document) or a path part: ``"path"``, ``"path:name"``,
+        ``"path:stem"``, ``"path:parent"``, ``"path:dir"``, ``"path:N"`` (N-th part,
+        negative from the end). Some formats always add a group field: EvalPlus
+        ``metric_set`` (base/plus), lm-eval ``lm_eval_task`` and ``filter``.
+    task, passed, reward, n, c : str, optional
+        Column names for count and per-sample tables (defaults: task is the first of
+        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``).
+    threshold : float, optional
+        With a reward column, a sample passes when ``reward >= threshold``. Required there.
+    skip_bad : bool, default False
+        Skip bad records instead of raising; ``Counts.skipped`` says how many and where.
+        Problems with a whole file (empty, unreadable, undetectable) still raise.
+    filters : mapping, optional
+        LiveCodeBench only: ``since`` and ``until`` (contest date ``YYYY-MM-DD``, both
+        inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
+    progress : callable(done_bytes, total_bytes), optional
+        Called during reading with the (compressed) bytes read so far and the total.
+
+    Returns
+    -------
+    Counts
+        Rows per (group, task), with stored numbers and skipped records.
+
+    Raises
+    ------
+    ArchiveError
+        (a ValueError) with a one-line ``file:line: what is wrong`` message for bad input.
+    TypeError, ValueError
+        For bad arguments.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> from passatk.archives import read_counts
+    >>> d = tempfile.mkdtemp()
+    >>> path = os.path.join(d, "s.jsonl_results.jsonl")
+    >>> with open(path, "w") as f:
+    ...     for t, ok in [("T/0", True), ("T/0", False), ("T/1", True)]:
+    ...         _ = f.write(json.dumps({"task_id": t, "completion": "", "passed": ok}) + "\\n")
+    >>> counts = read_counts(path)
+    >>> counts.task.tolist(), counts.n.tolist(), counts.c.tolist()
+    (['T/0', 'T/1'], [2, 1], [1, 1])
+    """
+    opts = _options(by, task, passed, reward, threshold, n, c, skip_bad, filters)
+    fmt = canonical_format(format) if format is not None else None
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be callable, got {type(progress).__name__}")
+    files = expand_paths(paths)
+    ctx = Context(opts, progress=progress)
+    sizes = [os.path.getsize(f) for f in files]
+    ctx.total_bytes = sum(sizes)
+    filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
+    for file, size in zip(files, sizes, strict=True):
+        _read_one(file, fmt, ctx, filtering)
+        ctx.done_bytes += size
+        ctx.report(0)
+    return Counts._from_acc(
+        ctx.acc, metric=ctx.metric or "pass@k", stored=tuple(ctx.stored),
+        skipped=ctx.skipped, files=tuple(files),
+    )
+
+
+def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> None:
+    doc = None
+    if fmt is None:
+        kind, doc = detect(file, ctx)
+    else:
+        kind = fmt
+    if filtering and kind != "livecodebench":
+        raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
+                           "apply only to LiveCodeBench")
+    if kind == "humaneval":
+        humaneval.read(file, ctx)
+    elif kind == "lm-eval":
+        lm_eval.read(file, ctx)
+    elif kind in ("counts", "samples"):
+        tables.read(file, ctx, kind)
+    else:
+        if doc is None:
+            doc = load_json_document(file)
+            if not JSON_DOCUMENT_FORMATS[kind](doc):
+                raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
+        _DOC_READERS[kind](file, ctx, doc)

@@ -1,0 +1,244 @@
+"""Finding input files (globs, directories) and opening them (plain, gzip, zstd)."""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import io
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from ._errors import ArchiveError
+
+__all__ = ["expand_paths", "logical_name", "open_binary", "path_group_value", "read_head"]
+
+GZIP_MAGIC = b"\x1f\x8b"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+PARQUET_MAGIC = b"PAR1"
+COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
+DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson")
+
+
+def logical_name(path: str | os.PathLike) -> str:
+    """File name without a compression suffix: ``a.jsonl.gz`` -> ``a.jsonl``.
+
+    >>> logical_name("runs/x_results.jsonl.gz")
+    'x_results.jsonl'
+    """
+    name = Path(path).name
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def stem(path: str | os.PathLike) -> str:
+    """File name without compression and data suffixes: ``a.results.json.gz`` -> ``a``."""
+    name = logical_name(path)
+    for suffix in (".results.json", *DATA_SUFFIXES):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _is_data_file(path: Path) -> bool:
+    return logical_name(path).endswith(DATA_SUFFIXES) and not path.name.startswith(".")
+
+
+def _sidecar_or_companion(path: Path) -> bool:
+    """Files a directory walk leaves out because they are read with another file."""
+    name = logical_name(path)
+    if name.endswith("_pass_at_k.json"):  # BigCodeBench stored numbers, read with the eval file
+        return True
+    if name.startswith("results_") and name.endswith(".json"):  # lm-eval stored numbers
+        return True
+    if name.endswith(".json") and not name.endswith(".results.json"):
+        # MultiPL-E writes <problem>.json (completions) next to <problem>.results.json
+        base = name[: -len(".json")]
+        for suffix in ("", *COMPRESSED_SUFFIXES):
+            if (path.parent / f"{base}.results.json{suffix}").exists():
+                return True
+    return False
+
+
+def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
+    """Expand files, globs and directories into a sorted list of files, without duplicates.
+
+    A directory is walked recursively for data files (``.jsonl``, ``.json``, ``.csv``,
+    ``.tsv``, ``.parquet``, ``.pq``, each optionally ``.gz``/``.zst``), leaving out hidden
+    files, BigCodeBench ``*_pass_at_k.json`` and lm-eval ``results_*.json`` (read as stored
+    numbers with their archive) and MultiPL-E completion files that have a ``.results.json``
+    twin. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
+
+    Raises
+    ------
+    ArchiveError
+        If a path does not exist, a glob matches nothing or nothing at all is found.
+    TypeError
+        If ``paths`` is not a path or an iterable of paths.
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    try:
+        items = list(paths)
+    except TypeError:
+        raise TypeError(
+            f"paths must be a path or an iterable of paths, got {type(paths).__name__}"
+        ) from None
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def add(p: str) -> None:
+        key = os.path.normpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+
+    for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
+        p = os.fspath(item)
+        if os.path.isdir(p):
+            found = sorted(
+                str(f)
+                for f in Path(p).rglob("*")
+                if f.is_file() and _is_data_file(f) and not _sidecar_or_companion(f)
+                and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
+            if not found:
+                raise ArchiveError(p, "directory holds no result files")
+            for f in found:
+                add(f)
+        elif os.path.exists(p):
+            add(p)
+        elif glob.has_magic(p):
+            found = sorted(f for f in glob.glob(p, recursive=True) if os.path.isfile(f))
+            if not found:
+                raise ArchiveError(p, "no file matches this pattern")
+            for f in found:
+                add(f)
+        else:
+            raise ArchiveError(p, "no such file or directory")
+    if not out:
+        raise ArchiveError("<paths>", "no input files given")
+    return out
+
+
+class _Opened:
+    """A decompressed binary stream plus the raw file, whose position gives progress."""
+
+    def __init__(self, path: str) -> None:
+        self.raw = open(path, "rb")
+        magic = self.raw.read(4)
+        self.raw.seek(0)
+        self.compression = None
+        try:
+            if magic[:2] == GZIP_MAGIC:
+                self.compression = "gzip"
+                self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
+            elif magic == ZSTD_MAGIC:
+                self.compression = "zstd"
+                try:
+                    import zstandard
+                except ImportError:
+                    raise ArchiveError(
+                        path,
+                        "zstd-compressed file, but the optional package zstandard is not "
+                        "installed (pip install 'passatk[zstd]')",
+                    ) from None
+                self.stream = io.BufferedReader(
+                    zstandard.ZstdDecompressor().stream_reader(self.raw, closefd=False),
+                    buffer_size=1 << 20,
+                )
+            else:
+                self.stream = self.raw
+        except BaseException:
+            self.raw.close()
+            raise
+
+    def raw_position(self) -> int:
+        try:
+            return self.raw.tell()
+        except (OSError, ValueError):  # pragma: no cover - closed
+            return 0
+
+    def close(self) -> None:
+        try:
+            if self.stream is not self.raw:
+                self.stream.close()
+        finally:
+            self.raw.close()
+
+    def __enter__(self) -> _Opened:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_binary(path: str) -> _Opened:
+    """Open a file for binary reading, decompressing gzip and zstd (found by magic bytes)."""
+    return _Opened(path)
+
+
+def read_head(path: str, size: int = 1 << 16) -> bytes:
+    """Return the first ``size`` decompressed bytes of a file."""
+    with open_binary(path) as f:
+        try:
+            return f.stream.read(size)
+        except (OSError, EOFError) as e:
+            raise ArchiveError(path, f"cannot decompress: {e}") from None
+
+
+def read_all(path: str) -> bytes:
+    """Return the whole decompressed content of a file."""
+    with open_binary(path) as f:
+        try:
+            return f.stream.read()
+        except (OSError, EOFError) as e:
+            raise ArchiveError(path, f"cannot decompress: {e}") from None
+
+
+def path_group_value(spec: str, path: str) -> str:
+    """Value of a path group spec for ``path``.
+
+    Specs: ``path`` (the path as given), ``path:name`` (file name), ``path:stem`` (file name
+    without data and compression suffixes), ``path:parent`` (name of the containing
+    directory), ``path:dir`` (the containing directory as given), ``path:N`` (the N-th part of
+    the path; negative counts from the end, ``path:-1`` is the file name).
+
+    >>> path_group_value("path:parent", "runs/model-a/t0.2/x_results.jsonl")
+    't0.2'
+    >>> path_group_value("path:-3", "runs/model-a/t0.2/x_results.jsonl")
+    'model-a'
+    >>> path_group_value("path:stem", "runs/model-a/t0.2/x_results.jsonl.gz")
+    'x_results'
+    """
+    p = Path(path)
+    if spec == "path":
+        return str(path)
+    what = spec[len("path:"):]
+    if what == "name":
+        return p.name
+    if what == "stem":
+        return stem(p)
+    if what == "parent":
+        return p.parent.name
+    if what == "dir":
+        return str(p.parent)
+    try:
+        index = int(what)
+    except ValueError:
+        raise ValueError(
+            f"by: unknown path spec {spec!r}; use path, path:name, path:stem, path:parent, "
+            "path:dir or path:N"
+        ) from None
+    parts = p.parts
+    if not -len(parts) <= index < len(parts):
+        raise ValueError(f"by: {spec!r} is out of range for path {path!r} ({len(parts)} parts)")
+    return parts[index]
+
+
+def is_path_spec(spec: str) -> bool:
+    return spec == "path" or spec.startswith("path:")

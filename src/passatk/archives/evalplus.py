@@ -1,0 +1,149 @@
+"""EvalPlus ``eval_results.json``, generations v1, v2 and v3; base and plus as two metric sets.
+
+Every row gets the group field ``metric_set`` (``"base"`` or ``"plus"``). A sample passes base
+when its base status is ``pass`` (v1: ``success``); it passes plus when both its base and plus
+statuses are. A base-only run (v2/v3: every ``plus_status`` null; v1: ``"plus": []``) yields
+only ``base``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups
+from ._counts import StoredMetric
+from ._errors import ArchiveError, location, show
+
+STATUSES = ("pass", "fail", "timeout", None)
+V1_STATUSES = ("success", "failed", "timed out", None)
+_PASS_KEY = re.compile(r"pass@([1-9][0-9]*)\Z")
+
+
+def version(doc: object) -> int | None:
+    """1, 2 or 3 when ``doc`` is an EvalPlus results document, else None."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
+        return None
+    ev = doc["eval"]
+    first = next(iter(ev.values()), None)
+    if isinstance(first, dict) and "base" in first:
+        return 1
+    if isinstance(first, list) and first and isinstance(first[0], dict) \
+            and "base_status" in first[0]:
+        return 3 if "pass_at_k" in doc else 2
+    return None
+
+
+def _status(value: object, allowed: tuple, name: str) -> None:
+    if value not in allowed or isinstance(value, bool):
+        names = ", ".join("null" if a is None else f'"{a}"' for a in allowed)
+        raise BadRecord(f"{name} must be one of {names}, got {show(value)}")
+
+
+def read(file: str, ctx: Context, doc: dict) -> None:
+    ctx.set_metric("pass@k", file)
+    v = version(doc)
+    if v is None:
+        raise ArchiveError(file, "not an EvalPlus eval_results.json (no usable $.eval)")
+    by = ctx.options.by
+    pathvals = path_groups(by, file)
+    record = doc_scalar_record(doc)
+    try:
+        gbase = group_from(by, pathvals, record, (("metric_set", "base"),), "document")
+        gplus = group_from(by, pathvals, record, (("metric_set", "plus"),), "document")
+    except BadRecord as e:
+        raise ArchiveError(file, e.what, path=()) from None
+    ev = doc["eval"]
+    if not ev:
+        raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
+    rows = []  # (task, n, base c, plus c or None)
+    if v == 1:
+        has_plus = any(isinstance(e, dict) and e.get("plus") for e in ev.values())
+        for task, entry in ev.items():
+            try:
+                rows.append((task, *_v1_task(entry, has_plus, file, ctx, task)))
+            except BadRecord as e:
+                ctx.bad(file, e.what, path=("eval", task, *(e.path or ())))
+    else:
+        has_plus = (v == 3 and isinstance(doc.get("pass_at_k"), dict)
+                    and "plus" in doc["pass_at_k"]) or any(
+            isinstance(s, dict) and s.get("plus_status") is not None
+            for samples in ev.values() if isinstance(samples, list) for s in samples)
+        for task, samples in ev.items():
+            if not isinstance(samples, list):
+                ctx.bad(file, f"must be a list of samples, got {type(samples).__name__}",
+                        path=("eval", task))
+                continue
+            n = cb = cp = 0
+            for i, s in enumerate(samples):
+                try:
+                    if not isinstance(s, dict):
+                        raise BadRecord(f"sample must be an object, got {type(s).__name__}")
+                    if "task_id" in s and s["task_id"] != task:
+                        raise BadRecord(f"task_id {show(s['task_id'])} differs from its key "
+                                        f"{task!r}", ("task_id",))
+                    if "base_status" not in s:
+                        raise BadRecord('missing field "base_status"')
+                    _status(s["base_status"], STATUSES, "base_status")
+                    ps = s.get("plus_status")
+                    _status(ps, STATUSES, "plus_status")
+                except BadRecord as e:
+                    ctx.bad(file, e.what, path=("eval", task, i, *(e.path or ())))
+                    continue
+                n += 1
+                b = s["base_status"] == "pass"
+                cb += b
+                cp += b and ps == "pass"
+            if n:
+                rows.append((task, n, cb, cp if has_plus else None))
+    for task, n, cb, cp in rows:
+        ctx.add(gbase, task, n, cb)
+        if cp is not None:
+            ctx.add(gplus, task, n, cp)
+    stored = doc.get("pass_at_k") if v == 3 else None
+    if isinstance(stored, dict):
+        for mset, group in (("base", gbase), ("plus", gplus)):
+            values = stored.get(mset)
+            if not isinstance(values, dict):
+                continue
+            for key, value in values.items():
+                m = _PASS_KEY.match(key)
+                if m and isinstance(value, (int, float)) and not isinstance(value, bool):
+                    ctx.stored.append(StoredMetric(
+                        group, "pass@k", int(m.group(1)), float(value),
+                        location(file, path=("pass_at_k", mset, key)), "fraction"))
+
+
+def _v1_task(entry: object, has_plus: bool, file: str, ctx: Context, task: str) -> tuple:
+    if not isinstance(entry, dict):
+        raise BadRecord(f"must be an object, got {type(entry).__name__}")
+    base = entry.get("base")
+    if not isinstance(base, list):
+        raise BadRecord(f"base must be a list, got {show(base)}", ("base",))
+    n = len(base)
+    if "nfiles" in entry and entry["nfiles"] != n:
+        raise BadRecord(f"nfiles is {show(entry['nfiles'])} but base has {n} results",
+                        ("nfiles",))
+    if "files" in entry and (not isinstance(entry["files"], list) or len(entry["files"]) != n):
+        raise BadRecord(f"files must list {n} paths, one per base result", ("files",))
+    plus = entry.get("plus", [])
+    if not isinstance(plus, list):
+        raise BadRecord(f"plus must be a list, got {show(plus)}", ("plus",))
+    if has_plus and len(plus) != n:
+        raise BadRecord(f"plus has {len(plus)} results but base has {n}", ("plus",))
+    statuses = []
+    for name, results in (("base", base), ("plus", plus)):
+        st = []
+        for i, r in enumerate(results):
+            if not (isinstance(r, list) and len(r) == 2):
+                raise BadRecord(f"must be [status, details], got {show(r)}", (name, i))
+            try:
+                _status(r[0], V1_STATUSES, "status")
+            except BadRecord as e:
+                raise BadRecord(e.what, (name, i, 0)) from None
+            st.append(r[0] == "success")
+        statuses.append(st)
+    cb = sum(statuses[0])
+    cp = sum(b and p for b, p in zip(*statuses, strict=True)) if has_plus else None
+    if n == 0:
+        raise BadRecord("no results under base", ("base",))
+    return n, cb, cp

@@ -1,0 +1,67 @@
+"""LiveCodeBench ``*_eval_all.json``: a list of problems with ``graded_list``.
+
+Filters: ``since``/``until`` (contest date on or after / on or before, ``YYYY-MM-DD``) and
+``difficulty`` (a set of easy/medium/hard). Each problem's stored ``pass@1`` is kept as a
+per-task stored number.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._common import BadRecord, Context, group_from, path_groups, task_id
+from ._counts import StoredMetric
+from ._errors import ArchiveError, location, show
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def matches(doc: object) -> bool:
+    return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
+            and "graded_list" in doc[0])
+
+
+def read(file: str, ctx: Context, doc: list) -> None:
+    ctx.set_metric("pass@k", file)
+    o = ctx.options
+    pathvals = path_groups(o.by, file)
+    if not isinstance(doc, list) or not doc:
+        raise ArchiveError(file, "no problems in the list", path=())
+    for i, p in enumerate(doc):
+        try:
+            if not isinstance(p, dict):
+                raise BadRecord(f"problem must be an object, got {type(p).__name__}")
+            for key in ("question_id", "graded_list"):
+                if key not in p:
+                    raise BadRecord(f'missing field "{key}"')
+            task = task_id(p["question_id"], "question_id")
+            graded = p["graded_list"]
+            if not isinstance(graded, list) or not graded \
+                    or not all(isinstance(g, bool) for g in graded):
+                raise BadRecord(f"graded_list must be a non-empty list of true/false, got "
+                                f"{show(graded)}", ("graded_list",))
+            if o.since is not None or o.until is not None:
+                date = p.get("contest_date")
+                if not isinstance(date, str) or not _DATE.match(date):
+                    raise BadRecord(f"contest_date must be an ISO date, got {show(date)}",
+                                    ("contest_date",))
+                day = date[:10]
+                if (o.since is not None and day < o.since) or (o.until is not None
+                                                                and day > o.until):
+                    continue
+            if o.difficulty is not None:
+                d = p.get("difficulty")
+                if not isinstance(d, str):
+                    raise BadRecord(f"difficulty must be a string, got {show(d)}",
+                                    ("difficulty",))
+                if d.lower() not in o.difficulty:
+                    continue
+            group = group_from(o.by, pathvals, p)
+        except BadRecord as e:
+            ctx.bad(file, e.what, path=(i, *(e.path or ())))
+            continue
+        ctx.add(group, task, len(graded), sum(graded))
+        value = p.get("pass@1")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),
+                                           location(file, path=(i, "pass@1")), "fraction", task))

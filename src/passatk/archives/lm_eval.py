@@ -1,0 +1,129 @@
+"""lm-evaluation-harness ``samples_<task>_<date>.jsonl``: one line per document.
+
+Each line's ``pass@1`` is c/n for that document, where n is the number of responses: ``resps``
+is either one request with n responses (``[[r1, ..., rn]]``) or n requests with one response
+each. c = round(pass@1 * n), and it is an error when pass@1 * n is not within 1e-9 of an
+integer. Rows are grouped by ``lm_eval_task`` (from the file name) and ``filter``. The stored
+``pass@1,<filter>`` of ``results_<date>.json`` in the same directory is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from ._common import (
+    BadRecord,
+    Context,
+    finite_number,
+    group_from,
+    iter_lines,
+    parse_json_line,
+    path_groups,
+    require,
+    task_id,
+)
+from ._counts import StoredMetric
+from ._errors import ArchiveError, location, show
+from ._sources import COMPRESSED_SUFFIXES, logical_name, read_all
+
+INTEGRAL_TOLERANCE = 1e-9
+_NAME = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
+_STORED_KEY = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")
+
+
+def task_and_date(file: str) -> tuple[str, str | None]:
+    """The lm-eval task and date from a ``samples_<task>_<date>.jsonl`` name.
+
+    >>> task_and_date("out/samples_humaneval_instruct_2024-05-13T15-20-30.jsonl")
+    ('humaneval_instruct', '2024-05-13T15-20-30')
+    """
+    m = _NAME.match(logical_name(file))
+    if m is None:
+        name = logical_name(file)
+        return (name[: -len(".jsonl")] if name.endswith(".jsonl") else name), None
+    return m.group(1), m.group(2)
+
+
+def looks_like(record: object) -> bool:
+    return isinstance(record, dict) and "doc_id" in record and "resps" in record
+
+
+def _n(resps: object) -> int:
+    if not isinstance(resps, list) or not resps or not all(isinstance(r, list) for r in resps):
+        raise BadRecord(f"resps must be a non-empty list of lists, got {show(resps)}")
+    if len(resps) == 1:
+        n = len(resps[0])
+    elif all(len(r) == 1 for r in resps):
+        n = len(resps)
+    else:
+        raise BadRecord("resps must be one request with n responses or n requests with one "
+                        f"response each, got lengths {[len(r) for r in resps][:8]}")
+    if n == 0:
+        raise BadRecord("resps holds no responses")
+    return n
+
+
+def read(file: str, ctx: Context) -> None:
+    ctx.set_metric("pass@k", file)
+    o = ctx.options
+    pathvals = path_groups(o.by, file)
+    lm_task, date = task_and_date(file)
+    records = 0
+    skips_before = ctx.skip_count
+    groups = set()
+    for lineno, line in iter_lines(file, ctx):
+        try:
+            rec = parse_json_line(file, lineno, line)
+            task = task_id(require(rec, "doc_id"), "doc_id")
+            n = _n(require(rec, "resps"))
+            value = finite_number(require(rec, "pass@1"), "pass@1")
+            if not 0.0 <= value <= 1.0:
+                raise BadRecord(f'field "pass@1" must be in [0, 1], got {show(value)}')
+            c = round(value * n)
+            if abs(value * n - c) > INTEGRAL_TOLERANCE:
+                raise BadRecord(f"pass@1 = {value!r} is not c/n for n = {n} responses "
+                                f"(pass@1 * n = {value * n!r})")
+            extra = [("lm_eval_task", lm_task)]
+            if "filter" in rec:
+                extra.append(("filter", rec["filter"]))
+            group = group_from(o.by, pathvals, rec, tuple(extra))
+        except BadRecord as e:
+            ctx.bad(file, e.what, line=lineno)
+            continue
+        groups.add(group)
+        ctx.add(group, task, n, c)
+        records += 1
+    if records == 0 and ctx.skip_count == skips_before:
+        raise ArchiveError(file, "empty file (no records)")
+    if date is not None:
+        _stored(file, ctx, lm_task, date, groups)
+
+
+def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> None:
+    folder = os.path.dirname(file)
+    for suffix in ("", *COMPRESSED_SUFFIXES):
+        path = os.path.join(folder, f"results_{date}.json{suffix}")
+        if os.path.isfile(path):
+            break
+    else:
+        return
+    try:
+        doc = json.loads(read_all(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ArchiveError(path, f"malformed JSON: {e}") from None
+    results = doc.get("results") if isinstance(doc, dict) else None
+    entry = results.get(lm_task) if isinstance(results, dict) else None
+    if not isinstance(entry, dict):
+        return
+    by_filter = {dict(g).get("filter"): g for g in groups}
+    for key, value in entry.items():
+        m = _STORED_KEY.match(key)
+        if not m or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        group = by_filter.get(m.group(2))
+        if group is not None:
+            ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)), float(value),
+                                           location(path, path=("results", lm_task, key)),
+                                           "fraction"))

@@ -1,0 +1,48 @@
+"""MultiPL-E: one ``<problem>.results.json`` (or ``.json.gz``) per problem; a directory is a run.
+
+The task is the file's ``name``. A sample passes when its status is ``"OK"`` and its exit code 0.
+Group fields may come from the file's top-level fields (``language``, ``temperature``).
+"""
+
+from __future__ import annotations
+
+from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups, task_id
+from ._errors import ArchiveError, show
+
+
+def matches(doc: object) -> bool:
+    return (isinstance(doc, dict) and isinstance(doc.get("results"), list)
+            and "name" in doc and "eval" not in doc)
+
+
+def read(file: str, ctx: Context, doc: dict) -> None:
+    ctx.set_metric("pass@k", file)
+    by = ctx.options.by
+    try:
+        if "name" not in doc:
+            raise BadRecord('missing field "name"')
+        task = task_id(doc["name"], "name")
+        group = group_from(by, path_groups(by, file), doc_scalar_record(doc), (), "document")
+    except BadRecord as e:
+        raise ArchiveError(file, e.what, path=()) from None
+    results = doc.get("results")
+    if not isinstance(results, list) or not results:
+        raise ArchiveError(file, "no samples under $.results", path=("results",))
+    n = c = 0
+    for i, r in enumerate(results):
+        if not isinstance(r, dict):
+            ctx.bad(file, f"sample must be an object, got {type(r).__name__}", path=("results", i))
+            continue
+        if not isinstance(r.get("status"), str):
+            ctx.bad(file, f"status must be a string, got {show(r.get('status'))}",
+                    path=("results", i, "status"))
+            continue
+        code = r.get("exit_code")
+        if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
+            ctx.bad(file, f"exit_code must be an integer or null, got {show(code)}",
+                    path=("results", i, "exit_code"))
+            continue
+        n += 1
+        c += r["status"] == "OK" and code == 0
+    if n:
+        ctx.add(group, task, n, c)

@@ -1,0 +1,335 @@
+"""Count tables and per-sample tables, as JSON Lines, CSV/TSV or Parquet.
+
+Count table: one row per (group, task) with the task id, n and c. Per-sample table: one row per
+sample with the task id and a pass flag (bool, 0/1, or the strings true/false/1/0), or a reward
+that passes when ``reward >= threshold``. Column names are mapped with the ``task``,
+``passed``, ``reward``, ``threshold``, ``n`` and ``c`` options; by default the task column is the
+first of ``task_id``, ``task``, ``id`` that exists.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import math
+from collections.abc import Iterator
+
+from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
+from ._errors import ArchiveError, show
+from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
+
+TASK_COLUMNS = ("task_id", "task", "id")
+PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
+REWARD_COLUMNS = ("reward",)
+
+_TRUE = {"true": True, "1": True, "false": False, "0": False}
+
+
+def container(file: str) -> str:
+    """``"parquet"``, ``"jsonl"`` or ``"csv"``, from magic bytes, extension and first byte."""
+    head = read_head(file, 4096)
+    if head[:4] == PARQUET_MAGIC:
+        return "parquet"
+    name = logical_name(file)
+    if name.endswith((".csv", ".tsv")):
+        return "csv"
+    if name.endswith((".jsonl", ".ndjson", ".json")):
+        return "jsonl"
+    return "jsonl" if head.lstrip()[:1] == b"{" else "csv"
+
+
+# ------------------------------------------------------------------ row sources
+def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
+    delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
+    with open_binary(file) as f:
+        text = io.TextIOWrapper(f.stream, encoding="utf-8", newline="")
+        reader = csv.reader(text, delimiter=delimiter, strict=True)
+        try:
+            header = next(reader, None)
+        except (csv.Error, UnicodeDecodeError) as e:
+            raise ArchiveError(file, f"malformed CSV: {e}", line=1) from None
+        if header is None or not any(h.strip() for h in header):
+            raise ArchiveError(file, "empty file (no header row)")
+        header = [h.strip() for h in header]
+        if header and header[0].startswith("\ufeff"):
+            header[0] = header[0][1:]
+        dupes = {h for h in header if header.count(h) > 1}
+        if dupes:
+            raise ArchiveError(file, f"header repeats column(s) {sorted(dupes)}", line=1)
+        yield 1, {"__header__": header}
+        count = 0
+        while True:
+            try:
+                row = next(reader)
+            except StopIteration:
+                break
+            except (csv.Error, UnicodeDecodeError) as e:
+                raise ArchiveError(file, f"malformed CSV: {e}", line=reader.line_num) from None
+            count += 1
+            if not row or not any(x.strip() for x in row):
+                continue
+            if len(row) != len(header):
+                yield reader.line_num, BadRecord(
+                    f"row has {len(row)} fields, the header has {len(header)}"
+                )
+                continue
+            yield reader.line_num, dict(zip(header, row, strict=True))
+            if count % 65536 == 0:
+                ctx.report(f.raw_position())
+
+
+def _jsonl_rows(file: str, ctx: Context) -> Iterator[tuple[int, object]]:
+    for lineno, line in iter_lines(file, ctx):
+        try:
+            yield lineno, parse_json_line(file, lineno, line)
+        except BadRecord as e:
+            yield lineno, e
+
+
+def _parquet_rows(
+    file: str, ctx: Context, wanted: list[str] | None
+) -> Iterator[tuple[int, object]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ArchiveError(
+            file, "Parquet file, but the optional package pyarrow is not installed "
+            "(pip install 'passatk[parquet]')"
+        ) from None
+    try:
+        pf = pq.ParquetFile(file)
+    except Exception as e:  # pyarrow raises its own error types
+        raise ArchiveError(file, f"malformed Parquet: {e}") from None
+    names = list(pf.schema_arrow.names)
+    if wanted is None:
+        yield 0, {"__header__": names}
+        return
+    row = 0
+    for batch in pf.iter_batches(batch_size=65536, columns=[w for w in wanted if w in names]):
+        cols = {name: batch.column(i).to_pylist() for i, name in enumerate(batch.schema.names)}
+        for i in range(batch.num_rows):
+            row += 1
+            yield row, {name: col[i] for name, col in cols.items()}
+        ctx.report(0)
+
+
+# ------------------------------------------------------------------ values
+def _int(value: object, name: str, strings: bool) -> int:
+    if strings and isinstance(value, str):
+        s = value.strip()
+        if s.lstrip("+-").isdigit():
+            return int(s)
+        raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
+
+
+def _flag(value: object, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE:
+        return _TRUE[value.strip().lower()]
+    raise BadRecord(f'column "{name}" must be a pass flag (true/false/1/0), got {show(value)}')
+
+
+def _reward(value: object, name: str, strings: bool) -> float:
+    if strings and isinstance(value, str):
+        try:
+            x = float(value)
+        except ValueError:
+            raise BadRecord(f'column "{name}" must be a number, got {show(value)}') from None
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        x = float(value)
+    else:
+        raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
+    if not math.isfinite(x):
+        raise BadRecord(f'column "{name}" must be finite, got {show(value)}')
+    return x
+
+
+def _task(value: object, name: str) -> str:
+    if isinstance(value, str):
+        if not value.strip():
+            raise BadRecord(f'column "{name}" is empty')
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise BadRecord(f'column "{name}" must be a string or an integer, got {show(value)}')
+
+
+# ------------------------------------------------------------------ columns
+def columns(names: list[str], kind: str | None, ctx: Context, file: str) -> dict:
+    """Decide the table kind (counts or samples) and its columns from the column names."""
+    o = ctx.options
+    have = set(names)
+
+    def pick(explicit: str | None, candidates: tuple[str, ...], role: str) -> str | None:
+        if explicit is not None:
+            return explicit
+        return next((c for c in candidates if c in have), None)
+
+    task = pick(o.task, TASK_COLUMNS, "task")
+    ncol = o.n or ("n" if "n" in have else None)
+    ccol = o.c or ("c" if "c" in have else None)
+    passed = pick(o.passed, PASSED_COLUMNS, "passed")
+    reward = pick(o.reward, REWARD_COLUMNS, "reward")
+    if kind is None:
+        if o.n or o.c or (ncol and ccol):
+            kind = "counts"
+        elif o.passed or o.reward or passed or reward:
+            kind = "samples"
+        else:
+            raise ArchiveError(
+                file,
+                f"cannot tell the table kind from columns {names[:12]}: a count table needs "
+                "columns n and c, a per-sample table a pass flag (passed) or a reward; map "
+                "them with task=, n=, c=, passed=, reward=",
+            )
+    spec = {"kind": kind, "task": task}
+    if task is None:
+        raise ArchiveError(
+            file, f"no task column: none of {list(TASK_COLUMNS)} in {names[:12]}; map it with task="
+        )
+    if kind == "counts":
+        spec.update(n=ncol or "n", c=ccol or "c")
+    else:
+        if o.passed is None and o.reward is not None:
+            passed = None
+        if passed is None:
+            if reward is None:
+                raise ArchiveError(
+                    file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in {names[:12]}, "
+                    "and no reward column; map one with passed= or reward="
+                )
+            if o.threshold is None:
+                raise ArchiveError(
+                    file, f'column "{reward}" holds rewards: give threshold= (a sample passes '
+                    "when reward >= threshold)"
+                )
+        spec.update(passed=passed, reward=reward if passed is None else None)
+    return spec
+
+
+# ------------------------------------------------------------------ reading
+def read(file: str, ctx: Context, kind: str | None = None) -> str:
+    """Add one count table (``kind="counts"``) or per-sample table (``"samples"``) to ``ctx``.
+
+    ``kind=None`` decides from the columns. Returns the kind read.
+    """
+    box = container(file)
+    strings = box == "csv"
+    if box == "parquet":
+        header = next(_parquet_rows(file, ctx, None))[1]["__header__"]
+        spec = columns(header, kind, ctx, file)
+        wanted = [spec["task"], *(v for k, v in spec.items() if k in ("n", "c", "passed", "reward")
+                                  and v is not None), *ctx.options.record_by]
+        for col in wanted:
+            if col not in header:
+                raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})')
+        rows = _parquet_rows(file, ctx, wanted)
+    elif box == "csv":
+        rows = _csv_rows(file, ctx)
+        header = next(rows)[1]["__header__"]
+        spec = columns(header, kind, ctx, file)
+        for col in [spec["task"], *(v for k, v in spec.items()
+                                    if k in ("n", "c", "passed", "reward") and v is not None),
+                    *ctx.options.record_by]:
+            if col not in header:
+                raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})', line=1)
+    else:
+        rows = _jsonl_rows(file, ctx)
+        first = next(rows, None)
+        if first is None:
+            raise ArchiveError(file, "empty file (no records)")
+        if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
+            raise ArchiveError(file, first[1].what, line=first[0])
+        names = list(first[1]) if isinstance(first[1], dict) else []
+        spec = columns(names, kind, ctx, file)
+        rows = _chain(first, rows)
+    _accumulate(file, ctx, spec, rows, strings)
+    return spec["kind"]
+
+
+def _chain(first: tuple, rest: Iterator) -> Iterator:
+    yield first
+    yield from rest
+
+
+def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool) -> None:
+    o = ctx.options
+    pathvals = path_groups(o.by, file)
+    tcol = spec["task"]
+    seen: dict[tuple, int] = {}
+    records = 0
+    skips_before = ctx.skip_count
+    counts = spec["kind"] == "counts"
+    for lineno, row in rows:
+        try:
+            if isinstance(row, BadRecord):
+                raise row
+            if tcol not in row:
+                raise BadRecord(f'missing column "{tcol}"')
+            task = _task(row[tcol], tcol)
+            group = group_from(o.by, pathvals, row, what="row")
+            if counts:
+                for col in (spec["n"], spec["c"]):
+                    if col not in row:
+                        raise BadRecord(f'missing column "{col}"')
+                n = _int(row[spec["n"]], spec["n"], strings)
+                c = _int(row[spec["c"]], spec["c"], strings)
+                if n < 1:
+                    raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
+                if c < 0:
+                    raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
+                if c > n:
+                    raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
+                key = (group, task)
+                if key in seen:
+                    where = f" in group {dict(group)}" if group else ""
+                    raise BadRecord(
+                        f"duplicate row for task {task!r}{where} (first at line {seen[key]})"
+                    )
+                seen[key] = lineno
+            else:
+                n = 1
+                if spec["passed"] is not None:
+                    col = spec["passed"]
+                    if col not in row:
+                        raise BadRecord(f'missing column "{col}"')
+                    c = int(_flag(row[col], col))
+                else:
+                    col = spec["reward"]
+                    if col not in row:
+                        raise BadRecord(f'missing column "{col}"')
+                    c = int(_reward(row[col], col, strings) >= o.threshold)
+        except BadRecord as e:
+            ctx.bad(file, e.what, line=lineno)
+            continue
+        ctx.add(group, task, n, c)
+        records += 1
+    if records == 0 and ctx.skip_count == skips_before:
+        raise ArchiveError(file, "empty file (no records)")
+
+
+def peek_kind(file: str, ctx: Context) -> str | None:
+    """``"counts"``/``"samples"`` when a table's columns say so, else None (for detection)."""
+    box = container(file)
+    try:
+        if box == "parquet":
+            names = next(_parquet_rows(file, ctx, None))[1]["__header__"]
+        elif box == "csv":
+            head = read_head(file, 1 << 16)
+            text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(head)
+            first = text.splitlines()[0] if text.strip() else ""
+            delim = "\t" if logical_name(file).endswith(".tsv") else ","
+            row = next(csv.reader([first], delimiter=delim)) if first else []
+            names = [h.strip().lstrip("\ufeff") for h in row]
+        else:
+            return None
+        return columns(names, None, ctx, file)["kind"]
+    except (ArchiveError, StopIteration, csv.Error):
+        return None

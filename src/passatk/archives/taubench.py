@@ -1,0 +1,35 @@
+"""tau-bench trial lists (pass^k): a trial succeeds when ``|reward - 1| <= 1e-6``.
+
+n is counted per task, so ragged trial counts are handled exactly.
+"""
+
+from __future__ import annotations
+
+from ._common import BadRecord, Context, finite_number, group_from, path_groups, require, task_id
+from ._errors import ArchiveError
+
+SUCCESS_TOLERANCE = 1e-6
+
+
+def matches(doc: object) -> bool:
+    return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
+            and "reward" in doc[0] and "task_id" in doc[0])
+
+
+def read(file: str, ctx: Context, doc: list) -> None:
+    ctx.set_metric("pass^k", file)
+    o = ctx.options
+    pathvals = path_groups(o.by, file)
+    if not isinstance(doc, list) or not doc:
+        raise ArchiveError(file, "no trials in the list", path=())
+    for i, t in enumerate(doc):
+        try:
+            if not isinstance(t, dict):
+                raise BadRecord(f"trial must be an object, got {type(t).__name__}")
+            task = task_id(require(t, "task_id"))
+            reward = finite_number(require(t, "reward"), "reward")
+            group = group_from(o.by, pathvals, t)
+        except BadRecord as e:
+            ctx.bad(file, e.what, path=(i,))
+            continue
+        ctx.add(group, task, 1, int(abs(reward - 1.0) <= SUCCESS_TOLERANCE))
