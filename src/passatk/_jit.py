@@ -7,6 +7,7 @@ the error-free transformations of the double-double arithmetic rely on exact IEE
 import os
 
 import numba
+import numba.extending
 
 # The default "workqueue" layer aborts the process when two Python threads enter a parallel
 # kernel at once; training loops do exactly that. "threadsafe" picks TBB or OpenMP.
@@ -24,3 +25,19 @@ def jit(*args, parallel=False, **kwargs):
     opts["parallel"] = parallel
     opts.update(kwargs)
     return numba.njit(*args, **opts)
+
+
+@numba.extending.intrinsic
+def _fma(typingctx, a, b, c):
+    sig = numba.types.float64(numba.types.float64, numba.types.float64, numba.types.float64)
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return sig, codegen
+
+
+@jit(inline="always")
+def fma(a, b, c):
+    """a * b + c with one rounding (llvm.fma: the FMA instruction, or libm's exact fma)."""
+    return _fma(float(a), float(b), float(c))

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit, prange
+from ._jit import fma, jit, prange
 
 TABLE_MAX = 2**17
 PRODUCT_MAX = 32
@@ -28,7 +28,6 @@ MODE_PASS = 0  # pass@k = 1 - P0(n, c, k)
 MODE_HAT = 1  # pass^k = P0(n, n - c, k)
 MODE_FAIL = 2  # P0(n, c, k)
 
-_SPLIT = 134217729.0  # 2**27 + 1, Dekker's splitter
 _LN2_HI = 0.6931471805599453
 _LN2_LO = 2.3190468138462996e-17
 _HALF_LN2PI_HI = 0.9189385332046728
@@ -65,18 +64,9 @@ def _fast_two_sum(a, b):
 
 
 @jit(inline="always")
-def _split(a):
-    t = _SPLIT * a
-    hi = t - (t - a)
-    return hi, a - hi
-
-
-@jit(inline="always")
 def _two_prod(a, b):
     p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    return p, fma(a, b, -p)
 
 
 @jit(inline="always")
@@ -87,6 +77,13 @@ def _dd_add(ah, al, bh, bl):
     s, e = _fast_two_sum(s, e)
     e += f
     return _fast_two_sum(s, e)
+
+
+@jit(inline="always")
+def _dd_add_pos(ah, al, bh, bl):
+    # for operands of one sign: no cancellation, so the cheap form keeps full accuracy
+    s, e = _two_sum(ah, bh)
+    return _fast_two_sum(s, e + (al + bl))
 
 
 @jit(inline="always")
@@ -105,43 +102,57 @@ def _dd_mul_d(ah, al, b):
 
 @jit(inline="always")
 def _dd_div(ah, al, bh, bl):
+    # relative error about 2**-104: one correction step after the leading quotient
     q1 = ah / bh
-    ph, pl = _dd_mul_d(bh, bl, q1)
-    rh, rl = _dd_add(ah, al, -ph, -pl)
-    q2 = rh / bh
-    ph, pl = _dd_mul_d(bh, bl, q2)
-    rh, rl = _dd_add(rh, rl, -ph, -pl)
-    q3 = rh / bh
-    q1, q2 = _fast_two_sum(q1, q2)
-    return _dd_add(q1, q2, q3, 0.0)
+    ph, pl = _two_prod(q1, bh)
+    r = ((ah - ph) - pl + al) - q1 * bl
+    return _fast_two_sum(q1, r / bh)
 
 
 @jit(inline="always")
 def _ratio(p, q):
     """p / q as double-double, for doubles holding integers."""
     q1 = p / q
-    ph, pl = _two_prod(q1, q)
-    q2 = ((p - ph) - pl) / q
-    return _fast_two_sum(q1, q2)
+    return _fast_two_sum(q1, fma(-q1, q, p) / q)
+
+
+def _ln1p_table(steps):
+    """ln(1 + i/steps) for i = -steps/2..steps/2 as double-double, from 50-digit decimal."""
+    from decimal import Decimal, localcontext
+
+    hi = np.empty(steps + 1)
+    lo = np.empty(steps + 1)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        for j, i in enumerate(range(-steps // 2, steps // 2 + 1)):
+            x = (1 + Decimal(i) / steps).ln()
+            hi[j] = float(x)
+            lo[j] = float(x - Decimal(hi[j]))
+    return hi, lo
+
+
+_LN1P_STEPS = 512
+_LN1P_HI, _LN1P_LO = _ln1p_table(_LN1P_STEPS)
 
 
 @jit
-def _log1p_series(zh, zl):
-    """ln(1 + z) in double-double for |z| <= 0.42, by 2 atanh(z / (2 + z))."""
-    dh, dl = _dd_add(2.0, 0.0, zh, zl)
-    vh, vl = _dd_div(zh, zl, dh, dl)
-    v2h, v2l = _dd_mul(vh, vl, vh, vl)
-    sh, sl = vh, vl
-    th, tl = vh, vl
-    j = 3.0
-    while True:
-        th, tl = _dd_mul(th, tl, v2h, v2l)
-        qh, ql = _dd_div(th, tl, j, 0.0)
-        sh, sl = _dd_add(sh, sl, qh, ql)
-        if abs(qh) <= 1e-34 * abs(sh):
-            break
-        j += 2.0
-    return 2.0 * sh, 2.0 * sl
+def _log1p_dd(zh, zl):
+    """ln(1 + z) in double-double (relative error below 2**-95) for -1/2 <= z <= 1/2.
+
+    1 + z = (1 + t)(1 + w) with t = i/512 from a table, and ln(1 + w) = 2 atanh(v) with
+    v = w / (2 + w) = (z - t) / (2 + t + z), |v| < 2**-10. Past v itself the series terms
+    are below 2**-22 relative, so they need only double precision.
+    """
+    i = math.floor(zh * _LN1P_STEPS + 0.5)
+    t = i / _LN1P_STEPS
+    rh, rl = _dd_add(zh, zl, -t, 0.0)
+    dh, dl = _dd_add(2.0 + t, 0.0, zh, zl)
+    vh, vl = _dd_div(rh, rl, dh, dl)
+    v2 = vh * vh
+    tail = vh * v2 * (1.0 / 3.0 + v2 * (1.0 / 5.0 + v2 * (1.0 / 7.0 + v2 * (1.0 / 9.0))))
+    sh, sl = _dd_add(vh, vl, tail, 0.0)
+    j = i + _LN1P_STEPS // 2
+    return _dd_add(_LN1P_HI[j], _LN1P_LO[j], 2.0 * sh, 2.0 * sl)
 
 
 @jit
@@ -153,7 +164,7 @@ def _log_dd(xh, xl):
     fh = math.ldexp(xh, -e)
     fl = math.ldexp(xl, -e)
     # fh lies in [0.70, 1.42), so fh - 1 is exact.
-    lh, ll = _log1p_series(fh - 1.0, fl)
+    lh, ll = _log1p_dd(fh - 1.0, fl)
     eh, el = _dd_mul_d(_LN2_HI, _LN2_LO, float(e))
     return _dd_add(eh, el, lh, ll)
 
@@ -162,8 +173,8 @@ def _log_dd(xh, xl):
 def _log1m_ratio(ph, pl, qh, ql):
     """ln(1 - p/q) in double-double for double-double 0 < p < q."""
     uh, ul = _dd_div(ph, pl, qh, ql)
-    if uh <= 0.29:
-        return _log1p_series(-uh, -ul)
+    if uh <= 0.5:
+        return _log1p_dd(-uh, -ul)
     rh, rl = _dd_add(qh, ql, -ph, -pl)
     xh, xl = _dd_div(rh, rl, qh, ql)
     return _log_dd(xh, xl)
@@ -224,32 +235,37 @@ def _from_log(h, l, mode):
 
 @jit
 def _product(n, c, k, mode):
-    """P0 or 1 - P0 from the min(c, k) factors (n - j - s)/(n - j) in double-double."""
+    """P0 or 1 - P0 from the min(c, k) factors (n - j - s) / (n - j), s = max(c, k).
+
+    With den = prod (n - j), num = prod (n - j - s) and D = den - num, the recurrence
+    D' = (n - j) D + s num has only positive terms, so 1 - P0 = D / den keeps its relative
+    accuracy however small it is. Powers of two rescale all three against overflow.
+    """
     s = max(c, k)
     m = int(min(c, k))
-    if m * s < 0.5 * (n - m):
-        # sum of s/(n-j) < 1/2: accumulate F = 1 - P0 by F += q (1 - F), all terms positive.
-        fh, fl = 0.0, 0.0
-        for j in range(m):
-            qh, ql = _ratio(s, n - j)
-            gh, gl = _dd_add(1.0, 0.0, -fh, -fl)
-            th, tl = _dd_mul(qh, ql, gh, gl)
-            fh, fl = _dd_add(fh, fl, th, tl)
-        if mode == MODE_PASS:
-            return fh + fl
-        ph, pl = _dd_add(1.0, 0.0, -fh, -fl)
-        return ph + pl
-    ph, pl = 1.0, 0.0
+    dh, dl = 1.0, 0.0
+    uh, ul = 1.0, 0.0
+    gh, gl = 0.0, 0.0
     for j in range(m):
-        qh, ql = _ratio(n - j - s, n - j)
-        ph, pl = _dd_mul(ph, pl, qh, ql)
+        f = n - j
+        th, tl = _dd_mul_d(uh, ul, s)
+        gh, gl = _dd_mul_d(gh, gl, f)
+        gh, gl = _dd_add_pos(gh, gl, th, tl)
+        dh, dl = _dd_mul_d(dh, dl, f)
+        uh, ul = _dd_mul_d(uh, ul, f - s)
+        if j % 8 == 7:
+            e = -math.frexp(dh)[1]
+            dh, dl = math.ldexp(dh, e), math.ldexp(dl, e)
+            uh, ul = math.ldexp(uh, e), math.ldexp(ul, e)
+            gh, gl = math.ldexp(gh, e), math.ldexp(gl, e)
     if mode == MODE_PASS:
-        fh, fl = _dd_add(1.0, 0.0, -ph, -pl)
-        return fh + fl
-    return ph + pl
+        rh, rl = _dd_div(gh, gl, dh, dl)
+    else:
+        rh, rl = _dd_div(uh, ul, dh, dl)
+    return rh + rl
 
 
-@jit
+@jit(inline="always")
 def p0_or_pass(n, c, k, mode, th, tl):
     """pass@k (mode MODE_PASS) or P0 (otherwise) for one valid triple, as float64."""
     if c == 0:
@@ -259,6 +275,12 @@ def p0_or_pass(n, c, k, mode, th, tl):
     fn = float(n)
     fc = float(c)
     fk = float(k)
+    # P0 <= (1 - c/n)**k <= exp(-ck/n): past these bounds the rounded result is exact.
+    if mode == MODE_PASS:
+        if fc * fk > 38.0 * fn:
+            return 1.0
+    elif fc * fk > 746.0 * fn:
+        return 0.0
     if c == 1 or k == 1:
         s = max(fc, fk)
         return s / fn if mode == MODE_PASS else (fn - s) / fn
@@ -273,7 +295,7 @@ def p0_or_pass(n, c, k, mode, th, tl):
     return _from_log(h, l, mode)
 
 
-@jit
+@jit(inline="always")
 def value(n, c, k, mode, th, tl):
     """The requested quantity (MODE_PASS, MODE_HAT or MODE_FAIL) for one valid triple."""
     if mode == MODE_HAT:
