@@ -163,7 +163,7 @@ def _line_format(record: dict, ctx: Context, file: str) -> str | None:
                                                        or "completion" in record):
         return "humaneval"
     try:
-        return tables.columns(list(record), None, ctx, file)["kind"]
+        return tables.columns(list(record), None, ctx, file, strict=False)["kind"]
     except ArchiveError:
         return None
 

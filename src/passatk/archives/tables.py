@@ -162,8 +162,13 @@ def _task(value: object, name: str) -> str:
 
 
 # ------------------------------------------------------------------ columns
-def columns(names: list[str], kind: str | None, ctx: Context, file: str) -> dict:
-    """Decide the table kind (counts or samples) and its columns from the column names."""
+def columns(
+    names: list[str], kind: str | None, ctx: Context, file: str, strict: bool = True
+) -> dict:
+    """Decide the table kind (counts or samples) and its columns from the column names.
+
+    ``strict=False`` (detection) does not insist on a threshold for a reward column.
+    """
     o = ctx.options
     have = set(names)
 
@@ -205,7 +210,7 @@ def columns(names: list[str], kind: str | None, ctx: Context, file: str) -> dict
                     file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in {names[:12]}, "
                     "and no reward column; map one with passed= or reward="
                 )
-            if o.threshold is None:
+            if o.threshold is None and strict:
                 raise ArchiveError(
                     file, f'column "{reward}" holds rewards: give threshold= (a sample passes '
                     "when reward >= threshold)"
@@ -330,6 +335,6 @@ def peek_kind(file: str, ctx: Context) -> str | None:
             names = [h.strip().lstrip("\ufeff") for h in row]
         else:
             return None
-        return columns(names, None, ctx, file)["kind"]
+        return columns(names, None, ctx, file, strict=False)["kind"]
     except (ArchiveError, StopIteration, csv.Error):
         return None
