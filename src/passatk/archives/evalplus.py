@@ -36,7 +36,7 @@ def version(doc: object) -> int | None:
 def _status(value: object, allowed: tuple, name: str) -> None:
     if value not in allowed or isinstance(value, bool):
         names = ", ".join("null" if a is None else f'"{a}"' for a in allowed)
-        raise BadRecord(f"{name} must be one of {names}, got {show(value)}")
+        raise BadRecord(f"{name} must be one of {names}, got {show(value)}", (name,))
 
 
 def read(file: str, ctx: Context, doc: dict) -> None:
