@@ -220,3 +220,27 @@ def test_delta_table_matches_decimal():
             lnfact += Decimal(m).ln()
             d = lnfact - ((m + Decimal("0.5")) * Decimal(m).ln() - m + half_ln_2pi)
             assert _kernels._DELTA_HI[m] == float(d)
+
+
+@pytest.mark.parametrize("what", FUNCS)
+def test_reuse_path_equals_direct_values(what):
+    # A realistic archive mix takes the tabulated path; every value must equal the scalar one.
+    rng = np.random.default_rng(11)
+    n = rng.choice([1, 5, 20, 200, 1000], 40_000, p=[0.05, 0.05, 0.3, 0.5, 0.1])
+    c = rng.binomial(n, rng.beta(0.5, 0.5, n.size))
+    k = np.minimum(rng.choice([1, 10, 100], n.size), n)
+    assert passatk._api._repeated_pairs(n, k, n.size) is not None
+    n[123], c[456], k[789] = 300, 7, 3  # pairs outside the sample's table
+    got = what(n, c, k)
+    for i in [*rng.integers(0, n.size, 400).tolist(), 123, 456, 789]:
+        assert got[i] == what(int(n[i]), int(c[i]), int(k[i]))
+    c[5000] = n[5000] + 1
+    with pytest.raises(ValueError, match=r"index 5000"):
+        what(n, c, k)
+    assert np.isnan(what(n, c, k, errors="nan")[5000])
+
+
+def test_reuse_is_not_chosen_for_spread_out_n():
+    rng = np.random.default_rng(1)
+    n = rng.integers(1, 10**6, 50_000)
+    assert passatk._api._repeated_pairs(n, np.ones_like(n), n.size) is None

@@ -345,3 +345,64 @@ def bulk(n, c, k, mode, th, tl, out):
         lo = blk * 4096
         bad += _fill(n, c, k, mode, th, tl, out, lo, min(lo + 4096, size))
     return bad
+
+
+@jit(parallel=True)
+def bulk_reuse(n, c, k, mode, th, tl, out, pn, pk):
+    """:func:`bulk` for archives with few distinct (n, k): tabulate, then look up.
+
+    Each listed pair (pn[p], pk[p]) (valid, n <= TABLE_MAX) gets the vector of values over
+    c = 0..n, computed by :func:`value`; a triple with a listed pair reads its value, any
+    other triple is computed directly. The results are identical to :func:`bulk`.
+    """
+    size = out.size
+    sn = 1 if n.size > 1 else 0
+    sc = 1 if c.size > 1 else 0
+    sk = 1 if k.size > 1 else 0
+    nmax = pn.max()
+    kmax = pk.max()
+    row = np.full(nmax + 1, -1, np.int64)
+    col = np.full(kmax + 1, -1, np.int64)
+    nrow = 0
+    ncol = 0
+    for p in range(pn.size):
+        if row[pn[p]] < 0:
+            row[pn[p]] = nrow
+            nrow += 1
+        if col[pk[p]] < 0:
+            col[pk[p]] = ncol
+            ncol += 1
+    offs = np.full(nrow * ncol, -1, np.int64)
+    starts = np.empty(pn.size, np.int64)
+    total = 0
+    for p in range(pn.size):
+        starts[p] = total
+        offs[row[pn[p]] * ncol + col[pk[p]]] = total
+        total += pn[p] + 1
+    vals = np.empty(total)
+    for p in prange(pn.size):
+        for cc in range(pn[p] + 1):
+            vals[starts[p] + cc] = value(pn[p], cc, pk[p], mode, th, tl)
+    nblocks = (size + 4095) // 4096
+    bad = 0
+    for blk in prange(nblocks):
+        lo = blk * 4096
+        hi = min(lo + 4096, size)
+        for i in range(lo, hi):
+            ni = n[i * sn]
+            ci = c[i * sc]
+            ki = k[i * sk]
+            o = -1
+            if 0 <= ni <= nmax and 0 <= ki <= kmax and 0 <= ci <= ni:
+                r = row[ni]
+                q = col[ki]
+                if r >= 0 and q >= 0:
+                    o = offs[r * ncol + q]
+            if o >= 0:
+                out[i] = vals[o + ci]
+            elif _valid(ni, ci, ki):
+                out[i] = value(ni, ci, ki, mode, th, tl)
+            else:
+                out[i] = np.nan
+                bad += 1
+    return bad
