@@ -1,0 +1,165 @@
+"""read_counts arguments, path expansion, merging, progress, Counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from passatk.archives import (
+    ArchiveError,
+    Counts,
+    expand_paths,
+    merge_counts,
+    read_counts,
+    write_archive,
+)
+
+TASKS = ["T/0", "T/1", "T/2"]
+FLAGS = [[True, False, True, True], [False, False], [True]]
+
+
+def _rows(counts):
+    return list(zip(counts.task.tolist(), counts.n.tolist(), counts.c.tolist(), strict=True))
+
+
+def test_merge_of_partial_reads_is_exact(tmp_path):
+    """A file split into two shards and read by two workers merges to the whole."""
+    whole = tmp_path / "whole_results.jsonl"
+    write_archive(whole, TASKS, FLAGS)
+    lines = whole.read_text().splitlines(keepends=True)
+    (tmp_path / "a_results.jsonl").write_text("".join(lines[:3]))
+    (tmp_path / "b_results.jsonl").write_text("".join(lines[3:]))
+    a = read_counts(tmp_path / "a_results.jsonl")
+    b = read_counts(tmp_path / "b_results.jsonl")
+    full = read_counts(whole)
+    for merged in (a.merge(b), b.merge(a), merge_counts([b, a])):
+        assert _rows(merged) == _rows(full)
+        assert merged.files == (*a.files, *b.files) or merged.files == (*b.files, *a.files)
+    assert _rows(read_counts([tmp_path / "a_results.jsonl", tmp_path / "b_results.jsonl"])) \
+        == _rows(full)
+
+
+def test_merge_rules():
+    a = Counts.from_rows([("t", 2, 1)])
+    tau = Counts.from_rows([("t", 2, 1)], metric="pass^k")
+    with pytest.raises(ValueError, match=r"cannot merge counts of different metrics"):
+        a.merge(tau)
+    with pytest.raises(TypeError, match=r"parts\[1\] must be Counts, got dict"):
+        merge_counts([a, {}])
+    with pytest.raises(ValueError, match="at least one"):
+        merge_counts([])
+
+
+def test_counts_arrays_are_read_only_and_typed():
+    counts = Counts.from_rows([({"m": "a"}, "t10", 5, 1), ({"m": "a"}, "t9", 3, 3),
+                               ({"m": "b"}, "t1", 1, 0)])
+    assert counts.n.dtype == np.int64 and counts.c.dtype == np.int64
+    assert counts.group.dtype == np.int64
+    assert counts.task.tolist() == ["t9", "t10", "t1"]
+    assert counts.group.tolist() == [0, 0, 1]
+    assert counts.samples == 9 and len(counts) == 3
+    with pytest.raises(ValueError):
+        counts.n[0] = 7
+    assert counts.to_rows()[0] == {"m": "a", "task_id": "t9", "n": 3, "c": 3}
+
+
+def test_globs_directories_and_duplicates(tmp_path):
+    for model in ("m1", "m2"):
+        write_archive(tmp_path / model / "s_results.jsonl", TASKS, FLAGS)
+    (tmp_path / "m1" / ".hidden_results.jsonl").write_text("garbage")
+    files = expand_paths([tmp_path / "*" / "*_results.jsonl", tmp_path / "m1"])
+    assert files == [str(tmp_path / "m1" / "s_results.jsonl"),
+                     str(tmp_path / "m2" / "s_results.jsonl")]
+    counts = read_counts(str(tmp_path / "**" / "*_results.jsonl"), by=["path:-2"])
+    assert counts.group_dicts == [{"path:-2": "m1"}, {"path:-2": "m2"}]
+    assert read_counts(tmp_path).samples == 2 * sum(map(len, FLAGS))
+
+
+def test_path_errors(tmp_path):
+    with pytest.raises(ArchiveError) as info:
+        read_counts(tmp_path / "nope.jsonl")
+    assert str(info.value) == f"{tmp_path / 'nope.jsonl'}: no such file or directory"
+    with pytest.raises(ArchiveError) as info:
+        read_counts(str(tmp_path / "*.jsonl"))
+    assert str(info.value) == f"{tmp_path / '*.jsonl'}: no file matches this pattern"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ArchiveError, match="directory holds no result files"):
+        read_counts(tmp_path / "empty")
+    with pytest.raises(TypeError, match="paths must be a path or an iterable of paths"):
+        read_counts(3)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"format": "nope"}, ValueError, r"format must be one of \[.*\], got 'nope'"),
+    ({"format": 3}, TypeError, "format must be a str"),
+    ({"by": [1]}, TypeError, "by must hold non-empty str field names, got 1"),
+    ({"by": ["a", "a"]}, ValueError, "by must not repeat a field"),
+    ({"by": ["path:sideways"]}, ValueError, "by: unknown path spec 'path:sideways'"),
+    ({"threshold": "0.5"}, TypeError, "threshold must be a number"),
+    ({"threshold": float("nan")}, ValueError, "threshold must be finite"),
+    ({"skip_bad": 1}, TypeError, "skip_bad must be a bool"),
+    ({"task": ""}, TypeError, "task must be a non-empty str"),
+    ({"filters": {"since": "2024/01/01"}}, ValueError, r"must be a date YYYY-MM-DD"),
+    ({"filters": {"since": "2024-02-01", "until": "2024-01-01"}}, ValueError, "is after"),
+    ({"filters": {"difficulty": "extreme"}}, ValueError, "must be among"),
+    ({"filters": {"level": "easy"}}, ValueError, r"unknown key\(s\) \['level'\]"),
+    ({"progress": 5}, TypeError, "progress must be callable"),
+])
+def test_bad_arguments(tmp_path, kwargs, error, match):
+    path = tmp_path / "s_results.jsonl"
+    write_archive(path, TASKS, FLAGS)
+    with pytest.raises(error, match=match):
+        read_counts(path, **kwargs)
+
+
+def test_progress_reaches_the_total(tmp_path):
+    paths = []
+    for i in range(3):
+        paths.append(tmp_path / f"s{i}_results.jsonl")
+        write_archive(paths[-1], TASKS, FLAGS)
+    calls = []
+    read_counts(paths, progress=lambda done, total: calls.append((done, total)))
+    total = sum(p.stat().st_size for p in paths)
+    assert calls[-1] == (total, total)
+    assert all(t == total for _, t in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+
+
+def test_mixed_metrics_are_refused(tmp_path):
+    write_archive(tmp_path / "s_results.jsonl", TASKS, FLAGS)
+    write_archive(tmp_path / "tau.json", TASKS, FLAGS, format="tau-bench")
+    with pytest.raises(ArchiveError, match=r"tau\.json: holds pass\^k data, but .* holds pass@k"):
+        read_counts([tmp_path / "s_results.jsonl", tmp_path / "tau.json"])
+
+
+def test_zstd_documents_and_missing_zstandard(tmp_path, monkeypatch):
+    zstandard = pytest.importorskip("zstandard")
+    path = tmp_path / "eval_results.json.zst"
+    write_archive(path, TASKS, FLAGS, format="evalplus", evalplus_version=2)
+    assert _rows(read_counts(path)) == [("T/0", 4, 3), ("T/1", 2, 0), ("T/2", 1, 1)]
+    import builtins
+    real = builtins.__import__
+
+    def no_zstd(name, *args, **kwargs):
+        if name == "zstandard":
+            raise ImportError(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_zstd)
+    with pytest.raises(ArchiveError, match="optional package zstandard is not installed"):
+        read_counts(path)
+    assert zstandard  # imported above, restored after the test
+
+
+def test_writer_argument_errors(tmp_path):
+    with pytest.raises(ValueError, match="equal lengths"):
+        write_archive(tmp_path / "a_results.jsonl", ["t"], [[True], [False]])
+    with pytest.raises(ValueError, match="task_ids must be distinct"):
+        write_archive(tmp_path / "a_results.jsonl", ["t", "t"], [[True], [False]])
+    with pytest.raises(TypeError, match=r"passes\[0\]\[1\] must be a bool"):
+        write_archive(tmp_path / "a_results.jsonl", ["t"], [[True, "yes"]])
+    with pytest.raises(ValueError, match="cannot tell the archive format"):
+        write_archive(tmp_path / "a.txt", ["t"], [[True]])
+    with pytest.raises(ValueError, match="plus= applies only to format evalplus"):
+        write_archive(tmp_path / "a_results.jsonl", ["t"], [[True]], plus=[[True]])
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
