@@ -86,11 +86,11 @@ def _cell(value: Any, decimals: int = _DECIMALS) -> str:
 
 
 def _table_rows(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS
 ) -> tuple[list[str], list[list[str]], list[bool]]:
     rows = [flatten(r) for r in records]
     columns = _columns(rows)
-    cells = [[_cell(row.get(col)) for col in columns] for row in rows]
+    cells = [[_cell(row.get(col), decimals) for col in columns] for row in rows]
     numeric = [
         all(_is_number(row.get(col)) or row.get(col) is None for row in rows)
         and any(_is_number(row.get(col)) for row in rows)
@@ -99,11 +99,11 @@ def _table_rows(
     return columns, cells, numeric
 
 
-def render_table(records: Sequence[Mapping[str, Any]]) -> str:
+def render_table(records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS) -> str:
     """An aligned plain-text table: text columns left-aligned, numeric columns right-aligned."""
     if not records:
         return "(no results)\n"
-    columns, cells, numeric = _table_rows(records)
+    columns, cells, numeric = _table_rows(records, decimals)
     widths = [max(len(col), *(len(row[i]) for row in cells)) for i, col in enumerate(columns)]
 
     def line(values: Sequence[str]) -> str:
@@ -116,11 +116,11 @@ def render_table(records: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join([line(columns), *(line(row) for row in cells)]) + "\n"
 
 
-def render_markdown(records: Sequence[Mapping[str, Any]]) -> str:
+def render_markdown(records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS) -> str:
     """A GitHub-flavoured Markdown table."""
     if not records:
         return "(no results)\n"
-    columns, cells, numeric = _table_rows(records)
+    columns, cells, numeric = _table_rows(records, decimals)
 
     def esc(text: str) -> str:
         return text.replace("|", "\\|")
@@ -173,16 +173,16 @@ def render_json(records: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(jsonable(list(records)), indent=2, allow_nan=False) + "\n"
 
 
-def render(records: Sequence[Mapping[str, Any]], fmt: str) -> str:
-    """Render ``records`` in one of :data:`FORMATS`."""
+def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _DECIMALS) -> str:
+    """Render ``records`` in one of :data:`FORMATS` (``decimals`` for table and markdown)."""
     if fmt == "table":
-        return render_table(records)
+        return render_table(records, decimals)
     if fmt == "json":
         return render_json(records)
     if fmt == "csv":
         return render_csv(records)
     if fmt == "markdown":
-        return render_markdown(records)
+        return render_markdown(records, decimals)
     raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 

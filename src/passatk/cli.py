@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 PROG = "passatk"
@@ -144,8 +144,8 @@ def _level(text: str) -> float:
 # the parser
 
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown")
-METRICS = ("pass@k", "pass^k")
-CIS = ("t", "bootstrap", "bca")
+METRICS = ("pass@k", "pass^k", "plugin")
+CIS = ("t", "fixed", "bootstrap", "bca")
 
 
 def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
@@ -190,7 +190,9 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no notes on stderr")
 
 
-def _add_k_metric_ci(p: argparse.ArgumentParser, *, k_default: str | None) -> None:
+def _add_k_metric_ci(
+    p: argparse.ArgumentParser, *, k_default: str, cis: Sequence[str] = CIS
+) -> None:
     g = p.add_argument_group("estimates")
     g.add_argument(
         "-k",
@@ -199,13 +201,24 @@ def _add_k_metric_ci(p: argparse.ArgumentParser, *, k_default: str | None) -> No
         metavar="KS",
         help=f"k values: a list 1,10,100 or a range 1-128 (default: {k_default})",
     )
-    g.add_argument("--metric", choices=METRICS, default="pass@k", help="default: %(default)s")
+    g.add_argument(
+        "--metric",
+        choices=METRICS,
+        default=None,
+        help="pass@k (at least one of k passes), pass^k (all k pass) or plugin (the biased "
+        "1-(1-c/n)^k, for comparison) (default: the archive's, pass^k for tau-bench)",
+    )
     g.add_argument(
         "--ci",
-        choices=CIS,
+        choices=cis,
         default="t",
-        help="confidence interval: t (super-population SE), bootstrap (percentile over tasks) "
-        "or bca (default: %(default)s)",
+        help=(
+            "interval: t (super-population SE, t interval), fixed (fixed-benchmark SE), "
+            "bootstrap (percentile over tasks) or bca (default: %(default)s)"
+            if "bca" in cis
+            else "interval: t (paired t) or bootstrap (paired bootstrap percentile interval "
+            "with the sign-flip permutation p-value) (default: %(default)s)"
+        ),
     )
     g.add_argument(
         "--level", type=_level, default=0.95, metavar="L", help="confidence level (default: 0.95)"
@@ -215,10 +228,17 @@ def _add_k_metric_ci(p: argparse.ArgumentParser, *, k_default: str | None) -> No
         type=_positive_int,
         default=None,
         metavar="B",
-        help="bootstrap resamples (default: the library's)",
+        help="bootstrap resamples (default: 10000)",
     )
     g.add_argument(
         "--seed", type=_nonnegative_int, default=None, help="random seed of the bootstrap"
+    )
+    g.add_argument(
+        "--missing",
+        choices=("raise", "report"),
+        default="raise",
+        help="a k above some task's n: fail (raise), or report the k as missing with the "
+        "reason (default: %(default)s)",
     )
 
 
@@ -295,7 +315,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("a", metavar="A", help="first run (file, directory or glob)")
     p.add_argument("b", metavar="B", help="second run (file, directory or glob)")
     _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1")
+    _add_k_metric_ci(p, k_default="1", cis=("t", "bootstrap"))
+    p.add_argument(
+        "--unmatched",
+        choices=("raise", "exclude"),
+        default="raise",
+        help="tasks present in one run only: fail (raise), or leave them out and report them "
+        "(default: %(default)s)",
+    )
     _add_output_args(p)
     p.set_defaults(func=cmd_compare)
 
@@ -364,6 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--a", type=_positive_float, default=1.0, help="Beta a (default: %(default)s)")
     p.add_argument("--b", type=_positive_float, default=1.0, help="Beta b (default: %(default)s)")
     p.add_argument("--seed", type=_nonnegative_int, default=0, help="random seed (default: 0)")
+    p.add_argument(
+        "--no-stored",
+        action="store_true",
+        help="do not write the numbers the harness stores about itself (pass_at_k, ...)",
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr")
     p.set_defaults(func=cmd_simulate)
 
@@ -380,23 +412,402 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # -------------------------------------------------------------------------------------------------
-# commands (stubs replaced below as the library lands)
+# commands
 
 
-def _not_yet(args: argparse.Namespace) -> int:
-    raise ValueError(f"'{args.command}' is not available yet")
+#: --ci names -> the ``interval`` of :func:`passatk.score`
+_INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca"}
+
+#: fields scaled by --percent (all are fractions of tasks solved, or differences of them)
+_SCALED = (
+    "value", "se", "ci_low", "ci_high", "se_super", "se_fixed", "se_cluster", "sd_between",
+    "percentile_low", "percentile_high", "bca_low", "bca_high",
+    "diff", "value_a", "value_b", "boot_low", "boot_high", "band_low", "band_high",
+)
+
+_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples")
+_COMPARE_COLUMNS = (
+    "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "p_value", "tasks",
+)
 
 
-cmd_score: Callable[[argparse.Namespace], int] = _not_yet
-cmd_compare: Callable[[argparse.Namespace], int] = _not_yet
-cmd_check: Callable[[argparse.Namespace], int] = _not_yet
-cmd_plot: Callable[[argparse.Namespace], int] = _not_yet
-cmd_simulate: Callable[[argparse.Namespace], int] = _not_yet
-cmd_formats: Callable[[argparse.Namespace], int] = _not_yet
+def _note(args: argparse.Namespace, message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
+def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
+    """Read archives with the reader flags of ``args``; report skipped records on stderr."""
+    from passatk import archives
+
+    from ._output import Progress
+
+    filters: dict[str, Any] = {}
+    if args.since is not None:
+        filters["since"] = args.since
+    if args.until is not None:
+        filters["until"] = args.until
+    if args.difficulty:
+        filters["difficulty"] = tuple(args.difficulty)
+    progress = Progress(enabled=not args.quiet)
+    try:
+        counts = archives.read_counts(
+            list(paths),
+            format=args.input_format,
+            by=tuple(getattr(args, "by", ()) or ()),
+            task=args.task,
+            passed=args.passed,
+            reward=args.reward,
+            threshold=args.threshold,
+            n=args.n_field,
+            c=args.c_field,
+            skip_bad=args.skip_bad,
+            filters=filters or None,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    skipped = counts.skipped
+    if skipped.count:
+        _note(args, f"skipped {skipped.count} bad record(s) (--skip-bad):")
+        shown = skipped.records[:10]
+        for record in shown:
+            print(f"  {record}", file=sys.stderr)
+        if skipped.count > len(shown):
+            print(f"  ... and {skipped.count - len(shown)} more", file=sys.stderr)
+    if len(counts) == 0:
+        raise ValueError(f"no tasks found in {', '.join(paths)}")
+    return counts
+
+
+def _metric(args: argparse.Namespace, counts: Any) -> str:
+    """The metric asked for, or the archive's own (pass^k for tau-bench trials)."""
+    return args.metric if args.metric is not None else counts.metric
+
+
+def _percent(record: dict[str, Any], percent: bool) -> dict[str, Any]:
+    if percent:
+        for key in _SCALED:
+            value = record.get(key)
+            if isinstance(value, float):
+                record[key] = value * 100.0
+    return record
+
+
+def _ordered(record: dict[str, Any], first: Sequence[str]) -> dict[str, Any]:
+    """``record`` with the fields of the spec first, then the library's other fields."""
+    out = {key: record[key] for key in ("group", *first) if key in record}
+    out.update((key, value) for key, value in record.items() if key not in out)
+    return out
+
+
+def _compact(
+    records: Sequence[dict[str, Any]], columns: Sequence[str], extra: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """The columns a table shows, plus a note column when some row has a reason."""
+    with_note = any(r.get("reason") for r in records)
+    out = []
+    for r in records:
+        row = {"group": r["group"], **{c: r.get(c) for c in columns}}
+        row.update((c, r[c]) for c in extra if c in r)
+        if with_note:
+            row["note"] = r.get("reason") or ""
+        out.append(row)
+    return out
+
+
+def _emit(
+    args: argparse.Namespace,
+    records: list[dict[str, Any]],
+    columns: Sequence[str],
+    extra: Sequence[str] = (),
+) -> None:
+    from ._output import render, write_text
+
+    if args.format == "json":
+        text = render(records, "json")
+    else:
+        decimals = 2 if getattr(args, "percent", False) else 4
+        text = render(_compact(records, columns, extra), args.format, decimals=decimals)
+    write_text(text, args.output)
+
+
+def _skipped_fields(args: argparse.Namespace, counts: Any) -> dict[str, Any]:
+    return {"skipped": counts.skipped.to_dict()} if args.skip_bad else {}
+
+
+def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str], k: Any,
+                  rng: Any) -> list[Any]:
+    """Score each group of ``counts``; return the library's rows with the group labels set."""
+    import dataclasses
+
+    import passatk
+
+    rows = []
+    for g in counts.iter_groups():
+        result = passatk.score(
+            g.n, g.c, k,
+            metric=metric,
+            task_ids=g.task,
+            interval=_INTERVALS[args.ci],
+            confidence=args.level,
+            seed=rng,
+            missing=args.missing,
+            **({"n_resamples": args.resamples} if args.resamples else {}),
+        )
+        rows.extend(dataclasses.replace(row, group=dict(g.group)) for row in result.rows)
+    return rows
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    counts = _read(args, args.paths)
+    metric = _metric(args, counts)
+    rows = _score_counts(args, counts, metric, args.k or [1], np.random.default_rng(args.seed))
+    extra = _skipped_fields(args, counts)
+    records = [
+        _percent(_ordered({**row.to_dict(), **extra}, _SCORE_COLUMNS), args.percent)
+        for row in rows
+    ]
+    _emit(args, records, _SCORE_COLUMNS)
+    return 0
+
+
+def _label(group: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in group.items()) or "all"
+
+
+def _pairs(counts_a: Any, counts_b: Any) -> list[tuple[dict[str, Any], Any, Any]]:
+    """Match the groups of run A and run B: by equal labels, or one group against one."""
+    groups_a = {tuple(g.group.items()): g for g in counts_a.iter_groups()}
+    groups_b = {tuple(g.group.items()): g for g in counts_b.iter_groups()}
+    if set(groups_a) == set(groups_b):
+        return [(dict(key), ga, groups_b[key]) for key, ga in groups_a.items()]
+    if len(groups_a) == 1 and len(groups_b) == 1:
+        (ka, ga), (kb, gb) = next(iter(groups_a.items())), next(iter(groups_b.items()))
+        return [({"a": _label(dict(ka)), "b": _label(dict(kb))}, ga, gb)]
+    only_a = [_label(dict(k)) for k in groups_a if k not in groups_b]
+    only_b = [_label(dict(k)) for k in groups_b if k not in groups_a]
+    raise ValueError(
+        f"runs A and B have different groups (only in A: {'; '.join(only_a) or '-'}; only in B: "
+        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share"
+    )
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    import passatk
+
+    if args.ci not in ("t", "bootstrap"):
+        raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
+    counts_a = _read(args, [args.a])
+    counts_b = _read(args, [args.b])
+    if args.metric is None and counts_a.metric != counts_b.metric:
+        raise ValueError(
+            f"run A holds {counts_a.metric} data and run B {counts_b.metric} data; "
+            "they cannot be compared"
+        )
+    metric = _metric(args, counts_a)
+    rng = np.random.default_rng(args.seed)
+    records = []
+    for group, ga, gb in _pairs(counts_a, counts_b):
+        result = passatk.compare(
+            ga.n, ga.c, gb.n, gb.c, args.k or [1],
+            task_ids_a=ga.task,
+            task_ids_b=gb.task,
+            metric=metric,
+            unmatched=args.unmatched,
+            missing=args.missing,
+            confidence=args.level,
+            seed=rng,
+            group=group,
+            **({"n_resamples": args.resamples} if args.resamples else {}),
+        )
+        if result.only_in_a or result.only_in_b:
+            _note(
+                args,
+                f"{_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
+                f"{len(result.only_in_b)} only in B (--unmatched exclude)",
+            )
+        for row in result.rows:
+            record = row.to_dict()
+            if args.ci == "bootstrap":
+                # the paired bootstrap interval and the sign-flip permutation p-value
+                record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
+                              p_value=record["perm_p_value"], ci_method="paired bootstrap "
+                              "percentile; sign-flip permutation p-value")
+            else:
+                record.setdefault("ci_method", "paired t")
+            if args.unmatched == "exclude":
+                record["only_in_a"] = list(result.only_in_a)
+                record["only_in_b"] = list(result.only_in_b)
+            records.append(_percent(_ordered(record, _COMPARE_COLUMNS), args.percent))
+    _emit(args, records, _COMPARE_COLUMNS)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import passatk
+
+    counts = _read(args, args.paths)
+    if not counts.stored:
+        raise ValueError(
+            "nothing to check: the archives store no pass@k numbers about themselves "
+            "(EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, lm-eval results, ...)"
+        )
+    by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
+    records = []
+    bad = 0
+    for stored in counts.stored:
+        g = by_group.get(tuple(stored.group))
+        recomputed = None
+        reason = None
+        if g is None:
+            reason = "no samples of this group in the archives"
+        elif stored.task is not None:
+            rows = [i for i, t in enumerate(g.task.tolist()) if t == stored.task]
+            if not rows:
+                reason = f"no samples of task {stored.task} in the archives"
+            elif g.n[rows[0]] < stored.k:
+                reason = f"k={stored.k} exceeds n={int(g.n[rows[0]])} of task {stored.task}"
+            else:
+                fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
+                recomputed = float(fn(int(g.n[rows[0]]), int(g.c[rows[0]]), stored.k))
+        else:
+            row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
+                                missing="report")[0]
+            recomputed, reason = row.value, row.reason
+        if recomputed is None:
+            rel = None
+            status = "MISSING"
+        else:
+            diff = abs(recomputed - stored.value)
+            rel = diff / abs(stored.value) if stored.value != 0 else diff
+            status = "ok" if rel <= args.tolerance else "MISMATCH"
+        bad += status != "ok"
+        records.append({
+            "group": dict(stored.group), "metric": stored.metric, "k": stored.k,
+            "task": stored.task, "stored": stored.value, "recomputed": recomputed,
+            "rel_diff": rel, "status": status, "scale": stored.scale, "source": stored.source,
+            "reason": reason,
+        })
+    columns = ["metric", "k", "stored", "recomputed", "rel_diff", "status", "source"]
+    if any(r["task"] is not None for r in records):
+        columns.insert(2, "task")
+    _emit(args, records, columns)
+    if not args.quiet:
+        total = len(records)
+        _note(args, f"{total - bad} of {total} stored number(s) agree within relative "
+                    f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+    return 1 if bad else 0
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from . import _plot
+    from ._output import atomic_path
+
+    _plot._import_matplotlib()  # fail before reading when matplotlib is missing
+    ext = os.path.splitext(args.output)[1].lstrip(".").lower()
+    if not ext:
+        raise ValueError(f"cannot tell the image format of {args.output!r}: name it .png, .svg "
+                         "or .pdf")
+    counts = _read(args, args.paths)
+    metric = _metric(args, counts)
+    metrics = [metric, "plugin"] if metric == "pass@k" else [metric]
+    rows = _score_counts(args, counts, metrics, args.k or "all",
+                         np.random.default_rng(args.seed))
+    curves: dict[tuple, _plot.Curve] = {}
+    plugin: dict[tuple, dict[int, float | None]] = {}
+    for row in rows:
+        key = tuple(row.group.items())
+        if row.metric == "plugin":
+            plugin.setdefault(key, {})[row.k] = row.value
+            continue
+        curve = curves.setdefault(key, _plot.Curve(_label(row.group)))
+        curve.k.append(row.k)
+        curve.value.append(row.value)
+        curve.ci_low.append(row.ci_low)
+        curve.ci_high.append(row.ci_high)
+    for key, curve in curves.items():
+        if key in plugin:
+            curve.plugin = [plugin[key].get(k) for k in curve.k]
+    with atomic_path(args.output) as tmp:
+        _plot.draw(list(curves.values()), tmp, metric=metric, level=args.level,
+                   interval=args.ci, log_k=args.log_k, title=args.title, image_format=ext)
+    if not args.quiet:
+        _note(args, f"wrote {args.output}")
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    import passatk
+    from passatk import archives
+
+    fmt = args.archive_format
+    fmt = archives.format_for_path(args.output) if fmt is None else fmt
+    sim = passatk.simulate(args.tasks, args.n, args.a, args.b, seed=args.seed)
+    tau = fmt.strip().lower() in ("tau-bench", "taubench", "tau_bench")
+    task_ids = [i if tau else f"task/{i}" for i in range(args.tasks)]
+    passes = [[j < c for j in range(n)] for n, c in zip(sim.n.tolist(), sim.c.tolist(),
+                                                        strict=True)]
+    written = archives.write_archive(args.output, task_ids, passes, format=fmt,
+                                     stored=not args.no_stored)
+    for path in written:
+        print(path)
+    if not args.quiet:
+        _note(args, f"simulated {args.tasks} tasks x {args.n} samples, p ~ Beta({args.a:g}, "
+                    f"{args.b:g}), seed {args.seed}, as {fmt}")
+    return 0
+
+
+def cmd_formats(args: argparse.Namespace) -> int:
+    from passatk import archives
+
+    from ._output import render, write_text
+
+    records = [
+        {"name": f.name, "harness": f.harness, "metric": f.metric, "files": f.files,
+         "detection": f.detection, "passes": f.passes}
+        for f in archives.formats()
+    ]
+    if args.format == "table":
+        width = max(len(r["name"]) for r in records)
+        lines = []
+        for r in records:
+            lines.append(f"{r['name']:<{width}}  {r['harness']}  ({r['metric']})")
+            lines.append(f"{'':<{width}}  files:     {r['files']}")
+            lines.append(f"{'':<{width}}  detected:  {r['detection']}")
+            lines.append(f"{'':<{width}}  pass:      {r['passes']}")
+        lines.append("")
+        lines.append("Detection reads the file name and the first record; --input-format NAME "
+                     "overrides it.")
+        text = "\n".join(lines) + "\n"
+    else:
+        text = render(records, args.format)
+    write_text(text, args.output)
+    return 0
 
 
 # -------------------------------------------------------------------------------------------------
 # main
+
+
+#: Python-API hints in library messages -> the flags that do the same on the command line
+_HINTS = (
+    ("pass missing='report'", "pass --missing report"),
+    ("pass unmatched='exclude'", "pass --unmatched exclude"),
+    ("pass format=", "pass --input-format"),
+    ("give threshold=", "give --threshold"),
+    ("(with threshold=)", "(with --threshold)"),
+    ("filters['since']", "--since"),
+    ("filters['until']", "--until"),
+    ("filters['difficulty']", "--difficulty"),
+    ("filters: since", "--since"),
+    ("filters: ", ""),
+)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -405,6 +816,8 @@ def _one_line(exc: BaseException) -> str:
         text = f"{where}: {exc.strerror}" if where else exc.strerror
     else:
         text = str(exc) or type(exc).__name__
+    for hint, flag in _HINTS:
+        text = text.replace(hint, flag)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return "; ".join(lines) if lines else type(exc).__name__
 
