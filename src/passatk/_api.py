@@ -116,6 +116,18 @@ def _scalar_ok(n, c, k):
     return 0 <= c <= n and 1 <= k <= n < _MAX_N
 
 
+def _common_shape(*shapes):
+    """The broadcast shape when every shape is one shape or (), else None (the slow path)."""
+    big = None
+    for sh in shapes:
+        if sh != ():
+            if big is None:
+                big = sh
+            elif sh != big:
+                return None
+    return () if big is None else big
+
+
 def _compute(n, c, k, mode, errors):
     _check_errors(errors)
     # Fast path for plain Python ints: training loops call this every step.
@@ -130,8 +142,10 @@ def _compute(n, c, k, mode, errors):
         d = np.asarray(min(max(k, -(2**62)), 2**62))
         _raise_invalid(a, b, d, (np.asarray(n), np.asarray(c), np.asarray(k)), ())
     (n64, on), (c64, oc), (k64, ok) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
+    shape = _common_shape(n64.shape, c64.shape, k64.shape)
     try:
-        shape = np.broadcast_shapes(n64.shape, c64.shape, k64.shape)
+        shape = shape if shape is not None else np.broadcast_shapes(
+            n64.shape, c64.shape, k64.shape)
     except ValueError:
         raise ValueError(
             f"n, c and k must broadcast to one shape, got shapes {n64.shape}, {c64.shape} "
