@@ -50,39 +50,68 @@ def _index(bits, n):
     return min(j, n - 1)
 
 
+@jit
+def _boot_chunk(theta, seed, ch, n_resamples, out):
+    """Fill rows [ch*CHUNK, ...) of ``out`` with bootstrap means from chunk ch's stream."""
+    n, kk = theta.shape
+    state = _stream(seed, ch)
+    acc = np.empty(kk)
+    lo = ch * CHUNK
+    hi = min(lo + CHUNK, n_resamples)
+    for b in range(lo, hi):
+        if kk == 1:
+            s = 0.0
+            for _ in range(n):
+                state, bits = _next(state)
+                s += theta[_index(bits, n), 0]
+            out[b, 0] = s / n
+        else:
+            acc[:] = 0.0
+            for _ in range(n):
+                state, bits = _next(state)
+                j = _index(bits, n)
+                for m in range(kk):
+                    acc[m] += theta[j, m]
+            for m in range(kk):
+                out[b, m] = acc[m] / n
+
+
 @jit(parallel=True)
-def boot_means(theta, seed, n_resamples):
+def _boot_means_parallel(theta, seed, n_resamples):
+    out = np.empty((n_resamples, theta.shape[1]))
+    n_chunks = (n_resamples + CHUNK - 1) // CHUNK
+    for ch in prange(n_chunks):
+        _boot_chunk(theta, seed, ch, n_resamples, out)
+    return out
+
+
+@jit
+def _boot_means_serial(theta, seed, n_resamples):
+    out = np.empty((n_resamples, theta.shape[1]))
+    n_chunks = (n_resamples + CHUNK - 1) // CHUNK
+    for ch in range(n_chunks):
+        _boot_chunk(theta, seed, ch, n_resamples, out)
+    return out
+
+
+PARALLEL_WORK = 20_000_000  # index draws (x columns) below which one thread is used
+
+
+def boot_means(theta, seed, n_resamples, parallel=None):
     """Means of ``n_resamples`` bootstrap resamples of the rows of ``theta`` (N x K).
 
     Every resample draws N row indices uniformly with replacement and averages each of the
     K columns over the same rows, so the columns share their resampling weights (paired).
-    Returns a float64 array of shape (n_resamples, K).
+    Returns a float64 array of shape (n_resamples, K). The result is the same with one
+    thread or many; small problems run on one thread (``parallel=None`` decides by size).
     """
-    n, kk = theta.shape
-    out = np.empty((n_resamples, kk))
-    n_chunks = (n_resamples + CHUNK - 1) // CHUNK
-    for ch in prange(n_chunks):
-        state = _stream(seed, ch)
-        acc = np.empty(kk)
-        lo = ch * CHUNK
-        hi = min(lo + CHUNK, n_resamples)
-        for b in range(lo, hi):
-            acc[:] = 0.0
-            if kk == 1:
-                s = 0.0
-                for _ in range(n):
-                    state, bits = _next(state)
-                    s += theta[_index(bits, n), 0]
-                acc[0] = s
-            else:
-                for _ in range(n):
-                    state, bits = _next(state)
-                    j = _index(bits, n)
-                    for m in range(kk):
-                        acc[m] += theta[j, m]
-            for m in range(kk):
-                out[b, m] = acc[m] / n
-    return out
+    theta = np.ascontiguousarray(theta, dtype=np.float64)
+    seed = np.uint64(seed)
+    if parallel is None:
+        parallel = theta.size * n_resamples >= PARALLEL_WORK
+    if parallel:
+        return _boot_means_parallel(theta, seed, n_resamples)
+    return _boot_means_serial(theta, seed, n_resamples)
 
 
 @jit
@@ -130,7 +159,7 @@ def signflip_exact(d, tol):
     return count, total
 
 
-@jit(parallel=True)
+@jit
 def signflip_random(d, tol, seed, n_resamples):
     """Random sign-flip count over ``n_resamples`` patterns (one random bit per task)."""
     n = d.shape[0]
@@ -140,7 +169,7 @@ def signflip_random(d, tol, seed, n_resamples):
     target = abs(t) - tol
     n_chunks = (n_resamples + CHUNK - 1) // CHUNK
     counts = np.zeros(n_chunks, dtype=np.int64)
-    for ch in prange(n_chunks):
+    for ch in range(n_chunks):
         state = _stream(seed, ch)
         lo = ch * CHUNK
         hi = min(lo + CHUNK, n_resamples)
