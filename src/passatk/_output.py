@@ -228,13 +228,16 @@ class Progress:
     the line.
     """
 
+    #: seconds before the bar appears: short reads print nothing
+    DELAY = 1.0
+
     def __init__(
-        self, stream: TextIO | None = None, *, enabled: bool = True, delay: float = 1.0
+        self, stream: TextIO | None = None, *, enabled: bool = True, delay: float | None = None
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
         self.enabled = enabled and bool(isatty and isatty())
-        self.delay = delay
+        self.delay = self.DELAY if delay is None else delay
         self.start = time.monotonic()
         self.drawn = False
         self._last = 0.0

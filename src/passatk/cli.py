@@ -520,13 +520,15 @@ def _emit(
     records: list[dict[str, Any]],
     columns: Sequence[str],
     extra: Sequence[str] = (),
+    decimals: int | None = None,
 ) -> None:
     from ._output import render, write_text
 
     if args.format == "json":
         text = render(records, "json")
     else:
-        decimals = 2 if getattr(args, "percent", False) else 4
+        if decimals is None:
+            decimals = 2 if getattr(args, "percent", False) else 4
         text = render(_compact(records, columns, extra), args.format, decimals=decimals)
     write_text(text, args.output)
 
@@ -695,7 +697,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     columns = ["metric", "k", "stored", "recomputed", "rel_diff", "status", "source"]
     if any(r["task"] is not None for r in records):
         columns.insert(2, "task")
-    _emit(args, records, columns)
+    _emit(args, records, columns, decimals=10)
     if not args.quiet:
         total = len(records)
         _note(args, f"{total - bad} of {total} stored number(s) agree within relative "
@@ -726,7 +728,8 @@ def cmd_plot(args: argparse.Namespace) -> int:
         if row.metric == "plugin":
             plugin.setdefault(key, {})[row.k] = row.value
             continue
-        curve = curves.setdefault(key, _plot.Curve(_label(row.group)))
+        label = str(next(iter(row.group.values()))) if len(row.group) == 1 else _label(row.group)
+        curve = curves.setdefault(key, _plot.Curve(label))
         curve.k.append(row.k)
         curve.value.append(row.value)
         curve.ci_low.append(row.ci_low)
