@@ -1,0 +1,99 @@
+"""Speed of the statistics layer (issue 3), on one thread.
+
+Run: python -m pytest bench/test_bench_stats.py --benchmark-enable -p no:randomly
+
+* score: 1,000,000 tasks (n = 200, c ~ Binomial(n, Beta(0.5, 0.5))) at k in {1, 10, 100}
+  with the super-population and fixed-benchmark SEs and t intervals. Target: < 1 s.
+* bootstrap: B = 10,000 resamples of 1,000 tasks. Target: < 0.5 s.
+* compare: 1,000 paired tasks at k in {1, 10}, with the bootstrap, max-T band, sign-flip,
+  Wilcoxon and Holm.
+
+With ``--benchmark-disable`` (the default) each function runs once, and the hard targets are
+still asserted from a best-of-3 wall-clock time.
+"""
+
+import time
+
+import numpy as np
+import pytest
+
+import passatk
+from passatk import _stats_kernels as SK
+from passatk._jit import get_num_threads, set_num_threads
+
+
+@pytest.fixture
+def one_thread():
+    before = get_num_threads()
+    set_num_threads(1)
+    yield
+    set_num_threads(before)
+
+
+def _best_of(fn, reps=3):
+    best = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+@pytest.fixture(scope="module")
+def million():
+    rng = np.random.default_rng(0)
+    size = 1_000_000
+    n = np.full(size, 200, dtype=np.int64)
+    c = rng.binomial(n, rng.beta(0.5, 0.5, size)).astype(np.int64)
+    return n, c
+
+
+def test_score_million_tasks_three_k(benchmark, one_thread, million):
+    n, c = million
+
+    def run():
+        return passatk.score(n, c, k=[1, 10, 100])
+
+    r = run()  # warm up (compilation, tables)
+    assert all(row.se_super is not None and row.se_fixed is not None for row in r)
+    benchmark(run)
+    assert _best_of(run) < 1.0
+
+
+def test_bootstrap_10k_resamples_1k_tasks(benchmark, one_thread):
+    theta = np.random.default_rng(1).random((1000, 1))
+    SK.boot_means(theta, 1, 10)
+
+    def run():
+        return SK.boot_means(theta, 2, 10_000)
+
+    benchmark(run)
+    assert _best_of(run) < 0.5
+
+
+def test_score_bca_1k_tasks(benchmark, one_thread):
+    rng = np.random.default_rng(2)
+    n = np.full(1000, 20)
+    c = rng.binomial(20, rng.beta(1, 2, 1000))
+
+    def run():
+        return passatk.score(n, c, k=[1, 5], interval="bca", seed=3)
+
+    run()
+    benchmark(run)
+    assert _best_of(run) < 1.0
+
+
+def test_compare_1k_tasks(benchmark, one_thread):
+    rng = np.random.default_rng(4)
+    p = rng.beta(1, 2, 1000)
+    n = np.full(1000, 20)
+    ca = rng.binomial(20, p)
+    cb = rng.binomial(20, np.clip(p + 0.03, 0, 1))
+
+    def run():
+        return passatk.compare(n, ca, n, cb, k=[1, 10], seed=5)
+
+    run()
+    benchmark(run)
+    assert _best_of(run) < 1.0
