@@ -426,6 +426,7 @@ _SCALED = (
 )
 
 _SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples")
+_COMPARE_SPEC = ("metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks")
 _COMPARE_COLUMNS = (
     "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "p_value", "tasks",
 )
@@ -644,7 +645,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             if args.unmatched == "exclude":
                 record["only_in_a"] = list(result.only_in_a)
                 record["only_in_b"] = list(result.only_in_b)
-            records.append(_percent(_ordered(record, _COMPARE_COLUMNS), args.percent))
+            records.append(_percent(_ordered(record, _COMPARE_SPEC), args.percent))
     _emit(args, records, _COMPARE_COLUMNS)
     return 0
 
@@ -711,7 +712,10 @@ def cmd_plot(args: argparse.Namespace) -> int:
     from . import _plot
     from ._output import atomic_path
 
-    _plot._import_matplotlib()  # fail before reading when matplotlib is missing
+    try:
+        _plot._import_matplotlib()  # fail before reading when matplotlib is missing
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
     ext = os.path.splitext(args.output)[1].lstrip(".").lower()
     if not ext:
         raise ValueError(f"cannot tell the image format of {args.output!r}: name it .png, .svg "
