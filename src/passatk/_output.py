@@ -78,7 +78,7 @@ def _cell(value: Any, decimals: int = _DECIMALS) -> str:
         if value.is_integer() and abs(value) >= 10**6:
             return f"{int(value)}"
         if value != 0 and abs(value) < 10.0**-decimals:
-            return f"{value:.{decimals - 2}e}"
+            return f"{value:.2e}"
         return f"{value:.{decimals}f}"
     if isinstance(value, (list, tuple)):
         return ",".join(_cell(v, decimals) for v in value)

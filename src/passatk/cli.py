@@ -847,7 +847,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # surface a broken pipe here rather than at interpreter exit
+        return code
     except BrokenPipeError:
         # The reader of stdout went away (e.g. `| head`): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
