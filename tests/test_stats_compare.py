@@ -206,3 +206,16 @@ def test_max_t_band_coverage_under_simulation():
 def test_compare_validation(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         passatk.compare([4, 4], [1, 2], [4, 4], [2, 2], **kwargs)
+
+
+def test_wilcoxon_in_compare_sees_float_noise_ties():
+    # pass@1 with n = 10: (3 - 1)/10 and (2 - 0)/10 are the same difference, though
+    # 0.3 - 0.1 != 0.2 in floating point; they must tie in the ranking
+    ca = np.array([3, 2, 5, 7, 9, 4, 6, 8])
+    cb = np.array([1, 0, 5, 2, 3, 1, 6, 2])
+    n = np.full(8, 10)
+    row = passatk.compare(n, ca, n, cb, seed=0)[0]
+    d = (ca - cb) / 10  # exact differences as integers over 10
+    res = ss.wilcoxon(np.round(d * 10).astype(float), method="asymptotic", correction=False)
+    assert row.wilcoxon_method == "normal approximation"
+    assert row.wilcoxon_p_value == pytest.approx(res.pvalue, rel=1e-12)

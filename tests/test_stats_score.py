@@ -8,6 +8,8 @@ from fractions import Fraction
 import naive_stats as naive
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import passatk
 from passatk import reference
@@ -302,3 +304,91 @@ def test_validation_messages(kwargs, exc, match):
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         passatk.score(args.pop("n"), args.pop("c"), **args)
+
+
+# ------------------------------------------------------------------ more intervals and inputs
+@pytest.mark.parametrize(("x", "size"), [(0, 10), (3, 10), (9, 12), (148, 164), (20, 20)])
+def test_wilson_interval_vs_scipy(x, size):
+    from scipy import stats as ss
+
+    c = np.zeros(size, dtype=np.int64)
+    c[:x] = 1
+    row = passatk.score(np.ones(size, dtype=np.int64), c, interval="wilson", confidence=0.9)[0]
+    ci = ss.binomtest(x, size).proportion_ci(confidence_level=0.9, method="wilson")
+    assert (row.ci_low, row.ci_high) == pytest.approx((ci.low, ci.high), rel=1e-12, abs=1e-15)
+    assert row.ci_method.startswith("Wilson")
+
+
+def test_wilson_needs_binary_outcomes():
+    row = passatk.score([5, 5], [2, 3], interval="wilson")[0]
+    assert row.ci_low is None and "binary" in row.reason
+
+
+class _Frame:
+    """The two things score() uses of a DataFrame: .columns and [column]."""
+
+    def __init__(self, cols):
+        self._cols = cols
+        self.columns = list(cols)
+
+    def __getitem__(self, key):
+        return self._cols[key]
+
+
+def test_groups_from_a_dataframe_like():
+    frame = _Frame({"model": ["a", "b", "a"], "run": [1, 1, 2]})
+    r = passatk.score([3, 3, 3], [1, 2, 3], groups=frame)
+    assert [row.group for row in r] == [{"model": "a", "run": 1}, {"model": "a", "run": 2},
+                                       {"model": "b", "run": 1}]
+
+
+def test_to_pandas_flattens_groups(monkeypatch):
+    import types
+
+    captured = {}
+
+    class DataFrame:
+        @classmethod
+        def from_records(cls, records):
+            captured["records"] = records
+            return "frame"
+
+    monkeypatch.setitem(sys.modules, "pandas", types.SimpleNamespace(DataFrame=DataFrame))
+    r = passatk.score([3, 3], [1, 2], groups={"model": ["a", "b"], "k": [0, 0]})
+    assert r.to_pandas() == "frame"
+    first = captured["records"][0]
+    assert first["model"] == "a" and first["group_k"] == 0 and first["k"] == 1
+    assert "group" not in first
+
+
+def test_mixed_type_ids_are_a_type_error():
+    with pytest.raises(TypeError, match="task ids must be comparable"):
+        passatk.score([3, 3], [1, 2], task_ids=np.array([1, "a"], dtype=object))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 12), st.integers(0, 12)), min_size=2, max_size=15),
+       st.integers(1, 6))
+def test_property_score_matches_naive(pairs, k):
+    n = np.array([a for a, _ in pairs])
+    c = np.array([min(b, a) for a, b in pairs])
+    if k > n.min():
+        with pytest.raises(ValueError, match="exceeds n"):
+            passatk.score(n, c, k=k)
+        return
+    row = passatk.score(n, c, k=k)[0]
+    est = [float(reference.pass_at_k_exact(int(a), int(b), k)) for a, b in zip(n, c,
+                                                                              strict=True)]
+    assert row.value == pytest.approx(naive.mean(est), rel=1e-13, abs=1e-15)
+    assert row.se == pytest.approx(naive.se_super(est), rel=1e-9, abs=1e-15)
+    if n.min() >= 2 * k:
+        v = [float(naive.vhat_exact("pass@k", int(a), int(b), k)) for a, b in zip(n, c,
+                                                                                   strict=True)]
+        assert row.se_fixed == pytest.approx(math.sqrt(math.fsum(v)) / len(v), rel=1e-9,
+                                             abs=1e-15)
+    else:
+        assert row.se_fixed is None
+    # the order of the tasks does not matter
+    perm = np.random.default_rng(0).permutation(n.size)
+    again = passatk.score(n[perm], c[perm], k=k)[0]
+    assert again.value == pytest.approx(row.value, rel=1e-14, abs=1e-15)

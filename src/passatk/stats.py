@@ -31,20 +31,23 @@ from ._results import CompareResult, CompareRow, PlanResult, ScoreResult, ScoreR
 
 __all__ = [
     "compare",
+    "mcnemar",
     "min_detectable_effect",
     "norm_cdf",
     "norm_ppf",
     "samples_needed",
     "score",
+    "signflip_test",
     "simulate",
     "t_cdf",
     "t_ppf",
     "task_variance",
     "tasks_needed",
+    "wilcoxon_signed_rank",
 ]
 
 METRICS = ("pass@k", "pass^k", "plugin", "posterior", "bayes@n")
-INTERVALS = ("t", "fixed", "cluster", "percentile", "bca")
+INTERVALS = ("t", "fixed", "cluster", "percentile", "bca", "wilson")
 _BAYES = ("posterior", "bayes@n")
 _MAX_N = 2**53
 _LIST = 10  # how many offending ids an error message lists
@@ -55,11 +58,13 @@ ESTIMANDS = {
     "bca": "super-population",
     "fixed": "fixed-benchmark",
     "cluster": "super-population (clustered)",
+    "wilson": "super-population",
 }
 CI_METHODS = {
     "t": "t",
     "fixed": "normal",
     "cluster": "t (clusters - 1 df)",
+    "wilson": "Wilson score (binary outcomes)",
     "percentile": "bootstrap percentile",
     "bca": "bootstrap BCa",
 }
@@ -614,8 +619,12 @@ def _groups(cols, size):
 
 def _dedupe(ids, n, c, extra, duplicates, where):
     """Check or merge duplicate task ids. Returns ids, n, c, extra, merged ids."""
-    u, first, inv, counts = np.unique(ids, return_index=True, return_inverse=True,
-                                      return_counts=True)
+    try:
+        u, first, inv, counts = np.unique(ids, return_index=True, return_inverse=True,
+                                          return_counts=True)
+    except TypeError as e:
+        raise TypeError(f"task ids{where} must be comparable values of one type: {e}"
+                        ) from None
     if len(u) == len(ids):
         return ids, n, c, extra, []
     dup = u[counts > 1]
@@ -668,6 +677,8 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
     if groups is not None:
         if isinstance(groups, Mapping):
             items = list(groups.items())
+        elif hasattr(groups, "columns") and hasattr(groups, "__getitem__"):  # a DataFrame
+            items = [(col, np.asarray(groups[col])) for col in groups.columns]
         else:
             items = [("group", groups)]
         for name, col in items:
@@ -717,9 +728,13 @@ def score(n, c, k=1, *, metric="pass@k", task_ids=None, groups=None, clusters=No
         combination, in sorted order.
     clusters : array_like, optional
         Cluster labels for the clustered SE (Miller 2024).
-    interval : {"t", "fixed", "cluster", "percentile", "bca"}
-        Which SE and interval fill ``se``, ``ci_low`` and ``ci_high``. The bootstrap
-        choices fill both the percentile and the BCa fields.
+    interval : {"t", "fixed", "cluster", "percentile", "bca", "wilson"}
+        Which SE and interval fill ``se``, ``ci_low`` and ``ci_high``: ``"t"``
+        (super-population, t on N-1 df), ``"fixed"`` (fixed-benchmark, normal),
+        ``"cluster"`` (clustered, t on clusters-1 df), ``"percentile"``/``"bca"``
+        (bootstrap over tasks; ``se`` stays the super-population SE, and both the
+        percentile and the BCa fields are filled), ``"wilson"`` (binary per-task outcomes
+        only, e.g. n = 1; for small N).
     confidence : float
         Interval level, default 0.95.
     n_resamples : int
@@ -856,6 +871,13 @@ def _score_group(metric, n, c, ks, labels, cl, name_of, id_word, where, interval
             else:
                 h = norm_ppf(1 - alpha / 2) * se
                 lo, hi = value - h, value + h
+        elif interval == "wilson":
+            se = se_super
+            if not np.all((theta == 0.0) | (theta == 1.0)):
+                reasons.append("the Wilson interval needs a binary outcome per task (e.g. n=1 "
+                               "and k=1); these per-task estimates are not all 0 or 1")
+            else:
+                lo, hi = _wilson(int(np.sum(theta)), size, confidence)
         else:
             se = se_cl
             if se is None or n_cl < 2:
@@ -889,6 +911,15 @@ def _score_group(metric, n, c, ks, labels, cl, name_of, id_word, where, interval
                 upd["reason"] = "; ".join(x for x in (row.reason, why) if x)
             out[k] = _replace(row, **upd)
     return [out[k] for k in ks]
+
+
+def _wilson(x, size, confidence):
+    """Wilson score interval for x successes in ``size`` binary trials."""
+    z = norm_ppf(0.5 + confidence / 2)
+    z2 = z * z
+    centre = (x + z2 / 2) / (size + z2)
+    half = z / (size + z2) * math.sqrt(x * (size - x) / size + z2 / 4)
+    return max(centre - half, 0.0), min(centre + half, 1.0)
 
 
 def _replace(row, **kw):
@@ -1231,7 +1262,9 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
         else:
             reasons.append("a standard error needs at least 2 tasks")
         pp, exact = signflip_test(d, n_resamples=n_resamples, seed=rng)
-        w, wp, wm = wilcoxon_signed_rank(d)
+        # values equal in exact arithmetic can differ in the last bits (0.3 - 0.1 vs 0.2):
+        # round before ranking so that such ties and zeros are seen as ties and zeros
+        w, wp, wm = wilcoxon_signed_rank(np.round(d, 12))
         fields.update(perm_p_value=pp, perm_exact=exact, wilcoxon_stat=w, wilcoxon_p_value=wp,
                       wilcoxon_method=wm)
         if binary and kv == 1 and metric != "plugin":
