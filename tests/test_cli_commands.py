@@ -315,3 +315,31 @@ def test_python_m_passatk_error_has_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "passatk", "score", str(path), "-k", "0"],
                           capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stderr.count("\n")) == (1, 1)
+
+
+def test_compare_one_group_each_labels_both(capsys, ab):
+    base = os.path.dirname(os.path.dirname(ab[0]))
+    code, out, _ = run(capsys, ["compare", os.path.join(base, "a"), os.path.join(base, "b"),
+                                "--by", "path:parent", "--format", "json"])
+    assert code == 0
+    rec = json.loads(out)[0]
+    assert rec["group"] == {"a": "path:parent=a", "b": "path:parent=b"}
+    _, plain, _ = run(capsys, ["compare", *ab, "--format", "json"])
+    assert rec["diff"] == json.loads(plain)[0]["diff"]
+
+
+def test_check_livecodebench_per_problem_and_missing(capsys, tmp_path):
+    path = tmp_path / "m_eval_all.json"
+    write_archive(path, TASKS, PASSES_A, format="livecodebench")
+    doc = json.loads(path.read_text())
+    doc[2]["pass@1"] += 1e-6
+    path.write_text(json.dumps(doc))
+    code, out, err = run(capsys, ["check", str(path), "--format", "json"])
+    assert code == 1
+    records = json.loads(out)
+    assert [r["status"] for r in records].count("MISMATCH") == 1
+    bad = next(r for r in records if r["status"] == "MISMATCH")
+    n, c = counts_of(PASSES_A)
+    i = TASKS.index(bad["task"])
+    assert bad["recomputed"] == passatk.pass_at_k(n[i], c[i], 1)
+    assert err.endswith("; 1 do not\n")

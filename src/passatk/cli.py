@@ -660,23 +660,27 @@ def cmd_check(args: argparse.Namespace) -> int:
             "(EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, lm-eval results, ...)"
         )
     by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
+    task_rows: dict[tuple, dict[str, int]] = {}
     records = []
     bad = 0
     for stored in counts.stored:
-        g = by_group.get(tuple(stored.group))
+        key = tuple(stored.group)
+        g = by_group.get(key)
         recomputed = None
         reason = None
         if g is None:
             reason = "no samples of this group in the archives"
         elif stored.task is not None:
-            rows = [i for i, t in enumerate(g.task.tolist()) if t == stored.task]
-            if not rows:
+            if key not in task_rows:
+                task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
+            i = task_rows[key].get(str(stored.task))
+            if i is None:
                 reason = f"no samples of task {stored.task} in the archives"
-            elif g.n[rows[0]] < stored.k:
-                reason = f"k={stored.k} exceeds n={int(g.n[rows[0]])} of task {stored.task}"
+            elif g.n[i] < stored.k:
+                reason = f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
             else:
                 fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
-                recomputed = float(fn(int(g.n[rows[0]]), int(g.c[rows[0]]), stored.k))
+                recomputed = float(fn(int(g.n[i]), int(g.c[i]), stored.k))
         else:
             row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
                                 missing="report")[0]
