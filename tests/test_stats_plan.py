@@ -123,7 +123,7 @@ def test_simulate_shapes_seeds_and_truths():
     [
         ((0, 5, 1.0, 1.0), {}, ValueError, "n_tasks must satisfy"),
         ((5, [1, 2], 1.0, 1.0), {}, ValueError, "one per task"),
-        ((5, 0, 1.0, 1.0), {}, ValueError, "n must satisfy n >= 1"),
+        ((5, 0, 1.0, 1.0), {}, ValueError, "n must satisfy 1 <= n"),
         ((5, 5, -1.0, 1.0), {}, ValueError, "a must be"),
         ((5, 5.5, 1.0, 1.0), {}, TypeError, "n must be integers"),
         ((5, 5, 1.0, 1.0), {"seed": "x"}, TypeError, "seed must be"),

@@ -240,6 +240,7 @@ def test_bayes_at_n_formula():
     assert row.value == pytest.approx(pt.mean(), rel=1e-15)
     assert row.se == pytest.approx(math.sqrt(np.sum(pt * (1 - pt) / (n + 3))) / 3, rel=1e-14)
     assert "Bayes@N" in row.estimand
+    assert [row.k for row in passatk.score(n, c, k="all", metric="bayes@n")] == [1]
     with pytest.raises(ValueError, match=r"bayes@n.*k=1"):
         passatk.score(n, c, k=2, metric="bayes@n")
 

@@ -804,6 +804,8 @@ def _score_group(metric, n, c, ks, labels, cl, name_of, id_word, where, interval
     base = {"group": labels, "metric": metric, "tasks": size, "samples": samples,
             "confidence": confidence}
     if metric in _BAYES:
+        if metric == "bayes@n":
+            ks = (1,)  # the pass rate; validated to k=1 or "all"
         return [_bayes_row(metric, n, c, k, prior, base, confidence) for k in ks]
     estimand = ESTIMANDS[interval]
     if metric == "plugin":
@@ -1327,6 +1329,19 @@ def _positive(v, name):
     return float(v)
 
 
+def _power_iv(x, name, sd, alpha, power):
+    """Validate (delta or n_tasks, sd, alpha, power) of the power-analysis functions."""
+    if name == "n_tasks":
+        x = _posint(x, name, 1)
+    else:
+        if isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool):
+            x = abs(x)  # the sign of the difference does not matter to a two-sided test
+        x = _positive(x, name)
+    sd = _positive(sd, "sd")
+    alpha, power = _plan_iv_common(alpha, power)
+    return x, sd, alpha, power
+
+
 def tasks_needed(delta, sd, *, alpha=0.05, power=0.8):
     """Tasks needed to detect a mean difference ``delta`` with a two-sided test.
 
@@ -1340,11 +1355,7 @@ def tasks_needed(delta, sd, *, alpha=0.05, power=0.8):
     >>> passatk.tasks_needed(0.03, 0.2).value
     349
     """
-    if isinstance(delta, int | float | np.integer | np.floating) and not isinstance(delta, bool):
-        delta = abs(delta)
-    delta = _positive(delta, "delta")
-    sd = _positive(sd, "sd")
-    alpha, power = _plan_iv_common(alpha, power)
+    delta, sd, alpha, power = _power_iv(delta, "delta", sd, alpha, power)
     z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
     n = math.ceil((z * sd / delta) ** 2 * (1 - 1e-12))
     return PlanResult(quantity="tasks", value=max(n, 2),
@@ -1361,13 +1372,21 @@ def min_detectable_effect(n_tasks, sd, *, alpha=0.05, power=0.8):
     >>> round(passatk.min_detectable_effect(164, 0.3).value, 4)
     0.0656
     """
-    n_tasks = _posint(n_tasks, "n_tasks", 1)
-    sd = _positive(sd, "sd")
-    alpha, power = _plan_iv_common(alpha, power)
+    n_tasks, sd, alpha, power = _power_iv(n_tasks, "n_tasks", sd, alpha, power)
     z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
     return PlanResult(quantity="min_detectable_effect", value=z * sd / math.sqrt(n_tasks),
                       inputs={"n_tasks": n_tasks, "sd": sd, "alpha": alpha, "power": power},
                       note="MDE = (z_{1-alpha/2} + z_power) sd / sqrt(N) (Miller 2024)")
+
+
+def _samples_iv(n, c, k, target_se, metric):
+    n = _int_array(n, "n")
+    c = _int_array(c, "c")
+    _check_counts(n, c)
+    k = _posint(k, "k")
+    eps = _positive(target_se, "target_se")
+    _choice(metric, "metric", ("pass@k", "pass^k"))
+    return n, c, k, eps, metric
 
 
 def samples_needed(n, c, k, target_se, *, metric="pass@k"):
@@ -1386,12 +1405,7 @@ def samples_needed(n, c, k, target_se, *, metric="pass@k"):
     >>> r.value
     140
     """
-    n = _int_array(n, "n")
-    c = _int_array(c, "c")
-    _check_counts(n, c)
-    k = _posint(k, "k")
-    eps = _positive(target_se, "target_se")
-    _choice(metric, "metric", ("pass@k", "pass^k"))
+    n, c, k, eps, metric = _samples_iv(n, c, k, target_se, metric)
     p = c / n
     size = n.size
 
@@ -1417,6 +1431,22 @@ def samples_needed(n, c, k, target_se, *, metric="pass@k"):
                       inputs={"tasks": size, "k": k, "target_se": eps, "metric": metric,
                               "approximation": approx, "se_at_value": se_at(hi)},
                       note="exact estimator variance at p_i = c_i / n_i from the pilot")
+
+
+def _simulate_iv(n_tasks, n, a, b, seed, n_benchmarks):
+    n_tasks = _posint(n_tasks, "n_tasks")
+    nn = _int_array(n, "n")
+    if nn.size not in (1, n_tasks):
+        raise ValueError(f"n must be one int or one per task ({n_tasks}), got {nn.size}")
+    if (nn < 1).any() or (nn >= _MAX_N).any():
+        i = int(np.argmax((nn < 1) | (nn >= _MAX_N)))
+        raise ValueError(f"n must satisfy 1 <= n < 2**53, got n={int(nn[i])} at position {i}")
+    a = _positive(a, "a")
+    b = _positive(b, "b")
+    rng = _rng(seed)
+    shape = (n_tasks,) if n_benchmarks is None else (
+        _posint(n_benchmarks, "n_benchmarks"), n_tasks)
+    return n_tasks, nn, a, b, rng, shape
 
 
 def simulate(n_tasks, n, a, b, *, seed=None, n_benchmarks=None):
@@ -1448,18 +1478,7 @@ def simulate(n_tasks, n, a, b, *, seed=None, n_benchmarks=None):
     >>> round(sim.population_pass_at_k(1), 6)
     0.5
     """
-    n_tasks = _posint(n_tasks, "n_tasks")
-    nn = _int_array(n, "n")
-    if nn.size not in (1, n_tasks):
-        raise ValueError(f"n must be one int or one per task ({n_tasks}), got {nn.size}")
-    if (nn < 1).any():
-        i = int(np.argmax(nn < 1))
-        raise ValueError(f"n must satisfy n >= 1, got n={int(nn[i])} at position {i}")
-    a = _positive(a, "a")
-    b = _positive(b, "b")
-    rng = _rng(seed)
-    shape = (n_tasks,) if n_benchmarks is None else (
-        _posint(n_benchmarks, "n_benchmarks"), n_tasks)
+    n_tasks, nn, a, b, rng, shape = _simulate_iv(n_tasks, n, a, b, seed, n_benchmarks)
     p = rng.beta(a, b, size=shape)
     nfull = np.broadcast_to(nn if nn.size == n_tasks else nn[0], shape).astype(np.int64)
     c = rng.binomial(nfull, p).astype(np.int64)
