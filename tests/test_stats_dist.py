@@ -76,3 +76,9 @@ def test_t_huge_df_is_close_to_scipy():
     for t in (-5.0, -1.0, 2.0):
         assert t_cdf(t, 1e9) == pytest.approx(ss.t.cdf(t, 1e9), rel=1e-7)
     assert t_ppf(0.975, 1e9) == pytest.approx(ss.t.ppf(0.975, 1e9), rel=1e-8)
+
+
+def test_norm_ppf_subnormal_probabilities():
+    # erfc has only a few significant bits down there; any x with Phi(x) ~ p will do
+    for p in (1e-310, 5e-324):
+        assert norm_ppf(p) == pytest.approx(ss.norm.ppf(p), rel=1e-4)

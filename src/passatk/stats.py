@@ -20,6 +20,7 @@ functions used here are implemented in this module.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
@@ -128,7 +129,10 @@ def norm_ppf(p: float) -> float:
           / (1.0 + t * (1.432788 + t * (0.189269 + t * 0.001308))))
     for _ in range(4):  # Halley on Phi(x) = q, x < 0
         e = 0.5 * math.erfc(-x / _SQRT2) - q
-        u = e * _SQRT2PI * math.exp(0.5 * x * x)
+        if e == 0.0:
+            break
+        # u = e / pdf(x), formed in logs: pdf(x) underflows for the smallest q
+        u = math.copysign(math.exp(math.log(abs(e)) + 0.5 * x * x + math.log(_SQRT2PI)), e)
         step = u / (1.0 + 0.5 * x * u)
         x -= step
         if abs(step) <= 1e-16 * abs(x):
@@ -925,8 +929,6 @@ def _wilson(x, size, confidence):
 
 
 def _replace(row, **kw):
-    import dataclasses
-
     return dataclasses.replace(row, **kw)
 
 
