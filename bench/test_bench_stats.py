@@ -97,3 +97,17 @@ def test_compare_1k_tasks(benchmark, one_thread):
     run()
     benchmark(run)
     assert _best_of(run) < 1.0
+
+
+def test_score_million_tasks_ragged_n(benchmark, one_thread):
+    # n uniform on 150..299 (no single repeated n): the kernel's direct path
+    rng = np.random.default_rng(6)
+    n = rng.integers(150, 300, 1_000_000)
+    c = rng.binomial(n, rng.beta(0.5, 0.5, n.size))
+
+    def run():
+        return passatk.score(n, c, k=[1, 10, 100])
+
+    run()
+    benchmark(run)
+    assert _best_of(run) < 1.0
