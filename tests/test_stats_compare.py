@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as ss
 
 import passatk
-from passatk.stats import _holm, mcnemar, signflip_test, wilcoxon_signed_rank
+from passatk.stats import _bh, _holm, mcnemar, signflip_test, wilcoxon_signed_rank
 
 COMPARE_KEYS = {"group", "metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks"}
 
@@ -219,3 +219,21 @@ def test_wilcoxon_in_compare_sees_float_noise_ties():
     res = ss.wilcoxon(np.round(d * 10).astype(float), method="asymptotic", correction=False)
     assert row.wilcoxon_method == "normal approximation"
     assert row.wilcoxon_p_value == pytest.approx(res.pvalue, rel=1e-12)
+
+
+def test_benjamini_hochberg_vs_scipy():
+    rng = np.random.default_rng(0)
+    for size in (1, 2, 5, 17):
+        ps = rng.random(size) ** 3
+        np.testing.assert_allclose(_bh(ps), ss.false_discovery_control(ps), rtol=1e-14)
+    out = _bh([0.04, np.nan, 0.01])
+    assert np.isnan(out[1]) and out[0] == pytest.approx(0.04) and out[2] == pytest.approx(0.02)
+
+
+def test_compare_rows_carry_adjusted_p_values():
+    na, ca, nb, cb = _runs(4)
+    r = passatk.compare(na, ca, nb, cb, k=[1, 2, 5], seed=0, n_resamples=500)
+    raw = [row.p_value for row in r]
+    np.testing.assert_allclose([row.p_value_holm for row in r], naive.holm(raw), rtol=1e-14)
+    np.testing.assert_allclose([row.p_value_bh for row in r], ss.false_discovery_control(raw),
+                               rtol=1e-14)

@@ -168,6 +168,7 @@ class CompareRow:
     df: int | None = None
     t_stat: float | None = None
     p_value_holm: float | None = None
+    p_value_bh: float | None = None
     boot_low: float | None = None
     boot_high: float | None = None
     band_low: float | None = None

@@ -1106,6 +1106,20 @@ def _holm(p):
     return out
 
 
+def _bh(p):
+    """Benjamini-Hochberg adjusted p-values (NaN entries are left out and stay NaN)."""
+    p = np.asarray(p, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    if ok.size == 0:
+        return out
+    m = ok.size
+    order = ok[np.argsort(p[ok], kind="stable")]
+    scaled = p[order] * m / np.arange(1, m + 1)
+    out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # compare
 # --------------------------------------------------------------------------------------
@@ -1153,8 +1167,9 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
     D_i = thetahat_A,i - thetahat_B,i: the mean difference, its paired SE sd(D)/sqrt(N), the
     t interval and p-value (N-1 df), the paired bootstrap percentile interval, the sign-flip
     permutation p-value (exact for N <= 20), the Wilcoxon signed-rank test, McNemar's exact
-    test when every task has one sample in both runs, a Holm adjustment of the t p-values
-    over the k compared, and a max-T bootstrap band that holds over all k simultaneously.
+    test when every task has one sample in both runs, Holm and Benjamini-Hochberg
+    adjustments of the t p-values over the k compared, and a max-T bootstrap band that
+    holds over all k simultaneously.
 
     Parameters
     ----------
@@ -1300,10 +1315,10 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
             rows[kv] = _replace(row, boot_low=float(lo), boot_high=float(hi),
                                 band_low=row.diff - half, band_high=row.diff + half)
     order = list(kvals)
-    holm = _holm([np.nan if rows[kv].p_value is None else rows[kv].p_value for kv in order])
+    raw = [np.nan if rows[kv].p_value is None else rows[kv].p_value for kv in order]
     out = []
-    for kv, ph in zip(order, holm, strict=True):
-        out.append(_replace(rows[kv], p_value_holm=_f(ph)))
+    for kv, ph, pb in zip(order, _holm(raw), _bh(raw), strict=True):
+        out.append(_replace(rows[kv], p_value_holm=_f(ph), p_value_bh=_f(pb)))
     return CompareResult(rows=tuple(out), confidence=confidence, only_in_a=tuple(only_a),
                          only_in_b=tuple(only_b), band_critical_value=crit,
                          n_resamples=n_resamples)
