@@ -373,3 +373,28 @@ def test_no_progress_bar_when_stderr_is_not_a_tty(capsys, he, monkeypatch):
     monkeypatch.setattr(_output.Progress, "DELAY", 0.0)
     code, _, err = run(capsys, ["score", he])
     assert (code, err) == (0, "")
+
+
+def test_score_fixed_benchmark_se_and_level(capsys, he):
+    code, out, _ = run(capsys, ["score", he, "-k", "1,6,7", "--ci", "fixed", "--level", "0.9",
+                                "--format", "json"])
+    assert code == 0
+    got = json.loads(out)
+    want = lib_records(PASSES_A, [1, 6, 7], interval="fixed", confidence=0.9)
+    assert [(r["se"], r["ci_low"], r["ci_high"], r["reason"]) for r in got] == [
+        (w["se"], w["ci_low"], w["ci_high"], w["reason"]) for w in want
+    ]
+    assert got[0]["estimand"] == "fixed-benchmark" and got[0]["confidence"] == 0.9
+    assert got[2]["se"] is None and "n < 2k" in got[2]["reason"]  # n = 12 < 2 * 7
+
+
+def test_score_many_files_and_globs(capsys, runs):
+    pattern = os.path.join(runs, "**", "*_results.jsonl")
+    code, out, _ = run(capsys, ["score", pattern, "--by", "path:-2", "--format", "json"])
+    assert code == 0
+    assert [r["group"] for r in json.loads(out)] == [{"path:-2": "model-a"},
+                                                     {"path:-2": "model-b"}]
+    # two files without --by are one run: their counts are merged per task
+    code, out, _ = run(capsys, ["score", pattern, "--format", "json"])
+    merged = [a + b for a, b in zip(PASSES_A, PASSES_B, strict=True)]
+    assert json.loads(out)[0]["value"] == lib_records(merged, 1)[0]["value"]
