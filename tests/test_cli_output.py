@@ -101,3 +101,17 @@ def test_progress_waits_for_delay():
     progress = Progress(stream, delay=60.0)
     progress(1, 2)
     assert stream.getvalue() == ""
+
+
+def test_written_file_gets_normal_permissions(tmp_path):
+    umask = os.umask(0o022)
+    try:
+        write_text("x", tmp_path / "new.txt")
+        assert (tmp_path / "new.txt").stat().st_mode & 0o777 == 0o644
+        old = tmp_path / "old.txt"
+        old.write_text("y")
+        old.chmod(0o640)
+        write_text("z", old)
+        assert old.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(umask)
