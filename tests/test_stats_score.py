@@ -393,3 +393,16 @@ def test_property_score_matches_naive(pairs, k):
     perm = np.random.default_rng(0).permutation(n.size)
     again = passatk.score(n[perm], c[perm], k=k)[0]
     assert again.value == pytest.approx(row.value, rel=1e-14, abs=1e-15)
+
+
+@pytest.mark.parametrize("metric", ["pass@k", "pass^k"])
+def test_task_variance_keeps_relative_accuracy_at_large_n(metric):
+    # P0^2 - P0(n,c,2k) cancels when n >> c, k; the exact-ratio path must not lose digits
+    cases = [(10**6, 1, 2), (10**6, 3, 10), (10**7, 2, 5), (5 * 10**5, 40, 30), (2000, 1, 7),
+             (10**6, 10**6 - 2, 4), (300, 10, 3), (10**6, 7, 1)]
+    for n, c, k in cases:
+        if metric == "pass^k":
+            c = n - c  # the same cancellation for pass^k
+        got = task_variance([n], [c], k, metric=metric)[0]
+        want = float(naive.vhat_exact(metric, n, c, k))
+        assert got == pytest.approx(want, rel=1e-12), (n, c, k)

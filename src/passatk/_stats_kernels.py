@@ -213,3 +213,36 @@ def bayes_moments(n, c, k, a0, b0):
         e1[i] = np.exp(s1)
         e2[i] = np.exp(s)
     return e1, e2
+
+
+@jit
+def one_minus_ratio(n, c, k):
+    """1 - P0(n-k, c, k) / P0(n, c, k) per task, without cancellation (needs n >= 2k).
+
+    The ratio is a product whose factors are 1 - (exact integer) / (exact integer):
+    over j < c, 1 - k^2 / (n-k-j)^2; or over j < k, 1 - c k / ((n-k-j)(n-c-j)). Their logs are
+    summed with log1p and the result is -expm1(sum), so small values keep full relative
+    accuracy (the direct difference P0(n,c,k)^2 - P0(n,c,2k) loses digits when n >> c, k).
+    """
+    m = n.shape[0]
+    out = np.empty(m)
+    for i in range(m):
+        ni = n[i]
+        ci = c[i]
+        if ci == 0:
+            out[i] = 0.0
+        elif ci + k > ni - k:
+            out[i] = 1.0
+        else:
+            s = 0.0
+            if ci <= k:
+                kf = np.float64(k)
+                for j in range(ci):
+                    d = np.float64(ni - k - j)
+                    s += np.log1p(-(kf * kf) / (d * d))
+            else:
+                ck = np.float64(ci) * np.float64(k)
+                for j in range(k):
+                    s += np.log1p(-ck / (np.float64(ni - k - j) * np.float64(ni - ci - j)))
+            out[i] = -np.expm1(s)
+    return out

@@ -466,7 +466,13 @@ def _vhat(metric, n, c, k):
         return cc * (n - cc) / (nf * nf * (nf - 1.0))
     p0 = fail_at_k(n, cc, np.full(n.shape, k, dtype=np.int64))
     p2 = fail_at_k(n, cc, np.full(n.shape, 2 * k, dtype=np.int64))
-    return np.maximum(p0 * p0 - p2, 0.0)
+    sq = p0 * p0
+    v = np.maximum(sq - p2, 0.0)
+    # where the difference cancels (n >> c, k) redo it without cancellation
+    bad = np.flatnonzero(v < 1e-3 * sq)
+    if bad.size:
+        v[bad] = sq[bad] * SK.one_minus_ratio(n[bad], cc[bad], k)
+    return v
 
 
 def task_variance(n, c, k, *, metric="pass@k"):
