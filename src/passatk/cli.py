@@ -260,10 +260,12 @@ def _add_output_args(p: argparse.ArgumentParser, *, percent: bool = True) -> Non
 
 
 def _subparser(sub: Any, name: str, help: str, description: str, examples: str) -> Any:
+    import textwrap
+
     return sub.add_parser(
         name,
         help=help,
-        description=description,
+        description=textwrap.fill(description, 88),
         epilog="examples:\n" + examples,
         formatter_class=_Formatter,
         allow_abbrev=False,
@@ -274,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``passatk`` command."""
     parser = _Parser(
         prog=PROG,
-        description="Exact pass@k (and pass^k) with honest uncertainty, from the result archives "
+        description="Exact pass@k (and pass^k) with honest uncertainty, from the result archives\n"
         "that code-generation harnesses leave behind.",
         epilog="examples:\n"
         "  passatk score results/*_results.jsonl -k 1,10,100\n"
