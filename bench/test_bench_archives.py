@@ -1,0 +1,140 @@
+"""Archive reader speed and memory, against the stdlib loop harnesses use, in the same run.
+
+Run:
+    python -m pytest bench/test_bench_archives.py --benchmark-enable -s
+
+* Throughput: a ~75 MB human-eval ``*_results.jsonl`` with ~1 KB completions (real Python code:
+  slices of the standard library's source, so escapes and quotes are as dense as in real
+  completions), read by ``passatk.archives.read_counts`` and by the loop
+  ``for line in f: d = json.loads(line); counts[...]``. The ratio is taken from the best of
+  several CPU-time measurements of each, interleaved in this run.
+* Memory: a large generated file (1 GiB by default; ``PASSATK_BENCH_RSS_GB=5`` for the 5 GB
+  case) is scored in a subprocess, whose peak RSS (``resource.getrusage``) must stay under
+  300 MB.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from passatk.archives import read_counts, write_archive
+
+TASKS = 164
+SAMPLES = 400  # 65,600 lines of ~1.1 KB: ~75 MB
+RSS_LIMIT_MB = 300
+
+
+def _code_source() -> str:
+    import collections as c
+    import json.decoder as d
+    import textwrap as t
+
+    return "".join(Path(m.__file__).read_text() for m in (c, d, t))
+
+
+def _write(path: Path, tasks: int, samples: int, seed: int = 0) -> None:
+    rng = random.Random(seed)
+    src = _code_source()
+
+    def completion(i: int, j: int) -> str:
+        start = rng.randrange(len(src) - 1100)
+        return src[start:start + 1000]
+
+    flags = [[rng.random() < 0.4 for _ in range(samples)] for _ in range(tasks)]
+    write_archive(path, [f"HumanEval/{i}" for i in range(tasks)], flags, completion=completion)
+
+
+def stdlib_loop(path) -> tuple[dict, dict]:
+    """What harnesses do: json.loads on every line."""
+    n: dict = collections.Counter()
+    c: dict = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            n[d["task_id"]] += 1
+            c[d["task_id"]] += d["passed"]
+    return n, c
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("bench") / "bench_results.jsonl"
+    _write(path, TASKS, SAMPLES)
+    return path
+
+
+def test_bench_read_counts(benchmark, archive):
+    counts = benchmark(read_counts, archive)
+    assert counts.samples == TASKS * SAMPLES
+
+
+def test_bench_stdlib_loop(benchmark, archive):
+    n, _ = benchmark(stdlib_loop, archive)
+    assert sum(n.values()) == TASKS * SAMPLES
+
+
+def _cpu(fn, *args) -> float:
+    t = time.process_time()
+    fn(*args)
+    return time.process_time() - t
+
+
+def test_throughput_ratio(archive, capsys):
+    counts = read_counts(archive)
+    n, c = stdlib_loop(archive)
+    assert dict(zip(counts.task.tolist(), counts.n.tolist(), strict=True)) == dict(n)
+    assert dict(zip(counts.task.tolist(), counts.c.tolist(), strict=True)) == dict(c)
+    ours, theirs = [], []
+    for _ in range(5):
+        ours.append(_cpu(read_counts, archive))
+        theirs.append(_cpu(stdlib_loop, archive))
+    mb = archive.stat().st_size / 1e6
+    ratio = min(theirs) / min(ours)
+    with capsys.disabled():
+        print(f"\nhuman-eval JSONL {mb:.1f} MB, {TASKS * SAMPLES} lines: passatk "
+              f"{mb / min(ours):.0f} MB/s, stdlib json.loads loop {mb / min(theirs):.0f} MB/s, "
+              f"ratio {ratio:.2f}x (best of 5, CPU time)")
+    assert ratio >= 3.0
+
+
+_CHILD = """
+import resource, sys
+from passatk.archives import read_counts
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+counts = read_counts(sys.argv[1])
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(base, peak, counts.samples)
+"""
+
+
+def test_streaming_peak_rss(tmp_path, capsys):
+    gib = float(os.environ.get("PASSATK_BENCH_RSS_GB", "1"))
+    path = tmp_path / "big_results.jsonl"
+    unit = tmp_path / "unit_results.jsonl"
+    _write(unit, TASKS, 50, seed=1)  # ~9 MB of distinct lines, repeated
+    chunk = unit.read_bytes()
+    repeats = max(1, int(gib * 2**30 / len(chunk)))
+    with open(path, "wb") as f:
+        for _ in range(repeats):
+            f.write(chunk)
+    lines = chunk.count(b"\n") * repeats
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    wall = time.perf_counter() - t
+    base_mb, peak_mb = int(out[0]) / 1024, int(out[1]) / 1024  # ru_maxrss is in KiB on Linux
+    assert int(out[2]) == lines
+    with capsys.disabled():
+        print(f"\nstreaming {path.stat().st_size / 1e9:.2f} GB ({lines} lines) in {wall:.1f} s: "
+              f"peak RSS {peak_mb:.0f} MB (after imports {base_mb:.0f} MB)")
+    path.unlink()
+    assert peak_mb <= RSS_LIMIT_MB
