@@ -11,6 +11,7 @@ True
 from ._counts import Counts, GroupCounts, StoredMetric, merge_counts
 from ._detect import FormatInfo, detect_format, formats
 from ._errors import ArchiveError, Skipped, SkippedRecord
+from ._examples import example_path
 from ._read import read_counts
 from ._sources import expand_paths
 from ._writers import format_for_path, write_archive, write_counts
@@ -24,6 +25,7 @@ __all__ = [
     "SkippedRecord",
     "StoredMetric",
     "detect_format",
+    "example_path",
     "expand_paths",
     "format_for_path",
     "formats",

@@ -63,6 +63,14 @@ def format_for_path(path: str | os.PathLike) -> str:
     )
 
 
+def _publish(tmp: str, path: str) -> None:
+    """Give the temporary file the usual permissions (mkstemp makes it 0600), then rename it."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
+    os.replace(tmp, path)
+
+
 class _Atomic:
     """Write bytes to ``path`` atomically, compressing by suffix (.gz, .zst)."""
 
@@ -101,7 +109,7 @@ class _Atomic:
         if exc_type is not None:
             os.unlink(self.tmp)
             return
-        os.replace(self.tmp, self.path)
+        _publish(self.tmp, self.path)
 
 
 def _dump(path: str, obj: object) -> None:
@@ -394,7 +402,7 @@ def _table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
         os.close(fd)
         try:
             pq.write_table(table, tmp)
-            os.replace(tmp, path)
+            _publish(tmp, path)
         except BaseException:
             os.unlink(tmp)
             raise
