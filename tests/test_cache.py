@@ -26,8 +26,8 @@ def test_read_only_package_uses_user_cache(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"),
                HOME=str(tmp_path), NUMBA_DEBUG_CACHE="1")
-    code = ("import passatk; assert passatk.__file__.startswith(%r); "
-            "print(passatk.pass_at_k(200, 13, 10))" % str(dst))
+    code = (f"import passatk; assert passatk.__file__.startswith({str(dst)!r}); "
+            "print(passatk.pass_at_k(200, 13, 10))")
     try:
         runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                                text=True, check=True, cwd=tmp_path) for _ in range(2)]
