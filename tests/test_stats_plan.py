@@ -132,3 +132,12 @@ def test_simulate_shapes_seeds_and_truths():
 def test_simulate_validation(args, kwargs, exc, match):
     with pytest.raises(exc, match=match):
         passatk.simulate(*args, **kwargs)
+
+
+def test_truths_with_rates_at_the_edges():
+    from passatk._results import Simulation
+
+    sim = Simulation(n=np.array([5, 5]), c=np.array([5, 0]), p=np.array([1.0, 0.0]), a=1.0,
+                     b=1.0)
+    assert sim.true_pass_at_k(3) == 0.5
+    assert sim.population_pass_at_k(1) == pytest.approx(0.5, rel=1e-15)

@@ -262,7 +262,8 @@ class Simulation:
         """The mean over the simulated tasks of 1 - (1 - p_i)^k: the fixed-benchmark truth."""
         import numpy as np
 
-        return np.mean(-np.expm1(k * np.log1p(-self.p)), axis=-1)
+        with np.errstate(divide="ignore"):  # p = 1 gives log1p(-1) = -inf, pass@k = 1
+            return np.mean(-np.expm1(k * np.log1p(-self.p)), axis=-1)
 
     def population_pass_at_k(self, k: int) -> float:
         """E[1 - (1 - p)^k] for p ~ Beta(a, b): the super-population truth.
