@@ -163,3 +163,33 @@ def test_writer_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="plus= applies only to format evalplus"):
         write_archive(tmp_path / "a_results.jsonl", ["t"], [[True]], plus=[[True]])
     assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_zstd_writer_round_trip(tmp_path):
+    pytest.importorskip("zstandard")
+    for fmt, name in (("humaneval", "s_results.jsonl.zst"), ("counts", "c.csv.zst")):
+        path = tmp_path / name
+        write_archive(path, TASKS, FLAGS, format=fmt)
+        assert path.read_bytes()[:4] == b"\x28\xb5\x2f\xfd"
+        assert _rows(read_counts(path)) == [("T/0", 4, 3), ("T/1", 2, 0), ("T/2", 1, 1)]
+
+
+def test_path_specs_and_document_fields_as_groups(tmp_path):
+    for model, temp in (("a", "t0.2"), ("b", "t0.8")):
+        write_archive(tmp_path / model / temp / "eval_results.json", TASKS, FLAGS,
+                      format="evalplus", plus=FLAGS)
+    counts = read_counts(tmp_path, by=["path:-3", "path:parent", "metric_set"])
+    assert counts.group_dicts == [
+        {"path:-3": "a", "path:parent": "t0.2", "metric_set": "base"},
+        {"path:-3": "a", "path:parent": "t0.2", "metric_set": "plus"},
+        {"path:-3": "b", "path:parent": "t0.8", "metric_set": "base"},
+        {"path:-3": "b", "path:parent": "t0.8", "metric_set": "plus"},
+    ]
+    counts = read_counts(tmp_path, by=["path:stem", "hash"])
+    assert counts.group_dicts == [{"path:stem": "eval_results", "hash": "synthetic",
+                                   "metric_set": s} for s in ("base", "plus")]
+    assert counts.n.tolist() == [8, 4, 2] * 2
+    with pytest.raises(ArchiveError) as info:
+        read_counts(tmp_path / "a", by=["model"])
+    path = tmp_path / "a" / "t0.2" / "eval_results.json"
+    assert str(info.value) == f'{path}: $: missing group field "model" in the document'

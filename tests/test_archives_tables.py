@@ -196,3 +196,23 @@ def test_missing_group_column(tmp_path):
     with pytest.raises(ArchiveError) as info:
         read_counts(path, by=["model"])
     assert str(info.value) == f"{path}:1: missing column \"model\" (columns: ['task_id', 'n', 'c'])"
+
+
+def test_parquet_batches_and_row_numbers(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    from passatk.archives import tables
+
+    monkeypatch.setattr(tables, "PARQUET_BATCH", 3)
+    path = tmp_path / "s.parquet"
+    flags = [[True, False, True, True], [False] * 5, [True]]
+    write_archive(path, TASKS, flags, format="samples")
+    assert _rows(read_counts(path)) == [("HumanEval/0", 4, 3), ("HumanEval/1", 5, 0),
+                                        ("HumanEval/2", 1, 1)]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"task_id": ["a"] * 7, "passed": [1, 0, 1, 1, 0, 2, 1]}), path)
+    with pytest.raises(ArchiveError) as info:
+        read_counts(path)
+    assert str(info.value) == (f'{path}:6: column "passed" must be a pass flag '
+                               "(true/false/1/0), got 2")

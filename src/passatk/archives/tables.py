@@ -24,6 +24,7 @@ PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
 REWARD_COLUMNS = ("reward",)
 
 _TRUE = {"true": True, "1": True, "false": False, "0": False}
+PARQUET_BATCH = 65536  # rows per Parquet batch
 
 
 def container(file: str) -> str:
@@ -106,7 +107,8 @@ def _parquet_rows(
         yield 0, {"__header__": names}
         return
     row = 0
-    for batch in pf.iter_batches(batch_size=65536, columns=[w for w in wanted if w in names]):
+    columns = [w for w in wanted if w in names]
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=columns):
         cols = {name: batch.column(i).to_pylist() for i, name in enumerate(batch.schema.names)}
         for i in range(batch.num_rows):
             row += 1
