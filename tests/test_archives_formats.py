@@ -250,6 +250,11 @@ def test_literal_human_eval_from_formats_md(tmp_path):
     ("m_eval_results.json", {"eval": {"B/0": [{"status": "pass"}, {"status": "PASS"}]}},
      "$.eval[\"B/0\"][1].status: status must be one of \"pass\", \"fail\", \"timeout\", "
      "got 'PASS'"),
+    ("m_eval_results.json", {"eval": {"B/0": [{"status": "pass"}], "B/1": []}},
+     '$.eval["B/1"]: no samples for this task'),
+    ("eval_results.json",
+     {"eval": {"H/0": [{"base_status": "pass", "plus_status": None}], "H/1": []}},
+     '$.eval["H/1"]: no samples for this task'),
     ("scored.json", {"raw_scored_generations": {"sample_0": [True, 1]}},
      "$.raw_scored_generations.sample_0[1]: must be true or false, got 1"),
     ("tau.json", [{"task_id": 0, "reward": "1.0"}],
@@ -322,3 +327,14 @@ def test_filters_only_for_livecodebench(tmp_path):
         read_counts(path, filters={"since": "2024-01-01"})
     assert str(info.value) == (f"{path}: is a humaneval archive, but filters (since, until, "
                                "difficulty) apply only to LiveCodeBench")
+
+
+def test_int_flags_make_a_per_sample_table(tmp_path):
+    path = _write(tmp_path, "x_results.jsonl",
+                  '{"task_id": "T/0", "completion": "", "passed": 1}\n'
+                  '{"task_id": "T/0", "completion": "", "passed": 0}\n')
+    assert detect_format(path) == "samples"
+    assert _rows(read_counts(path)) == [("T/0", 2, 1)]
+    with pytest.raises(ArchiveError) as info:
+        read_counts(path, format="humaneval")
+    assert str(info.value) == f'{path}:1: field "passed" must be true or false, got 1'

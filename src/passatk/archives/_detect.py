@@ -57,8 +57,8 @@ FORMATS: dict[str, FormatInfo] = {
     for f in (
         FormatInfo(
             "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
-            'JSON Lines whose first record has "task_id" and "passed" and "result" or '
-            '"completion"',
+            'JSON Lines whose first record has "task_id", a boolean "passed", and "result" '
+            'or "completion"',
             'one line per sample; pass = "passed" is true'),
         FormatInfo(
             "evalplus", "EvalPlus (v1, v2, v3)", "eval_results.json",
@@ -159,8 +159,8 @@ def _first_line(head: bytes) -> tuple[int, bytes] | None:
 def _line_format(record: dict, ctx: Context, file: str) -> str | None:
     if lm_eval.looks_like(record):
         return "lm-eval"
-    if "task_id" in record and "passed" in record and ("result" in record
-                                                       or "completion" in record):
+    if "task_id" in record and isinstance(record.get("passed"), bool) and (
+            "result" in record or "completion" in record):
         return "humaneval"
     try:
         return tables.columns(list(record), None, ctx, file, strict=False)["kind"]

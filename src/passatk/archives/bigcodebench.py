@@ -62,6 +62,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
                 continue
             n += 1
             c += s["status"] == "pass"
+        if not samples:
+            ctx.bad(file, "no samples for this task", path=("eval", task))
         if n:
             ctx.add(group, task, n, c)
     side = sidecar(file)

@@ -93,6 +93,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
                 b = s["base_status"] == "pass"
                 cb += b
                 cp += b and ps == "pass"
+            if not samples:
+                ctx.bad(file, "no samples for this task", path=("eval", task))
             if n:
                 rows.append((task, n, cb, cp if has_plus else None))
     for task, n, cb, cp in rows:
