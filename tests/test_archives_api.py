@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from passatk.archives import (
     ArchiveError,
@@ -207,3 +209,28 @@ def test_directory_walk_leaves_out_harness_inputs(tmp_path):
     assert read_counts(tmp_path).samples == 3 * sum(map(len, FLAGS))
     with pytest.raises(ArchiveError, match="cannot detect the format of JSON Lines"):
         read_counts(tmp_path / "samples.jsonl")  # named explicitly: read, and refused
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b"]), st.sampled_from(["t1", "t2", "t10"]),
+                          st.integers(1, 50), st.integers(0, 50)), min_size=1, max_size=20),
+       st.randoms(use_true_random=False))
+def test_merge_equals_reading_everything_at_once(rows, rnd):
+    rows = [({"model": m}, t, n, min(c, n)) for m, t, n, c in rows]
+    whole = Counts.from_rows(rows)
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    cut = rnd.randrange(len(shuffled) + 1)
+    parts = [Counts.from_rows(shuffled[:cut]), Counts.from_rows(shuffled[cut:])]
+    merged = merge_counts(parts)
+    assert merged.groups == whole.groups
+    assert merged.group.tolist() == whole.group.tolist()
+    assert _rows(merged) == _rows(whole)
+    totals: dict = {}
+    for g, t, n, c in rows:
+        key = (g["model"], t)
+        totals[key] = (totals.get(key, (0, 0))[0] + n, totals.get(key, (0, 0))[1] + c)
+    got = {(merged.groups[g][0][1], t): (n, c) for g, t, n, c in zip(
+        merged.group.tolist(), merged.task.tolist(), merged.n.tolist(), merged.c.tolist(),
+        strict=True)}
+    assert got == totals
