@@ -117,13 +117,15 @@ def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> No
     entry = results.get(lm_task) if isinstance(results, dict) else None
     if not isinstance(entry, dict):
         return
-    by_filter = {dict(g).get("filter"): g for g in groups}
+    by_filter: dict = {}
+    for g in groups:
+        by_filter.setdefault(dict(g).get("filter"), []).append(g)
     for key, value in entry.items():
         m = _STORED_KEY.match(key)
         if not m or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
-        group = by_filter.get(m.group(2))
-        if group is not None:
-            ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)), float(value),
+        matching = by_filter.get(m.group(2), [])
+        if len(matching) == 1:  # a run-level number belongs to one group only
+            ctx.stored.append(StoredMetric(matching[0], "pass@k", int(m.group(1)), float(value),
                                            location(path, path=("results", lm_task, key)),
                                            "fraction"))
