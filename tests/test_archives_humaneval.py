@@ -268,3 +268,18 @@ def test_backslash_runs_agree_with_json_loads(run, after):
     # lone escapes that json accepts are proven by the scan
     if run == 1 and after in ("n", '"', "u0041", "t", "/"):
         assert got == ("T/0", True)
+
+
+def test_file_mixing_proven_and_parsed_lines_equals_stdlib(tmp_path):
+    valid_rejected = []
+    for line in REJECTED:
+        try:
+            if isinstance(json.loads(line), dict):
+                valid_rejected.append(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            pass
+    assert len(valid_rejected) >= 8  # key order, spacing, extra fields, escapes, non-ASCII
+    lines = [x for pair in zip(ACCEPTED * 3, valid_rejected * 3, strict=False) for x in pair]
+    path = tmp_path / "x_results.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert _as_dicts(read_counts(path)) == tuple(dict(x) for x in _oracle(lines))
