@@ -330,9 +330,10 @@ def test_filters_only_for_livecodebench(tmp_path):
 
 
 def test_int_flags_make_a_per_sample_table(tmp_path):
-    path = _write(tmp_path, "x_results.jsonl",
-                  '{"task_id": "T/0", "completion": "", "passed": 1}\n'
-                  '{"task_id": "T/0", "completion": "", "passed": 0}\n')
+    lines = ('{"task_id": "T/0", "completion": "", "passed": 1}\n'
+             '{"task_id": "T/0", "completion": "", "passed": 0}\n')
+    assert detect_format(_write(tmp_path, "x_results.jsonl", lines)) == "humaneval"
+    path = _write(tmp_path, "flags.jsonl", lines)
     assert detect_format(path) == "samples"
     assert _rows(read_counts(path)) == [("T/0", 2, 1)]
     with pytest.raises(ArchiveError) as info:

@@ -57,8 +57,9 @@ FORMATS: dict[str, FormatInfo] = {
     for f in (
         FormatInfo(
             "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
-            'JSON Lines whose first record has "task_id", a boolean "passed", and "result" '
-            'or "completion"',
+            'JSON Lines whose first record has "task_id", "passed", and "result" or '
+            '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
+            'name it is a per-sample table)',
             'one line per sample; pass = "passed" is true'),
         FormatInfo(
             "evalplus", "EvalPlus (v1, v2, v3)", "eval_results.json",
@@ -159,9 +160,12 @@ def _first_line(head: bytes) -> tuple[int, bytes] | None:
 def _line_format(record: dict, ctx: Context, file: str) -> str | None:
     if lm_eval.looks_like(record):
         return "lm-eval"
-    if "task_id" in record and isinstance(record.get("passed"), bool) and (
-            "result" in record or "completion" in record):
-        return "humaneval"
+    has_text = "result" in record or "completion" in record
+    if "task_id" in record and "passed" in record and has_text:
+        # human-eval, unless the flag is 0/1 in a file not named like human-eval's output
+        if (isinstance(record["passed"], bool) or "result" in record
+                or logical_name(file).endswith("_results.jsonl")):
+            return "humaneval"
     try:
         return tables.columns(list(record), None, ctx, file, strict=False)["kind"]
     except ArchiveError:
