@@ -347,6 +347,38 @@ def bulk(n, c, k, mode, th, tl, out):
     return bad
 
 
+@jit
+def _one(ni, ci, ki, mode, th, tl, out, i):
+    """The value of one triple outside the table, or NaN; returns 1 if it was invalid."""
+    if _valid(ni, ci, ki):
+        out[i] = value(ni, ci, ki, mode, th, tl)
+        return 0
+    out[i] = np.nan
+    return 1
+
+
+@jit
+def _tabulate(pn, pk, mode, th, tl):
+    """Index arrays and values for the pairs (pn[p], pk[p]): vals[row[n] * K + k] + c."""
+    nmax = pn.max()
+    kstride = pk.max() + 1
+    row = np.full(nmax + 1, -1, np.int64)
+    nrow = 0
+    for p in range(pn.size):
+        if row[pn[p]] < 0:
+            row[pn[p]] = nrow
+            nrow += 1
+    offs = np.full(nrow * kstride, -1, np.int64)
+    starts = np.empty(pn.size, np.int64)
+    total = 0
+    for p in range(pn.size):
+        starts[p] = total
+        offs[row[pn[p]] * kstride + pk[p]] = total
+        total += pn[p] + 1
+    vals = np.empty(total)
+    return row, offs, starts, vals, kstride
+
+
 @jit(parallel=True)
 def bulk_reuse(n, c, k, mode, th, tl, out, pn, pk):
     """:func:`bulk` for archives with few distinct (n, k): tabulate, then look up.
@@ -359,30 +391,12 @@ def bulk_reuse(n, c, k, mode, th, tl, out, pn, pk):
     sn = 1 if n.size > 1 else 0
     sc = 1 if c.size > 1 else 0
     sk = 1 if k.size > 1 else 0
-    nmax = pn.max()
-    kmax = pk.max()
-    row = np.full(nmax + 1, -1, np.int64)
-    col = np.full(kmax + 1, -1, np.int64)
-    nrow = 0
-    ncol = 0
-    for p in range(pn.size):
-        if row[pn[p]] < 0:
-            row[pn[p]] = nrow
-            nrow += 1
-        if col[pk[p]] < 0:
-            col[pk[p]] = ncol
-            ncol += 1
-    offs = np.full(nrow * ncol, -1, np.int64)
-    starts = np.empty(pn.size, np.int64)
-    total = 0
-    for p in range(pn.size):
-        starts[p] = total
-        offs[row[pn[p]] * ncol + col[pk[p]]] = total
-        total += pn[p] + 1
-    vals = np.empty(total)
+    row, offs, starts, vals, kstride = _tabulate(pn, pk, mode, th, tl)
     for p in prange(pn.size):
         for cc in range(pn[p] + 1):
             vals[starts[p] + cc] = value(pn[p], cc, pk[p], mode, th, tl)
+    nmax = row.size - 1
+    kmax = kstride - 1
     nblocks = (size + 4095) // 4096
     bad = 0
     for blk in prange(nblocks):
@@ -393,16 +407,12 @@ def bulk_reuse(n, c, k, mode, th, tl, out, pn, pk):
             ci = c[i * sc]
             ki = k[i * sk]
             o = -1
-            if 0 <= ni <= nmax and 0 <= ki <= kmax and 0 <= ci <= ni:
+            if 0 <= ni <= nmax and 0 <= ki <= kmax:
                 r = row[ni]
-                q = col[ki]
-                if r >= 0 and q >= 0:
-                    o = offs[r * ncol + q]
-            if o >= 0:
+                if r >= 0:
+                    o = offs[r * kstride + ki]
+            if o >= 0 and 0 <= ci <= ni:
                 out[i] = vals[o + ci]
-            elif _valid(ni, ci, ki):
-                out[i] = value(ni, ci, ki, mode, th, tl)
             else:
-                out[i] = np.nan
-                bad += 1
+                bad += _one(ni, ci, ki, mode, th, tl, out, i)
     return bad
