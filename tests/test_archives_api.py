@@ -234,3 +234,15 @@ def test_merge_equals_reading_everything_at_once(rows, rnd):
         merged.group.tolist(), merged.task.tolist(), merged.n.tolist(), merged.c.tolist(),
         strict=True)}
     assert got == totals
+
+
+def test_column_options_only_for_tables(tmp_path):
+    path = tmp_path / "s_results.jsonl"
+    write_archive(path, TASKS, FLAGS)
+    with pytest.raises(ArchiveError) as info:
+        read_counts(path, passed="ok", threshold=0.5)
+    assert str(info.value) == (f"{path}: is a humaneval archive, but column options (passed=, "
+                               "threshold=) apply only to count and per-sample tables; pass "
+                               "format='samples' or 'counts' to read it as a table")
+    assert _rows(read_counts(path, format="samples", task="task_id", passed="passed")) == [
+        ("T/0", 4, 3), ("T/1", 2, 0), ("T/2", 1, 1)]

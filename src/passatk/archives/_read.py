@@ -207,6 +207,15 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> None
         kind, doc = detect(file, ctx)
     else:
         kind = fmt
+    if kind not in ("counts", "samples"):
+        o = ctx.options
+        mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
+                  if getattr(o, name) is not None]
+        if mapped:
+            raise ArchiveError(file, f"is a {kind} archive, but column options "
+                               f"({', '.join(m + '=' for m in mapped)}) apply only to count and "
+                               "per-sample tables; pass format='samples' or 'counts' to read it "
+                               "as a table")
     if filtering and kind != "livecodebench":
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
                            "apply only to LiveCodeBench")
