@@ -145,7 +145,8 @@ def read_counts(
         ``metric_set`` (base/plus), lm-eval ``lm_eval_task`` and ``filter``.
     task, passed, reward, n, c : str, optional
         Column names for count and per-sample tables (defaults: task is the first of
-        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``).
+        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``). Given with any
+        other format they raise ArchiveError rather than being ignored.
     threshold : float, optional
         With a reward column, a sample passes when ``reward >= threshold``. Required there.
     skip_bad : bool, default False
