@@ -91,6 +91,17 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
         If a path does not exist, a glob matches nothing or nothing at all is found.
     TypeError
         If ``paths`` is not a path or an iterable of paths.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> for name in ("a_results.jsonl", "b.csv", "notes.txt", "a"):
+    ...     open(os.path.join(d, name), "w").close()
+    >>> [os.path.basename(p) for p in expand_paths(d)]  # "a" has its results beside it
+    ['a_results.jsonl', 'b.csv']
+    >>> [os.path.basename(p) for p in expand_paths(os.path.join(d, "*.csv"))]
+    ['b.csv']
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
