@@ -96,10 +96,10 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     --------
     >>> import os, tempfile
     >>> d = tempfile.mkdtemp()
-    >>> for name in ("a_results.jsonl", "b.csv", "notes.txt", "a"):
+    >>> for name in ("s.jsonl", "s.jsonl_results.jsonl", "b.csv", "notes.txt"):
     ...     open(os.path.join(d, name), "w").close()
-    >>> [os.path.basename(p) for p in expand_paths(d)]  # "a" has its results beside it
-    ['a_results.jsonl', 'b.csv']
+    >>> [os.path.basename(p) for p in expand_paths(d)]  # s.jsonl: input beside its results
+    ['b.csv', 's.jsonl_results.jsonl']
     >>> [os.path.basename(p) for p in expand_paths(os.path.join(d, "*.csv"))]
     ['b.csv']
     """
