@@ -244,3 +244,11 @@ def test_reuse_is_not_chosen_for_spread_out_n():
     rng = np.random.default_rng(1)
     n = rng.integers(1, 10**6, 50_000)
     assert passatk._api._repeated_pairs(n, np.ones_like(n), n.size) is None
+
+
+def test_ln1p_table_rebuilds_bit_for_bit():
+    from passatk import _kernels
+
+    hi, lo = _lnfact.build_ln1p(_lnfact.LN1P_STEPS)
+    np.testing.assert_array_equal(_kernels._LN1P_HI, hi)
+    np.testing.assert_array_equal(_kernels._LN1P_LO, lo)

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from . import _lnfact
 from ._jit import fma, jit, prange
 
 TABLE_MAX = 2**17
@@ -116,23 +117,8 @@ def _ratio(p, q):
     return _fast_two_sum(q1, fma(-q1, q, p) / q)
 
 
-def _ln1p_table(steps):
-    """ln(1 + i/steps) for i = -steps/2..steps/2 as double-double, from 50-digit decimal."""
-    from decimal import Decimal, localcontext
-
-    hi = np.empty(steps + 1)
-    lo = np.empty(steps + 1)
-    with localcontext() as ctx:
-        ctx.prec = 50
-        for j, i in enumerate(range(-steps // 2, steps // 2 + 1)):
-            x = (1 + Decimal(i) / steps).ln()
-            hi[j] = float(x)
-            lo[j] = float(x - Decimal(hi[j]))
-    return hi, lo
-
-
-_LN1P_STEPS = 512
-_LN1P_HI, _LN1P_LO = _ln1p_table(_LN1P_STEPS)
+_LN1P_STEPS = _lnfact.LN1P_STEPS
+_LN1P_HI, _LN1P_LO = (np.ascontiguousarray(a) for a in np.load(_lnfact.LN1P_PATH))
 
 
 @jit
