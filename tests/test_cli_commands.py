@@ -343,3 +343,13 @@ def test_check_livecodebench_per_problem_and_missing(capsys, tmp_path):
     i = TASKS.index(bad["task"])
     assert bad["recomputed"] == passatk.pass_at_k(n[i], c[i], 1)
     assert err.endswith("; 1 do not\n")
+
+
+@pytest.mark.parametrize("name", ["humaneval_results.jsonl", "counts.csv"])
+def test_bundled_example_scores(capsys, name):
+    path = os.path.join(os.path.dirname(passatk.__file__), "data", "examples", name)
+    code, out, err = run(capsys, ["score", path, "-k", "1,10", "--format", "json"])
+    assert (code, err) == (0, "")
+    counts = read_counts(path)
+    want = passatk.score(counts.n, counts.c, [1, 10], task_ids=counts.task).records()
+    assert json.loads(out) == want
