@@ -174,19 +174,10 @@ def _repeated_pairs(n, k, size):
     """The distinct (n, k) of a strided sample when tabulating them pays, else None.
 
     Real archives hold one n per run and a few k, so a vector over c = 0..n per pair,
-    computed once, turns each triple into one read (docs/estimator.md, "Speed").
+    computed once, turns each triple into one read (docs/estimator.md, "Speed paths").
     """
-    idx = np.linspace(0, size - 1, _SAMPLE).astype(np.int64)
-    ns = n[idx] if n.size > 1 else np.repeat(n, _SAMPLE)
-    ks = k[idx] if k.size > 1 else np.repeat(k, _SAMPLE)
-    ok = (ks >= 1) & (ks <= ns) & (ns <= K.TABLE_MAX)
-    if ok.sum() < _SAMPLE // 2:
-        return None
-    keys = np.unique((ns[ok] << 18) | ks[ok])  # n, k <= 2**17
-    pn, pk = keys >> 18, keys & ((1 << 18) - 1)
-    if keys.size > _SAMPLE // 8 or int(pn.sum()) + keys.size > size // 2:
-        return None
-    return pn, pk
+    pn, pk = K.sample_pairs(n, k, size, _SAMPLE, _SAMPLE // 8)
+    return (pn, pk) if pn.size else None
 
 
 def _dispatch(flat, mode, th, tl, out):

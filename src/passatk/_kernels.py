@@ -344,8 +344,48 @@ def _one(ni, ci, ki, mode, th, tl, out, i):
 
 
 @jit
-def _tabulate(pn, pk, mode, th, tl):
-    """Index arrays and values for the pairs (pn[p], pk[p]): vals[row[n] * K + k] + c."""
+def sample_pairs(n, k, size, nsample, maxpairs):
+    """Distinct (n, k) among ``nsample`` evenly spaced triples, when tabulating them pays.
+
+    Returns (pn, pk); both are empty when the sample has too many distinct pairs, too many
+    pairs outside the table range, or when the tables would cost more than half a pass.
+    """
+    sn = 1 if n.size > 1 else 0
+    sk = 1 if k.size > 1 else 0
+    slots = 4 * maxpairs
+    keys = np.full(slots, -1, np.int64)
+    pn = np.empty(maxpairs, np.int64)
+    pk = np.empty(maxpairs, np.int64)
+    count = 0
+    usable = 0
+    cost = 0
+    step = max(size // nsample, 1)
+    for i in range(0, size, step):
+        ni = n[i * sn]
+        ki = k[i * sk]
+        if not (1 <= ki and ki <= ni and ni <= TABLE_MAX):
+            continue
+        usable += 1
+        key = (ni << 18) | ki
+        h = (key * 0x9E3779B1) & (slots - 1)
+        while keys[h] != -1 and keys[h] != key:
+            h = (h + 1) & (slots - 1)
+        if keys[h] == -1:
+            if count == maxpairs:
+                return pn[:0], pk[:0]
+            keys[h] = key
+            pn[count] = ni
+            pk[count] = ki
+            count += 1
+            cost += ni + 1
+    if 2 * usable < (size + step - 1) // step or 2 * cost > size:
+        return pn[:0], pk[:0]
+    return pn[:count], pk[:count]
+
+
+@jit
+def _tabulate(pn, pk):
+    """Index arrays for the pairs (pn[p], pk[p]): pair p's vector starts at offs[row[n]*K + k]."""
     nmax = pn.max()
     kstride = pk.max() + 1
     row = np.full(nmax + 1, -1, np.int64)
@@ -355,14 +395,16 @@ def _tabulate(pn, pk, mode, th, tl):
             row[pn[p]] = nrow
             nrow += 1
     offs = np.full(nrow * kstride, -1, np.int64)
-    starts = np.empty(pn.size, np.int64)
     total = 0
     for p in range(pn.size):
-        starts[p] = total
         offs[row[pn[p]] * kstride + pk[p]] = total
         total += pn[p] + 1
-    vals = np.empty(total)
-    return row, offs, starts, vals, kstride
+    owner = np.empty(total, np.int64)
+    total = 0
+    for p in range(pn.size):
+        owner[total:total + pn[p] + 1] = p
+        total += pn[p] + 1
+    return row, offs, owner, kstride
 
 
 @jit(parallel=True)
@@ -377,10 +419,14 @@ def bulk_reuse(n, c, k, mode, th, tl, out, pn, pk):
     sn = 1 if n.size > 1 else 0
     sc = 1 if c.size > 1 else 0
     sk = 1 if k.size > 1 else 0
-    row, offs, starts, vals, kstride = _tabulate(pn, pk, mode, th, tl)
-    for p in prange(pn.size):
-        for cc in range(pn[p] + 1):
-            vals[starts[p] + cc] = value(pn[p], cc, pk[p], mode, th, tl)
+    row, offs, owner, kstride = _tabulate(pn, pk)
+    vals = np.empty(owner.size)
+    nchunks = (owner.size + 255) // 256
+    for ch in prange(nchunks):
+        for j in range(ch * 256, min(ch * 256 + 256, owner.size)):
+            p = owner[j]
+            start = offs[row[pn[p]] * kstride + pk[p]]
+            vals[j] = value(pn[p], j - start, pk[p], mode, th, tl)
     nmax = row.size - 1
     kmax = kstride - 1
     nblocks = (size + 4095) // 4096
