@@ -252,3 +252,15 @@ def test_ln1p_table_rebuilds_bit_for_bit():
     hi, lo = _lnfact.build_ln1p(_lnfact.LN1P_STEPS)
     np.testing.assert_array_equal(_kernels._LN1P_HI, hi)
     np.testing.assert_array_equal(_kernels._LN1P_LO, lo)
+
+
+def test_cpu_torch_tensors():
+    torch = pytest.importorskip("torch")
+    n = torch.tensor([10, 200, 200], dtype=torch.int32)
+    c = torch.tensor([2, 37, 0])
+    got = passatk.pass_at_k(n, c, torch.tensor(3))
+    assert got.tolist() == [reference.pass_at_k(10, 2, 3), reference.pass_at_k(200, 37, 3), 0.0]
+    with pytest.raises(TypeError, match=r"^n must be an integer .*dtype float32"):
+        passatk.pass_at_k(torch.tensor([10.0]), 2, 3)
+    with pytest.raises(ValueError, match=r"c must satisfy c <= n"):
+        passatk.pass_at_k(torch.tensor([5]), torch.tensor([7]), 1)
