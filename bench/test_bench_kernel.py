@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import passatk
-from passatk._jit import get_num_threads, jit, set_num_threads
+from passatk._jit import get_num_threads, jit, prange, set_num_threads
 
 N = 1_000_000
 SUBSET = 5_000
@@ -116,10 +116,31 @@ def test_scipy_hypergeom(benchmark, record, wl):
     record(f"scipy hypergeom.pmf ({n.size} triples)", benchmark, n.size, wl)
 
 
+@jit(parallel=True)
+def floor_kernel_parallel(n, c, k, out):
+    for i in prange(out.size):
+        out[i] = float(n[i] + c[i] + k[i])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_floor_threads(benchmark, record, threads):
+    n, c, k = WORKLOADS["A"]
+    out = np.empty(n.size)
+    before = get_num_threads()
+    set_num_threads(min(threads, before))
+    try:
+        floor_kernel_parallel(n, c, k, out)
+        benchmark(floor_kernel_parallel, n, c, k, out)
+    finally:
+        set_num_threads(before)
+    record(f"floor A[:1000000] {threads} thread(s)", benchmark, n.size, "scaling")
+
+
+@pytest.mark.parametrize("wl", ["A", "B"])
 @pytest.mark.parametrize("size", [100_000, 1_000_000])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_thread_scaling(benchmark, record, size, threads):
-    n, c, k = workload_b(size, seed=5)
+def test_thread_scaling(benchmark, record, wl, size, threads):
+    n, c, k = (workload_a if wl == "A" else workload_b)(size, seed=5)
     before = get_num_threads()
     set_num_threads(min(threads, before))
     try:
@@ -127,7 +148,7 @@ def test_thread_scaling(benchmark, record, size, threads):
         benchmark(passatk.pass_at_k, n, c, k)
     finally:
         set_num_threads(before)
-    record(f"B[:{size}] {threads} thread(s)", benchmark, size, "scaling")
+    record(f"{wl}[:{size}] {threads} thread(s)", benchmark, size, "scaling")
 
 
 def test_small_scalar(benchmark, record):
