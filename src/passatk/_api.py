@@ -13,7 +13,7 @@ __all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pas
 
 _MAX_N = 2**53
 _SMALL = 1 << 14  # below this many triples the serial kernel beats the thread launch
-_SAMPLE = 2048  # triples sampled to decide whether repeated (n, k) pay for a table
+_SAMPLE = 1024  # triples sampled to decide whether repeated (n, k) pay for a table
 _ERRORS = ("raise", "nan")
 
 

@@ -421,9 +421,12 @@ def bulk_reuse(n, c, k, mode, th, tl, out, pn, pk):
     sk = 1 if k.size > 1 else 0
     row, offs, owner, kstride = _tabulate(pn, pk)
     vals = np.empty(owner.size)
-    nchunks = (owner.size + 255) // 256
-    for ch in prange(nchunks):
-        for j in range(ch * 256, min(ch * 256 + 256, owner.size)):
+    nchunks = (owner.size + 63) // 64
+    for it in prange(nchunks):
+        # Threads take contiguous ranges of `it`; a permutation of the chunks spreads cheap
+        # (k = 1) and dear pairs evenly over them. 65521 is a prime above any chunk count.
+        ch = (it * 65521) % nchunks
+        for j in range(ch * 64, min(ch * 64 + 64, owner.size)):
             p = owner[j]
             start = offs[row[pn[p]] * kstride + pk[p]]
             vals[j] = value(pn[p], j - start, pk[p], mode, th, tl)
