@@ -62,6 +62,25 @@ def _row_dict(row) -> dict[str, Any]:
     return out
 
 
+class _Rows:
+    """A sequence of result rows: ``len``, iteration, indexing and a DataFrame view."""
+
+    __slots__ = ()
+
+    def to_pandas(self):
+        """The rows as a ``pandas.DataFrame``, one column per group label; needs pandas."""
+        return _to_pandas(self.records())
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, i: int):
+        return self.rows[i]
+
+
 @dataclass(frozen=True)
 class ScoreRow:
     """One benchmark score: one group, one metric, one k.
@@ -103,7 +122,7 @@ class ScoreRow:
 
 
 @dataclass(frozen=True)
-class ScoreResult:
+class ScoreResult(_Rows):
     """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
 
     rows: tuple[ScoreRow, ...]
@@ -126,19 +145,6 @@ class ScoreResult:
             "merged_duplicates": _plain(list(self.merged_duplicates)),
             "rows": self.records(),
         }
-
-    def to_pandas(self):
-        """The rows as a ``pandas.DataFrame``, one column per group label; needs pandas."""
-        return _to_pandas(self.records())
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self):
-        return iter(self.rows)
-
-    def __getitem__(self, i: int) -> ScoreRow:
-        return self.rows[i]
 
 
 @dataclass(frozen=True)
@@ -190,7 +196,7 @@ class CompareRow:
 
 
 @dataclass(frozen=True)
-class CompareResult:
+class CompareResult(_Rows):
     """The result of :func:`passatk.compare`: one row per k."""
 
     rows: tuple[CompareRow, ...]
@@ -215,19 +221,6 @@ class CompareResult:
             "only_in_b": _plain(list(self.only_in_b)),
             "rows": self.records(),
         }
-
-    def to_pandas(self):
-        """The rows as a ``pandas.DataFrame``; needs pandas."""
-        return _to_pandas(self.records())
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __iter__(self):
-        return iter(self.rows)
-
-    def __getitem__(self, i: int) -> CompareRow:
-        return self.rows[i]
 
 
 @dataclass(frozen=True)
