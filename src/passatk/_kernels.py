@@ -35,7 +35,7 @@ _HALF_LN2PI_HI = 0.9189385332046728
 _HALF_LN2PI_LO = -3.8782941580672414e-17
 
 # delta(m) = ln m! - [(m + 1/2) ln m - m + ln(2 pi) / 2] for m = 0..30 (entry 0 unused),
-# rounded from 60-digit decimal; tests/test_kernels.py recomputes them.
+# rounded from 60-digit decimal; tests/test_api.py recomputes them.
 _DELTA_HI = np.array([
     0.0,
     0.08106146679532726, 0.0413406959554093, 0.02767792568499834,
@@ -108,13 +108,6 @@ def _dd_div(ah, al, bh, bl):
     ph, pl = _two_prod(q1, bh)
     r = ((ah - ph) - pl + al) - q1 * bl
     return _fast_two_sum(q1, r / bh)
-
-
-@jit(inline="always")
-def _ratio(p, q):
-    """p / q as double-double, for doubles holding integers."""
-    q1 = p / q
-    return _fast_two_sum(q1, fma(-q1, q, p) / q)
 
 
 _LN1P_STEPS = _lnfact.LN1P_STEPS
