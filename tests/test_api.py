@@ -45,6 +45,8 @@ def test_lists_tuples_and_array_likes():
     np.testing.assert_array_equal(passatk.pass_at_k([10, 20], (2, 5), 3), want)
     np.testing.assert_array_equal(passatk.pass_at_k(ArrayLike([10, 20]), ArrayLike([2, 5]), 3),
                                   want)
+    np.testing.assert_array_equal(passatk.pass_at_k(10, range(3), 2),
+                                  passatk.pass_at_k(10, [0, 1, 2], 2))
 
 
 def test_broadcasting_shapes():

@@ -35,7 +35,7 @@ def _as_int(x, name):
         arr = np.asarray(x)
     elif isinstance(x, float | np.floating | str | bytes | complex):
         raise _type_error(name, f"{type(x).__name__} {x!r}")
-    elif isinstance(x, list | tuple) or hasattr(x, "__array__"):
+    elif isinstance(x, list | tuple | range) or hasattr(x, "__array__"):
         if isinstance(x, list | tuple) and any(type(v) is bool for v in x):
             pos = next(i for i, v in enumerate(x) if type(v) is bool)
             raise _type_error(name, f"bool {x[pos]!r} at index {pos}")
