@@ -1,6 +1,7 @@
 """Print the measured maximum ulp error of pass@k, pass^k and P0 per test set.
 
 Run: python bench/accuracy.py  (docs/estimator.md quotes its output)
+     python bench/accuracy.py --large  (only 70,000 random triples: 30k, 30k and 10k)
 
 The sets are the ones tests/test_accuracy.py asserts on, plus a larger log-uniform random
 sample; the exact values come from tests/oracle.py (Fraction, or 500-bit mpmath).
@@ -40,6 +41,13 @@ def random_set(count, nmin, nmax, seed):
 
 
 def main():
+    if "--large" in sys.argv[1:]:
+        sets = {
+            "log-uniform, n <= 2^17": random_set(30000, 2, 2**17, 11),
+            "log-uniform, 2^17 < n <= 1e12": random_set(30000, 2**17, 10**12, 12),
+            "log-uniform, 1e12 < n < 2^53": random_set(10000, 10**12, 2**53 - 1, 13),
+        }
+        return report(sets)
     sets = {
         "every triple, n <= 30": ALL_SMALL,
         "n = 200, every c, 8 k": N200,
@@ -49,6 +57,10 @@ def main():
         "log-uniform, 2^17 < n <= 1e12": random_set(4000, 2**17, 10**12, 2),
         "log-uniform, 1e12 < n < 2^53": random_set(2000, 10**12, 2**53 - 1, 3),
     }
+    return report(sets)
+
+
+def report(sets):
     print(f"{'test set':<32} {'triples':>8} {'pass@k':>8} {'pass^k':>8} {'P0':>8}")
     for name, triples in sets.items():
         t0 = time.perf_counter()
