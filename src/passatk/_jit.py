@@ -4,14 +4,27 @@ Kernels are compiled with ``cache=True`` and ``nogil=True`` and never with ``fas
 the error-free transformations of the double-double arithmetic rely on exact IEEE rounding.
 """
 
+import importlib
 import os
 
 import numba
 import numba.extending
 
+
+def _threadsafe_layer_available():
+    for name in ("numba.np.ufunc.omppool", "numba.np.ufunc.tbbpool"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
+        return True
+    return False
+
+
 # The default "workqueue" layer aborts the process when two Python threads enter a parallel
-# kernel at once; training loops do exactly that. "threadsafe" picks TBB or OpenMP.
-if "NUMBA_THREADING_LAYER" not in os.environ:
+# kernel at once; training loops do exactly that. "threadsafe" picks TBB or OpenMP. Without
+# either (no libgomp, no tbb package), numba's default stays; docs/api.md says what that means.
+if "NUMBA_THREADING_LAYER" not in os.environ and _threadsafe_layer_available():
     numba.config.THREADING_LAYER = "threadsafe"
 
 prange = numba.prange
