@@ -94,24 +94,22 @@ def _positive_k(text: str, part: str) -> int:
     return k
 
 
-def _positive_int(text: str) -> int:
+def _int_at_least(text: str, minimum: int, rule: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"{text!r} {rule}")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _int_at_least(text, 1, "must be at least 1")
 
 
 def _nonnegative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
-    return value
+    return _int_at_least(text, 0, "must not be negative")
 
 
 def _finite_float(text: str) -> float:

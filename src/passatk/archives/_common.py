@@ -219,3 +219,12 @@ def doc_scalar_record(doc: object) -> dict:
     if isinstance(doc, dict):
         return {k: v for k, v in doc.items() if v is None or isinstance(v, (str, int, float, bool))}
     return {}
+
+
+def document_group(file: str, ctx: Context, doc: object) -> GroupKey:
+    """The group of a whole-document archive: path parts and its top-level scalar fields."""
+    by = ctx.options.by
+    try:
+        return group_from(by, path_groups(by, file), doc_scalar_record(doc), (), "document")
+    except BadRecord as e:
+        raise ArchiveError(file, e.what, path=()) from None

@@ -6,7 +6,7 @@ import json
 import os
 import re
 
-from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups
+from ._common import Context, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._sources import COMPRESSED_SUFFIXES, logical_name, read_all
@@ -38,11 +38,7 @@ def sidecar(file: str) -> str | None:
 
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
-    by = ctx.options.by
-    try:
-        group = group_from(by, path_groups(by, file), doc_scalar_record(doc), (), "document")
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=()) from None
+    group = document_group(file, ctx, doc)
     ev = doc.get("eval")
     if not isinstance(ev, dict) or not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups
+from ._common import Context, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 
@@ -20,11 +20,7 @@ def matches(doc: object) -> bool:
 
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
-    by = ctx.options.by
-    try:
-        group = group_from(by, path_groups(by, file), doc_scalar_record(doc), (), "document")
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=()) from None
+    group = document_group(file, ctx, doc)
     scored = doc["raw_scored_generations"]
     if not scored:
         raise ArchiveError(file, "no tasks under $.raw_scored_generations",
