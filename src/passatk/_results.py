@@ -87,8 +87,12 @@ class ScoreRow:
 
     ``value`` is the mean over tasks of the per-task estimate; ``se``, ``ci_low`` and
     ``ci_high`` belong to the estimand named in ``estimand`` and were computed by
-    ``ci_method``. The other standard errors are given as well where they could be
-    computed (``None`` otherwise, with the reason in ``se_fixed_reason`` or ``reason``).
+    ``ci_method``; ``interval`` names the interval this row used (``"credible"`` on the
+    Bayesian rows, ``"wilson"`` after a stated fallback). The other standard errors are
+    given as well where they could be computed (``None`` otherwise, with the reason in
+    ``se_fixed_reason`` or ``reason``). Bayesian rows leave ``se`` empty and put the
+    posterior standard deviation in ``posterior_sd``. ``tau`` is the threshold of the
+    G-Pass@k rows.
     """
 
     group: dict = field(hash=False)
@@ -115,6 +119,9 @@ class ScoreRow:
     percentile_high: float | None = None
     bca_low: float | None = None
     bca_high: float | None = None
+    interval: str | None = None
+    posterior_sd: float | None = None
+    tau: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``value``, ...)."""
@@ -126,7 +133,7 @@ class ScoreResult(_Rows):
     """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
 
     rows: tuple[ScoreRow, ...]
-    interval: str
+    interval: str | None
     confidence: float
     merged_duplicates: tuple = ()
     n_resamples: int | None = None
@@ -152,9 +159,11 @@ class CompareRow:
     """The paired comparison of run A and run B at one k: ``diff`` = mean(A) - mean(B).
 
     ``se``, ``ci_low``, ``ci_high`` and ``p_value`` come from the paired t test on the
-    per-task differences. ``boot_low``/``boot_high`` are the paired bootstrap percentile
-    interval; ``band_low``/``band_high`` the simultaneous max-T band over all k compared
-    in the call (it equals a per-k interval when one k is compared).
+    per-task differences (cluster-robust CR1 on clusters - 1 df when ``clusters`` is set).
+    ``boot_low``/``boot_high`` are the paired studentized bootstrap interval (over
+    clusters when given); ``band_low``/``band_high`` the simultaneous studentized max-T
+    band over all k compared in the call. The Wilcoxon test answers another question
+    (symmetry of the differences about 0), named in ``wilcoxon_hypothesis``.
     """
 
     group: dict = field(hash=False)
@@ -189,6 +198,9 @@ class CompareRow:
     mcnemar_p_value: float | None = None
     samples_a: int | None = None
     samples_b: int | None = None
+    ci_method: str | None = None
+    clusters: int | None = None
+    wilcoxon_hypothesis: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``diff``, ...)."""
