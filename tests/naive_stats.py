@@ -76,16 +76,20 @@ def se_super(xs):
 
 
 def se_cluster(xs, clusters):
-    """Miller's clustered SE with an explicit double loop over pairs in a cluster."""
+    """CR1 clustered SE with an explicit double loop over all pairs in a cluster.
+
+    CR1^2 = G/(G-1) (1/N^2) sum over pairs (i, j), i == j included, in one cluster of d_i d_j.
+    """
     nn = len(xs)
     m = mean(xs)
     d = [x - m for x in xs]
-    cross = 0.0
+    g = len(set(clusters))
+    total = 0.0
     for i in range(nn):
         for j in range(nn):
-            if i != j and clusters[i] == clusters[j]:
-                cross += d[i] * d[j]
-    return math.sqrt(se_super(xs) ** 2 + cross / nn**2)
+            if clusters[i] == clusters[j]:
+                total += d[i] * d[j]
+    return math.sqrt(g / (g - 1) * total / nn**2)
 
 
 # ---------------------------------------------------------------- bootstrap

@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import _intervals as IV
+from . import _planning as PL
 from . import _posterior as POST
 from . import _stats_gpass as GP
 from . import _stats_kernels as SK
@@ -39,6 +40,7 @@ __all__ = [
     "min_detectable_effect",
     "norm_cdf",
     "norm_ppf",
+    "paired_sd",
     "samples_needed",
     "score",
     "signflip_test",
@@ -1319,7 +1321,7 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
     >>> round(row.diff, 3), round(row.se, 3), row.tasks, row.perm_p_value, row.perm_exact
     (0.25, 0.087, 4, 0.25, True)
     >>> one = passatk.compare([1] * 5, [1] * 5, [1] * 5, [0] * 5, seed=0)[0]
-    >>> one.p_value, one.mcnemar_p_value          # A always wins: exact p, never 0
+    >>> one.p_value, round(one.mcnemar_p_value, 12)   # A always wins: exact p, never 0
     (0.0625, 0.0625)
     """
     (n_a, c_a, n_b, c_b, ks, ids_a, ids_b, cl, metric, unmatched, duplicates, missing,
@@ -1508,7 +1510,7 @@ def _positive(v, name):
 def _power_iv(x, name, sd, alpha, power):
     """Validate (delta or n_tasks, sd, alpha, power) of the power-analysis functions."""
     if name == "n_tasks":
-        x = _posint(x, name, 1)
+        x = _posint(x, name, 2)  # a t test needs 2 tasks
     else:
         if isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool):
             x = abs(x)  # the sign of the difference does not matter to a two-sided test
@@ -1519,40 +1521,87 @@ def _power_iv(x, name, sd, alpha, power):
 
 
 def tasks_needed(delta, sd, *, alpha=0.05, power=0.8):
-    """Tasks needed to detect a mean difference ``delta`` with a two-sided test.
+    """Tasks needed to detect a mean difference ``delta`` with the paired t test of ``compare``.
 
-    N = (z_{1-alpha/2} + z_{power})^2 sd^2 / delta^2 (Miller 2024), rounded up, where
-    ``sd`` is sigma_D, the standard deviation of the per-task differences (between-task
-    variance of the differences plus the within-task variances of both runs).
+    The smallest N whose two-sided t test on N - 1 df has the requested power, from the
+    noncentral t distribution (noncentrality delta sqrt(N) / sd); it equals
+    ``ceil(TTestPower().solve_power(...))`` of statsmodels. ``sd`` is sigma_D, the standard
+    deviation of the per-task differences (see :func:`paired_sd`). The normal-theory
+    closed form (z_{1-alpha/2} + z_{power})^2 sd^2 / delta^2 (Miller 2024), which comes out
+    a few tasks short at small N, is reported in ``inputs["z_approximation"]``.
 
     Examples
     --------
     >>> import passatk
     >>> passatk.tasks_needed(0.03, 0.2).value
-    349
+    351
+    >>> passatk.tasks_needed(0.3, 0.3).value       # the z formula says 8
+    10
     """
     delta, sd, alpha, power = _power_iv(delta, "delta", sd, alpha, power)
     z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
-    n = math.ceil((z * sd / delta) ** 2 * (1 - 1e-12))
-    return PlanResult(quantity="tasks", value=max(n, 2),
-                      inputs={"delta": delta, "sd": sd, "alpha": alpha, "power": power},
-                      note="N = (z_{1-alpha/2} + z_power)^2 sd^2 / delta^2 (Miller 2024)")
+    approx = (z * sd / delta) ** 2
+    return PlanResult(quantity="tasks", value=PL.tasks_for_power(delta / sd, alpha, power),
+                      inputs={"delta": delta, "sd": sd, "alpha": alpha, "power": power,
+                              "z_approximation": approx},
+                      note="smallest N with power >= target for the two-sided paired t test "
+                           "(noncentral t, N - 1 df)")
 
 
 def min_detectable_effect(n_tasks, sd, *, alpha=0.05, power=0.8):
-    """Minimum detectable difference for N tasks: (z_{1-alpha/2} + z_{power}) sd / sqrt(N).
+    """Minimum difference that the paired t test on ``n_tasks`` tasks detects with ``power``.
+
+    Solved on the noncentral t distribution (N - 1 df); the normal-theory value
+    (z_{1-alpha/2} + z_{power}) sd / sqrt(N) is in ``inputs["z_approximation"]``.
+    Needs at least 2 tasks.
 
     Examples
     --------
     >>> import passatk
     >>> round(passatk.min_detectable_effect(164, 0.3).value, 4)
-    0.0656
+    0.066
     """
     n_tasks, sd, alpha, power = _power_iv(n_tasks, "n_tasks", sd, alpha, power)
     z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
-    return PlanResult(quantity="min_detectable_effect", value=z * sd / math.sqrt(n_tasks),
-                      inputs={"n_tasks": n_tasks, "sd": sd, "alpha": alpha, "power": power},
-                      note="MDE = (z_{1-alpha/2} + z_power) sd / sqrt(N) (Miller 2024)")
+    return PlanResult(quantity="min_detectable_effect",
+                      value=sd * PL.effect_for_power(n_tasks, alpha, power),
+                      inputs={"n_tasks": n_tasks, "sd": sd, "alpha": alpha, "power": power,
+                              "z_approximation": z * sd / math.sqrt(n_tasks)},
+                      note="two-sided paired t test (noncentral t, N - 1 df)")
+
+
+def paired_sd(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None,
+              metric="pass@k"):
+    """The sd of the per-task differences D_i from a pilot pair of runs (``sd`` for planning).
+
+    sigma_D = sd(thetahat_A,i - thetahat_B,i, ddof=1) over matched tasks (matched like
+    :func:`compare`, which must not find unmatched tasks). Pass it as ``sd`` to
+    :func:`tasks_needed` and :func:`min_detectable_effect`.
+
+    Examples
+    --------
+    >>> from passatk.stats import paired_sd
+    >>> r = paired_sd([10] * 4, [9, 7, 5, 8], [10] * 4, [6, 7, 2, 4])
+    >>> round(r.value, 4), r.inputs["tasks"]
+    (0.1732, 4)
+    """
+    (n_a, c_a, n_b, c_b, ks, ids_a, ids_b, cl, metric, *_rest) = _compare_iv(
+        n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b, metric, "raise", "raise", "raise",
+        0.95, 2, None, None)
+    k = _posint(k, "k")
+    n_a, c_a, n_b, c_b, *_rest = _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, None,
+                                             "raise", "raise")
+    if n_a.size < 2:
+        raise ValueError(f"paired_sd needs at least 2 matched tasks, got {n_a.size}")
+    short = np.flatnonzero((n_a < k) | (n_b < k))
+    if short.size:
+        raise ValueError(f"k={k} exceeds n for {short.size} of {n_a.size} matched tasks "
+                         f"(positions {_show(short)})")
+    d = _theta(metric, n_a, c_a, k) - _theta(metric, n_b, c_b, k)
+    return PlanResult(quantity="sd", value=float(np.std(d, ddof=1)),
+                      inputs={"tasks": int(n_a.size), "k": k, "metric": metric,
+                              "mean_difference": float(np.mean(d))},
+                      note="sample sd (ddof=1) of the paired per-task differences")
 
 
 def _samples_iv(n, c, k, target_se, metric):
@@ -1571,6 +1620,9 @@ def samples_needed(n, c, k, target_se, *, metric="pass@k"):
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
     of the estimator (Hoeffding's U-statistic form, see docs/statistics.md), and the
     smallest common n with (1/N^2) sum_i Var_i(n) <= target_se^2 is found by bisection.
+    A pilot task with c_i = 0 or c_i = n_i would say its variance is 0; it gets the
+    Jeffreys posterior mean p_i = (c_i + 1/2) / (n_i + 1) instead, and
+    ``inputs["boundary_tasks"]`` counts such tasks.
     The large-n approximation n >= sum_i k^2 q_i^(2k-2) p_i q_i / (N^2 eps^2) is reported in
     ``inputs["approximation"]``.
 
@@ -1580,9 +1632,14 @@ def samples_needed(n, c, k, target_se, *, metric="pass@k"):
     >>> r = passatk.samples_needed([20] * 100, [2] * 100, 10, 0.01)
     >>> r.value
     140
+    >>> passatk.samples_needed([10] * 100, [0] * 50 + [10] * 50, 1, 0.001).value > 1
+    True
     """
     n, c, k, eps, metric = _samples_iv(n, c, k, target_se, metric)
-    p = c / n
+    edge = (c == 0) | (c == n)
+    # c = 0 or c = n would plug in p = 0 or 1, a variance of 0 (D7 of the audit): those
+    # tasks get the Jeffreys posterior mean (c + 1/2) / (n + 1) instead
+    p = np.where(edge, (c + 0.5) / (n + 1.0), c / np.maximum(n, 1))
     size = n.size
 
     def se_at(m):
@@ -1605,8 +1662,10 @@ def samples_needed(n, c, k, target_se, *, metric="pass@k"):
     approx = float(np.sum(k * k * q ** (2 * k - 2) * p * q)) / (size**2 * eps**2)
     return PlanResult(quantity="samples_per_task", value=int(hi),
                       inputs={"tasks": size, "k": k, "target_se": eps, "metric": metric,
-                              "approximation": approx, "se_at_value": se_at(hi)},
-                      note="exact estimator variance at p_i = c_i / n_i from the pilot")
+                              "approximation": approx, "se_at_value": se_at(hi),
+                              "boundary_tasks": int(np.count_nonzero(edge))},
+                      note="exact estimator variance at p_i = c_i / n_i from the pilot, "
+                           "(c_i + 1/2) / (n_i + 1) where c_i is 0 or n_i")
 
 
 def _simulate_iv(n_tasks, n, a, b, seed, n_benchmarks):
