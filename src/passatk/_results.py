@@ -21,6 +21,8 @@ __all__ = [
     "ScoreResult",
     "ScoreRow",
     "Simulation",
+    "TaskResult",
+    "TaskRow",
 ]
 
 
@@ -48,7 +50,7 @@ def _to_pandas(records: list[dict[str, Any]]):
     flat = []
     for rec in records:
         row: dict[str, Any] = {}
-        for key, val in rec["group"].items():
+        for key, val in rec.get("group", {}).items():
             row[key if key not in rec else f"group_{key}"] = val
         row.update({key: val for key, val in rec.items() if key != "group"})
         flat.append(row)
@@ -284,3 +286,49 @@ class Simulation:
         """The counts and rates as JSON-ready lists."""
         return {"n": self.n.tolist(), "c": self.c.tolist(), "p": self.p.tolist(),
                 "a": self.a, "b": self.b}
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One task's estimate and an interval for its own success quantity.
+
+    ``value`` is the unbiased per-task estimate; ``ci_low``/``ci_high`` map a Wilson or
+    Clopper-Pearson interval for the task's success rate p through the increasing
+    g(p) = 1 - (1 - p)^k (pass@k) or p^k (pass^k), so they hold the same coverage.
+    """
+
+    task: Any
+    n: int
+    c: int
+    k: int
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_low: float
+    p_high: float
+    ci_method: str
+    confidence: float
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This row as a JSON-ready ``dict``."""
+        return _row_dict(self)
+
+
+@dataclass(frozen=True)
+class TaskResult(_Rows):
+    """The result of :func:`passatk.stats.task_intervals`: one row per task, in input order."""
+
+    rows: tuple[TaskRow, ...]
+    method: str
+    confidence: float
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per task."""
+        return [r.to_dict() for r in self.rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
+        return {"kind": "tasks", "method": self.method, "confidence": self.confidence,
+                "rows": self.records()}

@@ -32,7 +32,16 @@ from . import _posterior as POST
 from . import _stats_gpass as GP
 from . import _stats_kernels as SK
 from ._api import fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
-from ._results import CompareResult, CompareRow, PlanResult, ScoreResult, ScoreRow, Simulation
+from ._results import (
+    CompareResult,
+    CompareRow,
+    PlanResult,
+    ScoreResult,
+    ScoreRow,
+    Simulation,
+    TaskResult,
+    TaskRow,
+)
 
 __all__ = [
     "compare",
@@ -47,6 +56,7 @@ __all__ = [
     "simulate",
     "t_cdf",
     "t_ppf",
+    "task_intervals",
     "task_variance",
     "tasks_needed",
     "wilcoxon_signed_rank",
@@ -537,6 +547,64 @@ def task_variance(n, c, k, *, metric="pass@k"):
     if ok.any():
         out[ok] = _vhat(metric, n[ok], c[ok], k)
     return out
+
+
+def task_intervals(n, c, k=1, *, metric="pass@k", method="wilson", confidence=0.95,
+                   task_ids=None):
+    """Per-task estimates with a Wilson or Clopper-Pearson interval for each task.
+
+    The interval for the task's success rate p (Wilson score, or the exact
+    Clopper-Pearson interval) is mapped through the increasing g(p) = 1 - (1 - p)^k for
+    pass@k, or g(p) = p^k for pass^k, so it covers g(p) exactly as often as the interval
+    for p covers p. ``value`` is the unbiased estimate (``None`` with a reason when n < k).
+
+    Parameters
+    ----------
+    n, c : array_like of int
+    k : int
+    metric : {"pass@k", "pass^k"}
+    method : {"wilson", "clopper-pearson"}
+    confidence : float
+    task_ids : array_like, optional
+        Labels for the rows (default: positions).
+
+    Returns
+    -------
+    TaskResult
+
+    Examples
+    --------
+    >>> from passatk.stats import task_intervals
+    >>> r = task_intervals([10, 1], [2, 1], k=1, method="clopper-pearson")
+    >>> [(row.task, row.value, round(row.ci_low, 4), round(row.ci_high, 4)) for row in r]
+    [(0, 0.2, 0.0252, 0.5561), (1, 1.0, 0.025, 1.0)]
+    """
+    n = _int_array(n, "n")
+    c = _int_array(c, "c")
+    _check_counts(n, c)
+    k = _posint(k, "k")
+    _choice(metric, "metric", ("pass@k", "pass^k"))
+    _choice(method, "method", ("wilson", "clopper-pearson"))
+    confidence = _confidence(confidence)
+    ids = np.arange(n.size) if task_ids is None else _label_array(task_ids, "task_ids", n.size)
+    z = norm_ppf(0.5 + confidence / 2)
+    rows = []
+    for i in range(n.size):
+        ni, ci = int(n[i]), int(c[i])
+        plo, phi = (IV.wilson(ci / ni, ni, z) if method == "wilson"
+                    else IV.clopper_pearson(ci, ni, confidence))
+        lo, hi = ((-math.expm1(k * math.log1p(-plo)), -math.expm1(k * math.log1p(-phi))
+                   if phi < 1.0 else 1.0) if metric == "pass@k" else (plo**k, phi**k))
+        value = reason = None
+        if ni >= k:
+            value = float(_theta(metric, n[i:i + 1], c[i:i + 1], k)[0])
+        else:
+            reason = f"k={k} exceeds n={ni}: no unbiased estimate"
+        rows.append(TaskRow(task=_py(ids[i]), n=ni, c=ci, k=k, metric=metric, value=value,
+                            ci_low=lo, ci_high=hi, p_low=plo, p_high=phi,
+                            ci_method=IV.LABELS[method] + f" for p, mapped to {metric}",
+                            confidence=confidence, reason=reason))
+    return TaskResult(rows=tuple(rows), method=method, confidence=confidence)
 
 
 def _exact_task_var(p, n, k, metric="pass@k"):
