@@ -216,9 +216,14 @@ def test_wilcoxon_in_compare_sees_float_noise_ties():
     n = np.full(8, 10)
     row = passatk.compare(n, ca, n, cb, seed=0)[0]
     d = (ca - cb) / 10  # exact differences as integers over 10
+    # issue 11: with ties and few differences the p-value is the exact permutation one
+    assert row.wilcoxon_method == "exact"
+    assert row.wilcoxon_p_value == pytest.approx(naive.wilcoxon_exact_ties(list(np.round(d * 10))),
+                                                 rel=1e-12)
     res = ss.wilcoxon(np.round(d * 10).astype(float), method="asymptotic", correction=False)
-    assert row.wilcoxon_method == "normal approximation"
-    assert row.wilcoxon_p_value == pytest.approx(res.pvalue, rel=1e-12)
+    w, p_approx, how = wilcoxon_signed_rank(np.round(d, 12), method="approx")
+    assert how == "normal approximation"
+    assert p_approx == pytest.approx(res.pvalue, rel=1e-12)
 
 
 def test_benjamini_hochberg_vs_scipy():

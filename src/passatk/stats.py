@@ -1529,7 +1529,6 @@ def _boot_t(mat, cinv, confidence, n_resamples, rng):
 
 def _compare_boot(rows, diffs, cinv, confidence, n_resamples, rng):
     """Fill the studentized bootstrap interval and the max-T band; return the critical value."""
-    alpha = 1.0 - confidence
     kk = list(diffs)
     mat = np.ascontiguousarray(np.column_stack([diffs[kv] for kv in kk]))
     _, _, tt = _boot_t(mat, cinv, confidence, n_resamples, rng)
@@ -1544,9 +1543,10 @@ def _compare_boot(rows, diffs, cinv, confidence, n_resamples, rng):
             rows[kv] = _replace(row, boot_low=row.ci_low, boot_high=row.ci_high,
                                 band_low=row.ci_low, band_high=row.ci_high)
             continue
-        qlo, qhi = np.quantile(tt[:, j], [alpha / 2, 1 - alpha / 2])
-        blo, bhi, _ = IV.clip(row.diff - float(qhi) * row.se, row.diff - float(qlo) * row.se,
-                              -1.0, 1.0)
+        # symmetric bootstrap-t: the |T*| quantile (two-sided error O(1/N^2), and at N = 20
+        # closer to its level than the equal-tailed bootstrap-t or the percentile interval)
+        q = float(np.quantile(np.abs(tt[:, j]), confidence))
+        blo, bhi, _ = IV.clip(row.diff - q * row.se, row.diff + q * row.se, -1.0, 1.0)
         half = crit * row.se
         lo, hi, _ = IV.clip(row.diff - half, row.diff + half, -1.0, 1.0)
         rows[kv] = _replace(row, boot_low=blo, boot_high=bhi, band_low=lo, band_high=hi)
