@@ -26,8 +26,15 @@ import numpy as np
 
 
 def threshold(tau, k):
-    """ceil(tau k), with tau read as the decimal it was written as (0.1 * 10 is 1, not 2)."""
-    return max(math.ceil(Fraction(repr(float(tau))) * k), 1)
+    """ceil(tau k), at least 1; a product within rounding of an integer is that integer.
+
+    0.1 * 10 and (5/7) * 7 are 1 and 5 although their floats lie just above.
+    """
+    x = Fraction(float(tau)) * k
+    r = round(x)
+    if abs(x - r) <= Fraction(1, 10**9) * max(k, 1):
+        return max(int(r), 1)
+    return max(math.ceil(x), 1)
 
 
 def kernel(metric, k, tau):
