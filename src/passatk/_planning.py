@@ -19,7 +19,7 @@ import numpy as np
 
 from . import stats as _S
 
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(400)
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(120)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
 
 
@@ -40,8 +40,15 @@ def power(effect, n_tasks, alpha):
     lam = effect * math.sqrt(n_tasks)
     crit = _S.t_ppf(1.0 - alpha / 2.0, df)
     lo, hi = _s_range(df)
-    s = 0.5 * (hi - lo) * _NODES + 0.5 * (hi + lo)
-    w = 0.5 * (hi - lo) * _WEIGHTS
+    # Phi(lambda - c s) steps from 1 to 0 over a width 1/c around s0 = lambda / c: cut the
+    # range there so that each piece is smooth at the scale of its nodes
+    s0, width = abs(lam) / crit, 1.0 / crit
+    cuts = {lo, hi, *(min(max(s0 + j * width, lo), hi) for j in (-8, -2, 2, 8))}
+    edges = sorted(cuts)
+    s = np.concatenate([0.5 * (b - a) * _NODES + 0.5 * (b + a)
+                        for a, b in zip(edges[:-1], edges[1:], strict=True)])
+    w = np.concatenate([0.5 * (b - a) * _WEIGHTS
+                        for a, b in zip(edges[:-1], edges[1:], strict=True)])
     # density of S = sqrt(chi2_df / df), in logs
     logc = (0.5 * df * math.log(df) - (0.5 * df - 1.0) * math.log(2.0)
             - math.lgamma(0.5 * df))
