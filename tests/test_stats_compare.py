@@ -224,7 +224,7 @@ def test_wilcoxon_in_compare_sees_float_noise_ties():
     assert row.wilcoxon_p_value == pytest.approx(naive.wilcoxon_exact_ties(list(np.round(d * 10))),
                                                  rel=1e-12)
     res = ss.wilcoxon(np.round(d * 10).astype(float), method="asymptotic", correction=False)
-    w, p_approx, how = wilcoxon_signed_rank(np.round(d, 12), method="approx")
+    _w, p_approx, how = wilcoxon_signed_rank(np.round(d, 12), method="approx")
     assert how == "normal approximation"
     assert p_approx == pytest.approx(res.pvalue, rel=1e-12)
 
@@ -273,7 +273,7 @@ def test_wilcoxon_exact_with_ties_at_small_n():
         d = rng.integers(-2, 3, int(rng.integers(2, 11))).astype(float)
         if not d.any():
             continue
-        w, p, how = wilcoxon_signed_rank(d)
+        _w, p, how = wilcoxon_signed_rank(d)
         assert how == "exact" and p == pytest.approx(naive.wilcoxon_exact_ties(list(d)),
                                                      rel=1e-12)
     row = passatk.compare([1] * 6, [1, 1, 0, 1, 1, 1], [1] * 6, [0] * 6, seed=0)[0]

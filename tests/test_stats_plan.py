@@ -6,7 +6,6 @@ import naive_stats as naive
 import numpy as np
 import pytest
 from scipy import stats as ss
-
 from statsmodels.stats.power import TTestPower
 
 import passatk
@@ -68,8 +67,9 @@ def _nct_power(effect, n_tasks, alpha):
     if not math.isnan(out):
         return out
     scale = 1 / math.sqrt(df)
-    f = lambda x: (ss.norm.cdf(ncp - crit * x) + ss.norm.cdf(-ncp - crit * x)) * ss.chi.pdf(
-        x, df, scale=scale)
+    def f(x):
+        return (ss.norm.cdf(ncp - crit * x) + ss.norm.cdf(-ncp - crit * x)) * ss.chi.pdf(
+            x, df, scale=scale)
     return integrate.quad(f, 0, 60, points=[ncp / crit], limit=500, epsabs=1e-13)[0]
 
 

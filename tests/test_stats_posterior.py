@@ -53,7 +53,8 @@ def test_equal_tailed_interval_of_the_task_set_value():
     w, mean, var, _ = _posterior.fit(n, c, k)
     m, sd, lo, hi = _posterior.summary(n, c, k, 0.9, False)
     sdg = np.sqrt(var)
-    cdf = lambda x: float(np.sum(w * 0.5 * np.vectorize(math.erfc)(-(x - mean) / (sdg * 2**0.5))))
+    def cdf(x):
+        return float(np.sum(w * 0.5 * np.vectorize(math.erfc)(-(x - mean) / (sdg * 2**0.5))))
     assert cdf(lo) == pytest.approx(0.05, abs=1e-6) and cdf(hi) == pytest.approx(0.95, abs=1e-6)
     assert m == pytest.approx(float(np.sum(w * mean)), rel=1e-12)
     assert sd == pytest.approx(math.sqrt(float(np.sum(w * (var + (mean - m) ** 2)))), rel=1e-12)

@@ -13,6 +13,7 @@ that holds its mass (this is what statsmodels' ``TTestPower`` computes with scip
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -46,9 +47,9 @@ def power(effect, n_tasks, alpha):
     cuts = {lo, hi, *(min(max(s0 + j * width, lo), hi) for j in (-8, -2, 2, 8))}
     edges = sorted(cuts)
     s = np.concatenate([0.5 * (b - a) * _NODES + 0.5 * (b + a)
-                        for a, b in zip(edges[:-1], edges[1:], strict=True)])
+                        for a, b in itertools.pairwise(edges)])
     w = np.concatenate([0.5 * (b - a) * _WEIGHTS
-                        for a, b in zip(edges[:-1], edges[1:], strict=True)])
+                        for a, b in itertools.pairwise(edges)])
     # density of S = sqrt(chi2_df / df), in logs
     logc = (0.5 * df * math.log(df) - (0.5 * df - 1.0) * math.log(2.0)
             - math.lgamma(0.5 * df))

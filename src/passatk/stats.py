@@ -1653,7 +1653,7 @@ def paired_sd(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None,
     >>> round(r.value, 4), r.inputs["tasks"]
     (0.1732, 4)
     """
-    (n_a, c_a, n_b, c_b, ks, ids_a, ids_b, cl, metric, *_rest) = _compare_iv(
+    (n_a, c_a, n_b, c_b, _ks, ids_a, ids_b, _cl, metric, *_rest) = _compare_iv(
         n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b, metric, "raise", "raise", "raise",
         0.95, 2, None, None)
     k = _posint(k, "k")
