@@ -172,6 +172,12 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g.add_argument("--n", dest="n_field", metavar="FIELD", help="column of n (count tables)")
     g.add_argument("--c", dest="c_field", metavar="FIELD", help="column of c (count tables)")
     g.add_argument(
+        "--merge",
+        action="store_true",
+        help="pool the archives as shards of one run (a task in two shards is summed); by "
+        "default separate archives are kept apart by a 'path' group",
+    )
+    g.add_argument(
         "--skip-bad",
         action="store_true",
         help="skip bad records instead of failing; their number and places are reported on stderr",
@@ -463,6 +469,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
             c=args.c_field,
             skip_bad=args.skip_bad,
             filters=filters or None,
+            merge=args.merge,
             progress=progress,
         )
     finally:

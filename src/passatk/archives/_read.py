@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import math
 import os
@@ -123,6 +124,7 @@ def read_counts(
     c: str | None = None,
     skip_bad: bool = False,
     filters: Mapping[str, object] | None = None,
+    merge: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> Counts:
     """Read result archives into per-(group, task) counts (n, c).
@@ -155,6 +157,11 @@ def read_counts(
     filters : mapping, optional
         LiveCodeBench only: ``since`` and ``until`` (contest date ``YYYY-MM-DD``, both
         inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
+    merge : bool, default False
+        Pool the archives as shards of one run: n and c of a (group, task) found in several
+        archives are summed. By default archives are never pooled: when two archives (files;
+        a MultiPL-E directory is one archive) would put rows into the same group, every row
+        gets the group field ``path``, its archive's path relative to the common parent folder.
     progress : callable(done_bytes, total_bytes), optional
         Called during reading with the (compressed) bytes read so far and the total.
 
@@ -187,22 +194,80 @@ def read_counts(
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
+    if not isinstance(merge, bool):
+        raise TypeError(f"merge must be a bool, got {merge!r}")
     files = expand_paths(paths)
     ctx = Context(opts, progress=progress)
     sizes = [os.path.getsize(f) for f in files]
     ctx.total_bytes = sum(sizes)
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
+    runs: dict[str, tuple[dict, list]] = {}
     for file, size in zip(files, sizes, strict=True):
-        _read_one(file, fmt, ctx, filtering)
+        ctx.acc, ctx.stored = {}, []
+        kind = _read_one(file, fmt, ctx, filtering)
+        run = runs.setdefault(_archive_of(file, kind), ({}, []))
+        _sum_into(run[0], ctx.acc)
+        run[1].extend(ctx.stored)
         ctx.done_bytes += size
         ctx.report(0)
+    acc, stored = _combine(runs, merge)
     return Counts._from_acc(
-        ctx.acc, metric=ctx.metric or "pass@k", stored=tuple(ctx.stored),
+        acc, metric=ctx.metric or "pass@k", stored=tuple(stored),
         skipped=ctx.skipped, files=tuple(files),
     )
 
 
-def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> None:
+#: the group field that keeps separate archives apart when they would share a group
+RUN_FIELD = "path"
+
+
+def _archive_of(file: str, kind: str) -> str:
+    """The archive a file belongs to: itself, or its folder for MultiPL-E (a file per task)."""
+    return os.path.dirname(os.path.abspath(file)) if kind == "multipl-e" else file
+
+
+def _sum_into(acc: dict, part: dict) -> None:
+    for key, (n, c) in part.items():
+        cell = acc.get(key)
+        if cell is None:
+            acc[key] = [n, c]
+        else:
+            cell[0] += n
+            cell[1] += c
+
+
+def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, list]:
+    """Pool the runs (``merge``, or when no two runs share a group), or label each by path."""
+    seen: set = set()
+    shared = False
+    for acc, _ in runs.values():
+        groups = {g for g, _ in acc}
+        shared = shared or not seen.isdisjoint(groups)
+        seen |= groups
+    acc: dict = {}
+    stored: list = []
+    if merge or not shared:
+        for part, part_stored in runs.values():
+            _sum_into(acc, part)
+            stored.extend(part_stored)
+        return acc, stored
+    labels = _relative_labels(list(runs))
+    for archive, (part, part_stored) in runs.items():
+        label = ((RUN_FIELD, labels[archive]),)
+        _sum_into(acc, {(label + g, t): cell for (g, t), cell in part.items()})
+        stored.extend(dataclasses.replace(s, group=label + tuple(s.group))
+                      for s in part_stored)
+    return acc, stored
+
+
+def _relative_labels(archives: list[str]) -> dict[str, str]:
+    """Each archive's path relative to the common parent folder of all of them."""
+    full = [os.path.abspath(a) for a in archives]
+    common = os.path.commonpath([os.path.dirname(f) for f in full])
+    return {a: os.path.relpath(f, common) for a, f in zip(archives, full, strict=True)}
+
+
+def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> str:
     doc = None
     if fmt is None:
         kind, doc = detect(file, ctx)
@@ -232,3 +297,4 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> None
             if not JSON_DOCUMENT_FORMATS[kind](doc):
                 raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
         _DOC_READERS[kind](file, ctx, doc)
+    return kind

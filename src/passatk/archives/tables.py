@@ -22,6 +22,10 @@ from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
 REWARD_COLUMNS = ("reward",)
+#: group columns a per-sample table brings itself: lm-eval writes one row per filter
+AUTO_GROUP_COLUMNS = ("filter",)
+#: columns that name a run variant: rows of one task that disagree in one are several runs
+RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
 
 _TRUE = {"true": True, "1": True, "false": False, "0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
@@ -237,7 +241,8 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         for col in wanted:
             if col not in header:
                 raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})')
-        rows = _parquet_rows(file, ctx, wanted)
+        rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
+        names = header
     elif box == "csv":
         rows = _csv_rows(file, ctx)
         header = next(rows)[1]["__header__"]
@@ -247,6 +252,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
                     *ctx.options.record_by]:
             if col not in header:
                 raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})', line=1)
+        names = header
     else:
         rows = _jsonl_rows(file, ctx)
         first = next(rows, None)
@@ -257,8 +263,12 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         names = list(first[1]) if isinstance(first[1], dict) else []
         spec = columns(names, kind, ctx, file)
         rows = _chain(first, rows)
-    _accumulate(file, ctx, spec, rows, strings)
+    _accumulate(file, ctx, spec, rows, strings, names)
     return spec["kind"]
+
+
+def _layout_columns(header: list[str], wanted: list[str]) -> list[str]:
+    return [c for c in (*AUTO_GROUP_COLUMNS, *RUN_COLUMNS) if c in header and c not in wanted]
 
 
 def _chain(first: tuple, rest: Iterator) -> Iterator:
@@ -266,7 +276,58 @@ def _chain(first: tuple, rest: Iterator) -> Iterator:
     yield from rest
 
 
-def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool) -> None:
+def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
+    for col in (spec["n"], spec["c"]):
+        if col not in row:
+            raise BadRecord(f'missing column "{col}"')
+    n = _int(row[spec["n"]], spec["n"], strings)
+    c = _int(row[spec["c"]], spec["c"], strings)
+    if n < 1:
+        raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
+    if c < 0:
+        raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
+    if c > n:
+        raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
+    return n, c
+
+
+def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
+    col = spec["passed"] if spec["passed"] is not None else spec["reward"]
+    if col not in row:
+        raise BadRecord(f'missing column "{col}"')
+    value = row[col]
+    if spec["passed"] is not None:
+        return 1, int(_flag(value, col))
+    return 1, int(_reward(value, col, strings) >= threshold)
+
+
+class _Layout:
+    """Group columns a per-sample table brings itself (lm-eval's ``filter``), and the columns
+    whose disagreement within one task means the rows are several runs (asks for ``by``)."""
+
+    def __init__(self, names: list[str], by: tuple[str, ...]) -> None:
+        self.auto = tuple(c for c in AUTO_GROUP_COLUMNS if c in names and c not in by)
+        self.watch = tuple(c for c in RUN_COLUMNS if c in names and c not in by)
+        self.first: dict[str, tuple] = {}
+
+    def extra(self, row: dict) -> tuple:
+        return tuple((c, row.get(c)) for c in self.auto)
+
+    def check(self, file: str, lineno: int, task: str, row: dict) -> None:
+        if not self.watch:
+            return
+        values = tuple(row.get(c) for c in self.watch)
+        first = self.first.setdefault(task, (lineno, values))
+        for col, a, b in zip(self.watch, first[1], values, strict=True):
+            if a != b:
+                raise ArchiveError(
+                    file, f'rows of task {task!r} differ in column "{col}" ({show(a)} at line '
+                    f"{first[0]}, {show(b)} here): these are separate runs; pass by="
+                    f'["{col}"] (--by {col}) to score each', line=lineno)
+
+
+def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
+                names: list[str]) -> None:
     o = ctx.options
     pathvals = path_groups(o.by, file)
     tcol = spec["task"]
@@ -274,6 +335,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
     records = 0
     skips_before = ctx.skip_count
     counts = spec["kind"] == "counts"
+    layout = _Layout([] if counts else names, o.by)
     for lineno, row in rows:
         try:
             if isinstance(row, BadRecord):
@@ -281,41 +343,20 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
             if tcol not in row:
                 raise BadRecord(f'missing column "{tcol}"')
             task = _task(row[tcol], tcol)
-            group = group_from(o.by, pathvals, row, what="row")
+            group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
             if counts:
-                for col in (spec["n"], spec["c"]):
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                n = _int(row[spec["n"]], spec["n"], strings)
-                c = _int(row[spec["c"]], spec["c"], strings)
-                if n < 1:
-                    raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
-                if c < 0:
-                    raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
-                if c > n:
-                    raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
-                key = (group, task)
-                if key in seen:
+                n, c = _count_row(row, spec, strings, task)
+                if (group, task) in seen:
                     where = f" in group {dict(group)}" if group else ""
-                    raise BadRecord(
-                        f"duplicate row for task {task!r}{where} (first at line {seen[key]})"
-                    )
-                seen[key] = lineno
+                    raise BadRecord(f"duplicate row for task {task!r}{where} (first at line "
+                                    f"{seen[(group, task)]})")
+                seen[(group, task)] = lineno
             else:
-                n = 1
-                if spec["passed"] is not None:
-                    col = spec["passed"]
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                    c = int(_flag(row[col], col))
-                else:
-                    col = spec["reward"]
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                    c = int(_reward(row[col], col, strings) >= o.threshold)
+                n, c = _sample_row(row, spec, strings, o.threshold)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             continue
+        layout.check(file, lineno, task, row)
         ctx.add(group, task, n, c)
         records += 1
     if records == 0 and ctx.skip_count == skips_before:
