@@ -474,6 +474,9 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         )
     finally:
         progress.close()
+    if not args.quiet:
+        for message in counts.notes:
+            _note(args, message)
     skipped = counts.skipped
     if skipped.count:
         _note(args, f"skipped {skipped.count} bad record(s) (--skip-bad):")

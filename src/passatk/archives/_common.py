@@ -49,6 +49,7 @@ class Context:
     skip_records: list[SkippedRecord] = field(default_factory=list)
     metric: str | None = None
     metric_file: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> None:

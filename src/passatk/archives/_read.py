@@ -211,10 +211,11 @@ def read_counts(
         ctx.done_bytes += size
         ctx.report(0)
     acc, stored = _combine(runs, merge)
-    return Counts._from_acc(
+    counts = Counts._from_acc(
         acc, metric=ctx.metric or "pass@k", stored=tuple(stored),
         skipped=ctx.skipped, files=tuple(files),
     )
+    return dataclasses.replace(counts, notes=tuple(ctx.notes)) if ctx.notes else counts
 
 
 #: the group field that keeps separate archives apart when they would share a group

