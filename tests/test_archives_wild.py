@@ -142,3 +142,18 @@ def test_plain_assertion_failures_give_no_note(tmp_path):
     path = tmp_path / "s_results.jsonl"
     path.write_text("\n".join(_he_record("T/0", j == 0, "failed: ") for j in range(6)) + "\n")
     assert read_counts(path).notes == ()
+
+
+# ------------------------------------------------------------------ 3. BigCodeBench hard subset
+def test_bigcodebench_hard_input_is_left_out_of_walks(tmp_path):
+    from passatk.archives import expand_paths, write_archive
+
+    samples = "model--bigcodebench-hard-complete--vllm-0-1-sanitized_calibrated"
+    written = write_archive(tmp_path / f"{samples}_hard_eval_results.json", ["BigCodeBench/0"],
+                            [[True]], format="bigcodebench")
+    assert [p.rsplit("/", 1)[-1] for p in written] == [
+        f"{samples}_hard_eval_results.json", f"{samples}_hard_pass_at_k.json"]
+    (tmp_path / f"{samples}.jsonl").write_text('{"task_id": "BigCodeBench/0", "solution": ""}\n')
+    assert expand_paths(tmp_path) == [str(tmp_path / f"{samples}_hard_eval_results.json")]
+    counts = read_counts(tmp_path)
+    assert counts.n.tolist() == [1] and len(counts.stored) == 1
