@@ -2,9 +2,9 @@
 
 Count table: one row per (group, task) with the task id, n and c. Per-sample table: one row per
 sample with the task id and a pass flag (bool, 0/1, 0.0/1.0 or their text; a list of them is
-that many samples), or a reward that passes when ``reward >= threshold``. Column names are mapped with the ``task``,
-``passed``, ``reward``, ``threshold``, ``n`` and ``c`` options; by default the task column is the
-first of ``task_id``, ``task``, ``id`` that exists.
+that many samples), or a reward that passes when ``reward >= threshold``. Column names are
+mapped with the ``task``, ``passed``, ``reward``, ``threshold``, ``n`` and ``c`` options; by
+default the task column is the first of ``task_id``, ``task``, ``id`` that exists.
 """
 
 from __future__ import annotations
