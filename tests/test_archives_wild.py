@@ -12,7 +12,8 @@ import random
 
 import pytest
 
-from passatk.archives import ArchiveError, read_counts
+import passatk
+from passatk.archives import ArchiveError, expand_paths, read_counts, write_archive
 from passatk.cli import main
 
 
@@ -146,8 +147,6 @@ def test_plain_assertion_failures_give_no_note(tmp_path):
 
 # ------------------------------------------------------------------ 3. BigCodeBench hard subset
 def test_bigcodebench_hard_input_is_left_out_of_walks(tmp_path):
-    from passatk.archives import expand_paths, write_archive
-
     samples = "model--bigcodebench-hard-complete--vllm-0-1-sanitized_calibrated"
     written = write_archive(tmp_path / f"{samples}_hard_eval_results.json", ["BigCodeBench/0"],
                             [[True]], format="bigcodebench")
@@ -157,3 +156,94 @@ def test_bigcodebench_hard_input_is_left_out_of_walks(tmp_path):
     assert expand_paths(tmp_path) == [str(tmp_path / f"{samples}_hard_eval_results.json")]
     counts = read_counts(tmp_path)
     assert counts.n.tolist() == [1] and len(counts.stored) == 1
+
+
+# ------------------------------------------------------------------ 2. summary files in folders
+def _humaneval_with_summaries(folder, flags):
+    write_archive(folder / "samples.jsonl_results.jsonl", ["T/0", "T/1", "T/2"], flags)
+    value = float(passatk.score([len(f) for f in flags], [sum(f) for f in flags], 1)[0].value)
+    (folder / "result.json").write_text(json.dumps({"config": {"model": "m"}, "n": 4}))
+    (folder / "all_results.json").write_text(
+        json.dumps({"humaneval": {"pass@1": 100 * value}}, indent=2))
+    (folder / "submission.json").write_text(json.dumps([{"task": 1, "ok": True}]))
+    return value
+
+
+FLAGS = [[True, False, True, True], [False] * 4, [True] * 4]
+
+
+def test_summaries_in_a_walk_are_skipped_with_one_note(tmp_path):
+    _humaneval_with_summaries(tmp_path, FLAGS)
+    counts = read_counts(tmp_path)
+    assert counts.c.tolist() == [3, 0, 4]
+    assert len(counts.notes) == 1
+    note = counts.notes[0]
+    assert note.startswith("skipped 3 JSON file(s) that no reader recognizes")
+    for name in ("result.json", "all_results.json", "submission.json"):
+        assert str(tmp_path / name) in note
+    glob = read_counts(str(tmp_path / "*.json*"))
+    assert glob.c.tolist() == [3, 0, 4] and len(glob.notes) == 1
+
+
+def test_a_summary_named_explicitly_still_errors(tmp_path):
+    _humaneval_with_summaries(tmp_path, FLAGS)
+    with pytest.raises(ArchiveError, match=r"result\.json: cannot detect the format of this "
+                       r"JSON document \(top level: \['config', 'n'\]\)"):
+        read_counts([tmp_path, tmp_path / "result.json"])
+
+
+def test_forced_format_in_a_walk_skips_summaries_too(tmp_path):
+    _humaneval_with_summaries(tmp_path, FLAGS)
+    counts = read_counts(tmp_path, format="humaneval")
+    assert counts.c.tolist() == [3, 0, 4] and "skipped 3" in counts.notes[0]
+
+
+def test_check_uses_summary_numbers(capsys, tmp_path):
+    value = _humaneval_with_summaries(tmp_path, FLAGS)
+    counts = read_counts(tmp_path)
+    [stored] = counts.stored
+    assert (stored.k, stored.scale, stored.value) == (1, "percent", 100 * value / 100)
+    assert stored.source == f"{tmp_path / 'all_results.json'}: $.humaneval[\"pass@1\"]"
+    code, out, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0, err
+    assert "1 of 1 stored number(s) agree" in err and "all_results.json" in out
+
+
+def test_summary_numbers_match_runs_by_label(tmp_path):
+    write_archive(tmp_path / "eval_results.json", ["T/0", "T/1"], [[True, False], [True, True]],
+                  format="evalplus", plus=[[True, False], [False, False]], stored=False)
+    (tmp_path / "summary.json").write_text(json.dumps(
+        {"base": {"pass@1": 0.75}, "plus": {"pass_at_1": 0.25}, "pass@k": {"1": 0.5}}))
+    counts = read_counts(tmp_path)
+    got = {dict(s.group)["metric_set"]: s.value for s in counts.stored}
+    assert got == {"base": 0.75, "plus": 0.25}  # pass@k/1 names no run of the two
+    assert "used summary.json (2 pass@k number(s) kept for check)" in counts.notes[0]
+
+
+# ------------------------------------------------------------------ 8. detection messages
+def test_detection_errors_say_how_many_more_keys(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({f"k{i:02d}": i for i in range(14)}))
+    with pytest.raises(ArchiveError, match=r"top level: \['k00', .*'k09'\] and 4 more\)"):
+        read_counts(path)
+    lines = tmp_path / "x.jsonl"
+    lines.write_text(json.dumps({f"k{i:02d}": i for i in range(11)}) + "\n")
+    with pytest.raises(ArchiveError, match=r"keys \['k00', .*'k09'\] and 1 more;"):
+        read_counts(lines)
+
+
+def test_pretty_printed_document_given_as_json_lines(tmp_path):
+    src = tmp_path / "crux.json"
+    write_archive(src, ["sample_0"], [[True, False]], format="cruxeval")
+    path = tmp_path / "crux.jsonl"
+    path.write_text(src.read_text())
+    with pytest.raises(ArchiveError, match=r"crux\.jsonl: this is a JSON document, not JSON "
+                       r"Lines; did you mean format=cruxeval\?"):
+        read_counts(path)
+    with pytest.raises(ArchiveError, match="this is a JSON document, not JSON Lines"):
+        read_counts(path, format="humaneval")
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"a": 1, "b": [1]}, indent=2))
+    with pytest.raises(ArchiveError, match=r"did you mean to name it \.json\? \(top level: "
+                       r"\['a', 'b'\]\)"):
+        read_counts(other)

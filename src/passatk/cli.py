@@ -821,6 +821,7 @@ _HINTS = (
     ("pass missing='report'", "pass --missing report"),
     ("pass unmatched='exclude'", "pass --unmatched exclude"),
     ("pass format=", "pass --input-format"),
+    ("did you mean format=", "did you mean --input-format "),
     ("give threshold=", "give --threshold"),
     ("(with threshold=)", "(with --threshold)"),
     ("filters['since']", "--since"),

@@ -271,8 +271,8 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     """
     head = read_head(file, 1 << 16) if head is None else head
     first = _first_line(head)
-    if first is None:
-        return None
+    if first is None or not first[1].rstrip().endswith((b"{", b"[", b",")):
+        return None  # not the opening line of an indented document: no whole-file parse
     try:
         json.loads(first[1])
         return None

@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from . import (
+    _summary,
     bigcodebench,
     cruxeval,
     evalplus,
@@ -23,12 +24,23 @@ from . import (
 )
 from ._common import Context, Options, load_json_document
 from ._counts import Counts
-from ._detect import JSON_DOCUMENT_FORMATS, canonical_format, detect
+from ._detect import (
+    JSON_DOCUMENT_FORMATS,
+    UnknownDocument,
+    canonical_format,
+    detect,
+    document_format,
+    document_hint,
+)
 from ._errors import ArchiveError
-from ._sources import expand_paths, is_path_spec, path_group_value
+from ._sources import expand_paths, is_path_spec, logical_name, path_group_value
 
 __all__ = ["read_counts"]
 
+_LINE_READERS = {
+    "humaneval": humaneval.read,
+    "lm-eval": lm_eval.read,
+}
 _DOC_READERS = {
     "evalplus": evalplus.read,
     "bigcodebench": bigcodebench.read,
@@ -201,16 +213,26 @@ def read_counts(
     sizes = [os.path.getsize(f) for f in files]
     ctx.total_bytes = sum(sizes)
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
+    named = _named_files(paths)
     runs: dict[str, tuple[dict, list]] = {}
+    summaries: list[tuple[str, object]] = []
     for file, size in zip(files, sizes, strict=True):
         ctx.acc, ctx.stored = {}, []
-        kind = _read_one(file, fmt, ctx, filtering)
-        run = runs.setdefault(_archive_of(file, kind), ({}, []))
-        _sum_into(run[0], ctx.acc)
-        run[1].extend(ctx.stored)
+        try:
+            kind = _read_one(file, fmt, ctx, filtering, os.path.normpath(file) in named)
+        except UnknownDocument as e:
+            if os.path.normpath(file) in named:
+                raise
+            summaries.append((file, e.doc))
+        else:
+            run = runs.setdefault(_archive_of(file, kind), ({}, []))
+            _sum_into(run[0], ctx.acc)
+            run[1].extend(ctx.stored)
         ctx.done_bytes += size
         ctx.report(0)
-    acc, stored = _combine(runs, merge)
+    acc, stored, groups = _combine(runs, merge)
+    if summaries:
+        stored += _summary.use(summaries, groups, ctx)
     counts = Counts._from_acc(
         acc, metric=ctx.metric or "pass@k", stored=tuple(stored),
         skipped=ctx.skipped, files=tuple(files),
@@ -237,8 +259,10 @@ def _sum_into(acc: dict, part: dict) -> None:
             cell[1] += c
 
 
-def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, list]:
-    """Pool the runs (``merge``, or when no two runs share a group), or label each by path."""
+def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, list, dict]:
+    """Pool the runs (``merge``, or when no two runs share a group), or label each by path.
+
+    Returns the counts, the stored numbers and the groups of each archive."""
     seen: set = set()
     shared = False
     for acc, _ in runs.values():
@@ -247,18 +271,15 @@ def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, lis
         seen |= groups
     acc: dict = {}
     stored: list = []
-    if merge or not shared:
-        for part, part_stored in runs.values():
-            _sum_into(acc, part)
-            stored.extend(part_stored)
-        return acc, stored
-    labels = _relative_labels(list(runs))
+    groups: dict[str, set] = {}
+    labels = {} if merge or not shared else _relative_labels(list(runs))
     for archive, (part, part_stored) in runs.items():
-        label = ((RUN_FIELD, labels[archive]),)
+        label = ((RUN_FIELD, labels[archive]),) if labels else ()
         _sum_into(acc, {(label + g, t): cell for (g, t), cell in part.items()})
-        stored.extend(dataclasses.replace(s, group=label + tuple(s.group))
+        stored.extend(dataclasses.replace(s, group=label + tuple(s.group)) if label else s
                       for s in part_stored)
-    return acc, stored
+        groups[archive] = {label + g for g, _ in part}
+    return acc, stored, groups
 
 
 def _relative_labels(archives: list[str]) -> dict[str, str]:
@@ -268,16 +289,16 @@ def _relative_labels(archives: list[str]) -> dict[str, str]:
     return {a: os.path.relpath(f, common) for a, f in zip(archives, full, strict=True)}
 
 
-def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> str:
-    doc = None
-    if fmt is None:
-        kind, doc = detect(file, ctx)
-    else:
-        kind = fmt
+#: column options each non-table format accepts (lm-eval: --passed names its 0/1 metric)
+_FORMAT_OPTIONS = {"lm-eval": ("passed",)}
+
+
+def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
     if kind not in ("counts", "samples"):
         o = ctx.options
+        allowed = _FORMAT_OPTIONS.get(kind, ())
         mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
-                  if getattr(o, name) is not None]
+                  if getattr(o, name) is not None and name not in allowed]
         if mapped:
             raise ArchiveError(file, f"is a {kind} archive, but column options "
                                f"({', '.join(m + '=' for m in mapped)}) apply only to count and "
@@ -286,16 +307,56 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> str:
     if filtering and kind != "livecodebench":
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
                            "apply only to LiveCodeBench")
-    if kind == "humaneval":
-        humaneval.read(file, ctx)
-    elif kind == "lm-eval":
-        lm_eval.read(file, ctx)
-    elif kind in ("counts", "samples"):
-        tables.read(file, ctx, kind)
+
+
+def _walked_document(file: str, kind: str) -> object:
+    """With a forced format, a .json file found by a walk or glob: its parsed document, or
+    UnknownDocument when no reader recognizes it (a summary next to the archives)."""
+    if not logical_name(file).endswith(".json"):
+        return None
+    try:
+        doc = load_json_document(file)
+    except ArchiveError:
+        if kind in JSON_DOCUMENT_FORMATS:
+            raise
+        return None  # JSON Lines named .json: the forced line reader reads it
+    document_format(file, doc)  # raises UnknownDocument
+    return doc if kind in JSON_DOCUMENT_FORMATS else None
+
+
+def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: bool) -> str:
+    """Read one file into ``ctx``; return its format. ``named``: given explicitly."""
+    doc = None
+    if fmt is None:
+        kind, doc = detect(file, ctx)
     else:
-        if doc is None:
-            doc = load_json_document(file)
-            if not JSON_DOCUMENT_FORMATS[kind](doc):
-                raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
-        _DOC_READERS[kind](file, ctx, doc)
+        kind = fmt
+        if not named:
+            doc = _walked_document(file, kind)
+    _check_options(file, kind, ctx, filtering)
+    if kind in _LINE_READERS or kind in ("counts", "samples"):
+        hint = document_hint(file) if kind in _LINE_READERS or _jsonl_table(file) else None
+        if hint is not None:
+            raise ArchiveError(file, hint)
+        if kind in _LINE_READERS:
+            _LINE_READERS[kind](file, ctx)
+        else:
+            tables.read(file, ctx, kind)
+        return kind
+    if doc is None:
+        doc = load_json_document(file)
+        if not JSON_DOCUMENT_FORMATS[kind](doc):
+            raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
+    _DOC_READERS[kind](file, ctx, doc)
     return kind
+
+
+def _jsonl_table(file: str) -> bool:
+    return tables.container(file) == "jsonl"
+
+
+def _named_files(paths: object) -> set[str]:
+    """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    return {os.path.normpath(os.fspath(p)) for p in items
+            if isinstance(p, (str, os.PathLike)) and os.path.isfile(os.fspath(p))}
