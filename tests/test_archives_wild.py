@@ -247,3 +247,32 @@ def test_pretty_printed_document_given_as_json_lines(tmp_path):
     with pytest.raises(ArchiveError, match=r"did you mean to name it \.json\? \(top level: "
                        r"\['a', 'b'\]\)"):
         read_counts(other)
+
+
+# ------------------------------------------------------------------ 6. check: the harness's 1.0
+def _greedy_cruxeval(path, pass_at_5=100.0):
+    flags = {f"sample_{i}": [i % 3 == 0] for i in range(9)}
+    doc = {"raw_generations": {t: ["x"] for t in flags}, "raw_scored_generations": flags,
+           "pass_at_1": 100 * 3 / 9, "pass_at_5": pass_at_5}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_check_greedy_cruxeval_pass_at_5_is_undefined_not_a_finding(capsys, tmp_path):
+    path = _greedy_cruxeval(tmp_path / "greedy_output.json")
+    code, out, err = run(capsys, ["check", str(path), "--format", "json"])
+    assert code == 0, err
+    by_k = {r["k"]: r for r in json.loads(out)}
+    assert by_k[1]["status"] == "ok"
+    assert by_k[5]["status"] == "undefined" and by_k[5]["recomputed"] is None
+    assert by_k[5]["reason"].startswith(
+        "undefined: k > n; the stored value is the harness's 1.0 (")
+    assert "1 of 2 stored number(s) agree" in err and "1 undefined" in err
+    code, out, err = run(capsys, ["check", str(path), "--strict"])
+    assert code == 1 and "undefined" in out and "1 do not" in err
+
+
+def test_check_k_above_n_with_another_stored_value_is_missing(capsys, tmp_path):
+    path = _greedy_cruxeval(tmp_path / "greedy_output.json", pass_at_5=60.0)
+    code, out, _ = run(capsys, ["check", str(path)])
+    assert code == 1 and "MISSING" in out
