@@ -276,3 +276,113 @@ def test_check_k_above_n_with_another_stored_value_is_missing(capsys, tmp_path):
     path = _greedy_cruxeval(tmp_path / "greedy_output.json", pass_at_5=60.0)
     code, out, _ = run(capsys, ["check", str(path)])
     assert code == 1 and "MISSING" in out
+
+
+# ------------------------------------------------------------------ 4. formats in the wild
+def _code_eval_details(path, indent=None):
+    """Qwen2.5-Coder humaneval-<lang>-details.json: the code_eval result dict, by hand."""
+    doc = {}
+    for t in range(3):
+        doc[f"HumanEval_{t}"] = [
+            [j, {"task_id": f"HumanEval_{t}", "completion_id": j, "passed": (t + j) % 2 == 0,
+                 "result": "passed" if (t + j) % 2 == 0 else SIGNAL}] for j in range(4)]
+    path.write_text(json.dumps(doc, indent=indent))
+    return path
+
+
+def test_code_eval_result_dict(capsys, tmp_path):
+    path = _code_eval_details(tmp_path / "humaneval-cpp-details.json", indent=1)
+    counts = read_counts(path)
+    assert (counts.task.tolist(), counts.n.tolist(), counts.c.tolist()) == (
+        ["HumanEval_0", "HumanEval_1", "HumanEval_2"], [4, 4, 4], [2, 2, 2])
+    assert "every failed sample carries the error" in counts.notes[0]
+    code, _, err = run(capsys, ["score", str(path), "--input-format", "humaneval"])
+    assert code == 1
+    assert "this is a JSON document, not JSON Lines; did you mean --input-format code-eval?" in err
+
+
+def test_code_eval_int_task_ids_and_errors(tmp_path):
+    path = tmp_path / "details.json"
+    path.write_text(json.dumps({"0": [[0, {"task_id": 0, "completion_id": 0, "passed": True}]],
+                                "1": [[0, {"task_id": 1, "passed": False}],
+                                      [1, {"task_id": 2, "passed": True}]]}))
+    with pytest.raises(ArchiveError, match=r'\$\["1"\]\[1\]\[1\]\.task_id: task_id 2 differs'):
+        read_counts(path)
+    counts = read_counts(path, skip_bad=True)
+    assert counts.n.tolist() == [1, 1] and counts.skipped.count == 1
+
+
+def _qwen_math(folder, scores, acc=None, pass_at_k=None):
+    stem = "test_qwen25-math-cot_-1_seed0_t0.6_s0_e-1"
+    lines = [{"idx": i, "question": "1+1?", "gt_cot": "2", "gt": "2",
+              "pred": ["2" if s else "3" for s in sc], "score": sc}
+             for i, sc in enumerate(scores)]
+    path = _write_lines(folder / f"{stem}.jsonl", lines)
+    metrics = {"num_samples": len(scores), "num_scores": sum(map(len, scores)),
+               "timeout_samples": 0, "empty_samples": 0}
+    if acc is not None:
+        metrics["acc"] = acc
+    if pass_at_k is not None:
+        metrics["pass@k"] = pass_at_k
+    (folder / f"{stem}_qwen25-math-cot_metrics.json").write_text(json.dumps(metrics, indent=4))
+    return path
+
+
+def test_qwen_math_jsonl_with_metrics(capsys, tmp_path):
+    scores = [[True, False, True, True], [False] * 4, [True, True, False, False]]
+    p1 = float(passatk.score([4] * 3, [3, 0, 2], 1)[0].value)
+    p2 = float(passatk.score([4] * 3, [3, 0, 2], 2)[0].value)
+    # acc is the first sample's accuracy in the original script: not pass@1 when n > 1
+    _qwen_math(tmp_path, scores, acc=66.7, pass_at_k={"1": 100 * p1, "2": 100 * p2})
+    counts = read_counts(tmp_path)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([4, 4, 4], [3, 0, 2])
+    assert sorted((s.k, s.scale) for s in counts.stored) == [(1, "percent"), (2, "percent")]
+    assert counts.notes == ()  # the metrics file is read with its archive, not skipped
+    code, _, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0 and "2 of 2 stored number(s) agree" in err
+
+
+def test_qwen_math_greedy_acc_is_pass_at_1(capsys, tmp_path):
+    _qwen_math(tmp_path, [[True], [False], [True]], acc=100 * 2 / 3)
+    counts = read_counts(tmp_path)
+    [stored] = counts.stored
+    assert stored.k == 1 and stored.source.endswith('_metrics.json: $.acc')
+    code, _, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0, err
+    bad = _write_lines(tmp_path / "bad.jsonl", [{"idx": 0, "gt": "1", "score": [True, 0.5]}])
+    with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\" must hold "
+                       r"true/false \(or 1/0\), got 0\.5 at sample 1"):
+        read_counts(bad)
+
+
+def _lm_eval_gsm8k(folder, values, metrics_list=True):
+    lines = []
+    for doc_id, (strict, flexible) in enumerate(values):
+        for flt, v in (("strict-match", strict), ("flexible-extract", flexible)):
+            rec = {"doc_id": doc_id, "doc": {"question": "?"}, "target": "2", "arguments": {},
+                   "resps": [["a", "b", "c", "d"]], "filtered_resps": ["a"], "filter": flt,
+                   "exact_match": v}
+            if metrics_list:
+                rec["metrics"] = ["exact_match"]
+            lines.append(rec)
+    return _write_lines(folder / "samples_gsm8k_2024-06-01T10-00-00.jsonl", lines)
+
+
+@pytest.mark.parametrize("metrics_list", [True, False])
+def test_lm_eval_exact_match_is_detected_and_named(tmp_path, metrics_list):
+    path = _lm_eval_gsm8k(tmp_path, [(1.0, 1.0), (0.0, 1.0), (0.0, 0.0)], metrics_list)
+    counts = read_counts(path)
+    got = {g.group["filter"]: (g.n.tolist(), g.c.tolist()) for g in counts.iter_groups()}
+    assert got == {"strict-match": ([1, 1, 1], [1, 0, 0]),
+                   "flexible-extract": ([1, 1, 1], [1, 1, 0])}
+    assert 'read the 0/1 metric "exact_match" as the pass flag' in counts.notes[0]
+    named = read_counts(path, passed="exact_match")
+    assert named.notes == () and named.c.tolist() == counts.c.tolist()
+
+
+def test_lm_eval_metric_must_be_zero_or_one(capsys, tmp_path):
+    path = _lm_eval_gsm8k(tmp_path, [(1.0, 0.75)])
+    with pytest.raises(ArchiveError, match=r':2: field "exact_match" must be 0 or 1'):
+        read_counts(path)
+    code, _, err = run(capsys, ["score", str(path), "--passed", "acc"])
+    assert code == 1 and 'missing field "acc"' in err

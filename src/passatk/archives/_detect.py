@@ -8,12 +8,14 @@ from dataclasses import dataclass
 
 from . import (
     bigcodebench,
+    code_eval,
     cruxeval,
     evalplus,
     livecodebench,
     lm_eval,
     multipl_e,
     opencompass,
+    qwen_math,
     tables,
     taubench,
 )
@@ -96,6 +98,16 @@ FORMATS: dict[str, FormatInfo] = {
             'JSON document with "raw_scored_generations"',
             "each sample_<i> is a task with its list of booleans; stored pass_at_k in percent"),
         FormatInfo(
+            "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
+            "humaneval-<lang>-details.json",
+            'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
+            'one pair per sample; pass = "passed" is true'),
+        FormatInfo(
+            "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
+            "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
+            'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
+            "score is one true/false per sample: n = its length, c = its true entries"),
+        FormatInfo(
             "tau-bench", "tau-bench", "results JSON (list of trials)",
             'JSON list of trials with "task_id" and "reward"',
             "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
@@ -115,6 +127,7 @@ _ALIASES = {
     "human-eval": "humaneval", "human_eval": "humaneval", "multiple": "multipl-e",
     "multipl_e": "multipl-e", "lm-evaluation-harness": "lm-eval", "lm_eval": "lm-eval",
     "lcb": "livecodebench", "taubench": "tau-bench", "tau_bench": "tau-bench",
+    "code_eval": "code-eval", "qwen_math": "qwen-math", "qwen2.5-math": "qwen-math",
     "count-table": "counts", "sample-table": "samples", "per-sample": "samples",
 }
 
@@ -126,6 +139,7 @@ JSON_DOCUMENT_FORMATS = {
     "tau-bench": taubench.matches,
     "multipl-e": multipl_e.matches,
     "opencompass": opencompass.matches,
+    "code-eval": code_eval.matches,
 }
 
 
@@ -163,6 +177,8 @@ def _first_line(head: bytes) -> tuple[int, bytes] | None:
 def _line_format(record: dict, ctx: Context, file: str) -> str | None:
     if lm_eval.looks_like(record):
         return "lm-eval"
+    if qwen_math.looks_like(record):
+        return "qwen-math"
     has_text = "result" in record or "completion" in record
     if "task_id" in record and "passed" in record and has_text:
         # human-eval, unless the flag is 0/1 in a file not named like human-eval's output

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from . import (
     _summary,
     bigcodebench,
+    code_eval,
     cruxeval,
     evalplus,
     humaneval,
@@ -19,6 +20,7 @@ from . import (
     lm_eval,
     multipl_e,
     opencompass,
+    qwen_math,
     tables,
     taubench,
 )
@@ -40,6 +42,7 @@ __all__ = ["read_counts"]
 _LINE_READERS = {
     "humaneval": humaneval.read,
     "lm-eval": lm_eval.read,
+    "qwen-math": qwen_math.read,
 }
 _DOC_READERS = {
     "evalplus": evalplus.read,
@@ -49,6 +52,7 @@ _DOC_READERS = {
     "tau-bench": taubench.read,
     "multipl-e": multipl_e.read,
     "opencompass": opencompass.read,
+    "code-eval": code_eval.read,
 }
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _DIFFICULTIES = ("easy", "medium", "hard")
@@ -149,8 +153,8 @@ def read_counts(
     format : str, optional
         Skip detection and read every file in this format (see :func:`formats`):
         ``humaneval``, ``evalplus``, ``bigcodebench``, ``multipl-e``, ``lm-eval``,
-        ``livecodebench``, ``opencompass``, ``cruxeval``, ``tau-bench``, ``counts``,
-        ``samples``.
+        ``livecodebench``, ``opencompass``, ``cruxeval``, ``code-eval``, ``qwen-math``,
+        ``tau-bench``, ``counts``, ``samples``.
     by : sequence of str
         Group fields, in order. A name is a record field (``"model"``; for JSON documents, a
         top-level field of the document) or a path part: ``"path"``, ``"path:name"``,
@@ -231,6 +235,7 @@ def read_counts(
         ctx.done_bytes += size
         ctx.report(0)
     acc, stored, groups = _combine(runs, merge)
+    summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
     counts = Counts._from_acc(
