@@ -386,3 +386,26 @@ def test_lm_eval_metric_must_be_zero_or_one(capsys, tmp_path):
         read_counts(path)
     code, _, err = run(capsys, ["score", str(path), "--passed", "acc"])
     assert code == 1 and 'missing field "acc"' in err
+
+
+def test_opencompass_failure_hint(tmp_path):
+    details = {str(i): {"task_id": f"T/{i // 2}", "passed": i % 2 == 0,
+                        "result": "passed" if i % 2 == 0 else "failed: no module named numpy"}
+               for i in range(6)}
+    path = tmp_path / "humaneval.json"
+    path.write_text(json.dumps({"humaneval_pass@1": 50.0, "details": details}))
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1, 1, 1]
+    assert "'failed: no module named numpy' (3 of 6 samples, 50%)" in counts.notes[0]
+
+
+def test_compare_folder_of_runs_against_one_file_says_what_to_do(capsys, tmp_path):
+    for m in ("a", "b"):
+        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], [[True, False]])
+    write_archive(tmp_path / "one_results.jsonl", ["T/0"], [[True]])
+    code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
+                                str(tmp_path / "one_results.jsonl")])
+    assert code == 1 and "different groups" in err and "--merge" in err
+    code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
+                                str(tmp_path / "one_results.jsonl"), "--merge"])
+    assert code == 0, err

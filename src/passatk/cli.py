@@ -609,7 +609,8 @@ def _pairs(counts_a: Any, counts_b: Any) -> list[tuple[dict[str, Any], Any, Any]
     only_b = [_label(dict(k)) for k in groups_b if k not in groups_a]
     raise ValueError(
         f"runs A and B have different groups (only in A: {'; '.join(only_a) or '-'}; only in B: "
-        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share"
+        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share, or --merge "
+        "to pool the shards of a run"
     )
 
 
