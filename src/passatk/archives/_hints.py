@@ -84,6 +84,11 @@ class FailureText:
         elif ref.size:
             self.same = bool((block[start[:, None] + np.arange(ref.size)] == ref).all())
 
+    def notes(self, file: str) -> list[str]:
+        """``[note]`` or ``[]``, to extend a reader's notes with."""
+        note = self.note(file)
+        return [] if note is None else [note]
+
     def note(self, file: str) -> str | None:
         """The note, when every failed sample carries one informative error string."""
         text = self.text

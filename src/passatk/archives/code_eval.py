@@ -61,6 +61,4 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             failures.add(result["passed"], result.get("result"))
         if n:
             ctx.add(group, task, n, c)
-    note = failures.note(file)
-    if note is not None:
-        ctx.notes.append(note)
+    ctx.notes.extend(failures.notes(file))

@@ -267,9 +267,7 @@ def read(file: str, ctx: Context) -> None:
             slow_line(rest, lineno + 1)
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    note = failures.note(file)
-    if note is not None:
-        ctx.notes.append(note)
+    ctx.notes.extend(failures.notes(file))
     for tb, (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():

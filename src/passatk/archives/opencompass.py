@@ -49,9 +49,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         groups.add(group)
         ctx.add(group, task, 1, int(passed))
         failures.add(passed, d.get("result"))
-    note = failures.note(file)
-    if note is not None:
-        ctx.notes.append(note)
+    ctx.notes.extend(failures.notes(file))
     for key, value in doc.items():
         m = _PASS_KEY.match(key)
         if m and isinstance(value, (int, float)) and not isinstance(value, bool):
