@@ -221,3 +221,16 @@ def test_merge_argument_is_checked(tmp_path):
     write_archive(tmp_path / "x_results.jsonl", TASKS, FLAGS_A)
     with pytest.raises(TypeError, match="merge must be a bool"):
         read_counts(tmp_path, merge=1)
+
+
+def test_livecodebench_one_file_per_model_checks_per_problem(capsys, tmp_path):
+    ids = [f"abc30{i}_a" for i in range(6)]
+    for model, flags in (("model-a", FLAGS_A), ("model-b", FLAGS_B)):
+        write_archive(tmp_path / f"{model}_codegeneration_output_eval_all.json", ids, flags,
+                      format="livecodebench")
+    counts = read_counts(tmp_path)
+    assert len(counts.groups) == 2 and len(counts.stored) == 12
+    code, _, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0 and "12 of 12 stored number(s) agree" in err
+    code, _, err = run(capsys, ["check", str(tmp_path), "--merge"])
+    assert code == 1  # each file's per-problem pass@1 against the pooled problem

@@ -149,7 +149,9 @@ def read_counts(
     ----------
     paths : path, glob or directory, or an iterable of them
         Files may be gzip- or zstd-compressed (zstd needs the optional ``zstandard``).
-        Directories are walked recursively for data files; globs may use ``**``.
+        Directories are walked recursively for data files; globs may use ``**``. A walk or a
+        glob skips JSON documents no reader recognizes (summaries; see ``Counts.notes``); a
+        file named explicitly is always read.
     format : str, optional
         Skip detection and read every file in this format (see :func:`formats`):
         ``humaneval``, ``evalplus``, ``bigcodebench``, ``multipl-e``, ``lm-eval``,
@@ -163,10 +165,12 @@ def read_counts(
         ``metric_set`` (base/plus), lm-eval ``lm_eval_task`` and ``filter``.
     task, passed, reward, n, c : str, optional
         Column names for count and per-sample tables (defaults: task is the first of
-        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``). Given with any
-        other format they raise ArchiveError rather than being ignored.
+        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``). ``passed`` also
+        names the 0/1 metric of lm-eval samples (``"exact_match"``). Given with any other
+        format they raise ArchiveError rather than being ignored.
     threshold : float, optional
         With a reward column, a sample passes when ``reward >= threshold``. Required there.
+        With a flag column, numbers other than 0 and 1 are compared with it.
     skip_bad : bool, default False
         Skip bad records instead of raising; ``Counts.skipped`` says how many and where.
         Problems with a whole file (empty, unreadable, undetectable) still raise.
@@ -184,7 +188,8 @@ def read_counts(
     Returns
     -------
     Counts
-        Rows per (group, task), with stored numbers and skipped records.
+        Rows per (group, task), with stored numbers, skipped records and notes (files skipped
+        in a walk, a field chosen by detection, one error text on every failed sample).
 
     Raises
     ------
