@@ -733,16 +733,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     _emit(args, records, columns, decimals=10)
     undefined = sum(r["status"] == UNDEFINED for r in records)
     bad = sum(r["status"] not in ("ok", UNDEFINED) for r in records)
-    if args.strict:
-        bad += undefined
     if not args.quiet:
         total = len(records)
-        agree = total - bad - (0 if args.strict else undefined)
-        _note(args, f"{agree} of {total} stored number(s) agree within relative "
-                    f"{args.tolerance:g}" + (f"; {bad} do not" if bad else "")
-              + (f"; {undefined} undefined (k > n; the harness stored 1.0)"
-                 + ("" if args.strict else ", a finding only with --strict")
-                 if undefined else ""))
+        text = (f"{total - bad - undefined} of {total} stored number(s) agree within relative "
+                f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+        if undefined:
+            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), "
+                     + ("a finding with --strict" if args.strict
+                        else "a finding only with --strict"))
+        _note(args, text)
+    if args.strict:
+        bad += undefined
     return 1 if bad else 0
 
 
