@@ -411,3 +411,11 @@ def test_compare_folder_of_runs_against_one_file_says_what_to_do(capsys, tmp_pat
     code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
                                 str(tmp_path / "one_results.jsonl"), "--merge"])
     assert code == 0, err
+
+
+def test_summary_named_explicitly_with_a_line_format(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"humaneval": {"pass@1": 0.5}}, indent=2))
+    with pytest.raises(ArchiveError, match=r"results\.json: this is a JSON document, not JSON "
+                       r"Lines, and no reader recognizes it \(top level: \['humaneval'\]\)"):
+        read_counts(path, format="humaneval")

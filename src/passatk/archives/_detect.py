@@ -302,6 +302,9 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
         fmt = document_format(file, doc)
     except UnknownDocument:
         keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
+        if logical_name(file).endswith(".json"):
+            return ("this is a JSON document, not JSON Lines, and no reader recognizes it "
+                    f"(top level: {keys})")
         return ("this is a JSON document, not JSON Lines; did you mean to name it .json? "
                 f"(top level: {keys})")
     return f"this is a JSON document, not JSON Lines; did you mean format={fmt}?"
