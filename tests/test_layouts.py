@@ -10,6 +10,8 @@ import json
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import passatk
 from passatk.archives import ArchiveError, read_counts, write_archive
@@ -234,3 +236,38 @@ def test_livecodebench_one_file_per_model_checks_per_problem(capsys, tmp_path):
     assert code == 0 and "12 of 12 stored number(s) agree" in err
     code, _, err = run(capsys, ["check", str(tmp_path), "--merge"])
     assert code == 1  # each file's per-problem pass@1 against the pooled problem
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b/c", "d"]),
+                          st.lists(st.tuples(st.sampled_from(["t1", "t2", "t10"]),
+                                             st.sampled_from(["x", "y"]),
+                                             st.integers(1, 9), st.integers(0, 9)),
+                                   min_size=1, max_size=5, unique_by=lambda r: r[:2])),
+                min_size=1, max_size=4))
+def test_archives_are_runs_and_merge_is_the_exact_pool(tmp_path_factory, archives):
+    """Random count tables in folders: each archive alone equals its path group; merge sums."""
+    from passatk.archives import merge_counts
+
+    root = tmp_path_factory.mktemp("runs")
+    files = []
+    for i, (folder, rows) in enumerate(archives):
+        path = root / folder / f"counts_{i}.csv"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("task_id,model,n,c\n" + "".join(
+            f"{t},{m},{n},{min(c, n)}\n" for t, m, n, c in rows))
+        files.append(path)
+    alone = [read_counts(f, by=["model"]) for f in files]
+    merged = read_counts(root, by=["model"], merge=True)
+    assert _by_group(merged) == _by_group(merge_counts(alone))
+    apart = read_counts(root, by=["model"])
+    groups = [set(a.groups) for a in alone]
+    shared = any(groups[i] & groups[j] for i in range(len(files)) for j in range(i))
+    if not shared:
+        assert _by_group(apart) == _by_group(merged)
+        return
+    for f, a in zip(files, alone, strict=True):
+        rel = os.path.relpath(f, os.path.commonpath([os.path.dirname(x) for x in files]))
+        mine = {k: v for k, v in _by_group(apart).items() if ("path", rel) in k}
+        assert {tuple(x for x in k if x[0] != "path"): v for k, v in mine.items()} == \
+            _by_group(a)
