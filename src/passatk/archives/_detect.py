@@ -203,14 +203,12 @@ class UnknownDocument(ArchiveError):
 
 
 def key_list(keys: list, shown: int = 10) -> str:
-    """``['a', 'b']``, or ``['a', 'b'] and 3 more``: at most ``shown`` keys, and how many more.
+    """``['a', 'b']``, or ``['a', 'b'] and 3 more``: at most ``shown`` sorted keys.
 
     >>> key_list(list("abcdefghijkl"), 3)
     "['a', 'b', 'c'] and 9 more"
     """
-    head = sorted(map(str, keys))[:shown]
-    more = len(keys) - len(head)
-    return f"{head}" + (f" and {more} more" if more else "")
+    return tables.name_list(keys, shown, sort=True)
 
 
 def document_format(file: str, doc: object) -> str:

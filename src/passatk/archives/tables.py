@@ -31,6 +31,17 @@ _TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0"
 PARQUET_BATCH = 65536  # rows per Parquet batch
 
 
+def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
+    """The first ``shown`` names (in order, or sorted), and how many more there are.
+
+    >>> name_list(["a", "b", "c"], 2)
+    "['a', 'b'] and 1 more"
+    """
+    names = sorted(map(str, names)) if sort else list(names)
+    more = len(names) - shown
+    return f"{names[:shown]}" + (f" and {more} more" if more > 0 else "")
+
+
 def container(file: str) -> str:
     """``"parquet"``, ``"jsonl"`` or ``"csv"``, from magic bytes, extension and first byte."""
     head = read_head(file, 4096)
@@ -207,14 +218,15 @@ def columns(
         else:
             raise ArchiveError(
                 file,
-                f"cannot tell the table kind from columns {names[:12]}: a count table needs "
+                f"cannot tell the table kind from columns {name_list(names)}: a count table needs "
                 "columns n and c, a per-sample table a pass flag (passed) or a reward; map "
                 "them with task=, n=, c=, passed=, reward=",
             )
     spec = {"kind": kind, "task": task}
     if task is None:
         raise ArchiveError(
-            file, f"no task column: none of {list(TASK_COLUMNS)} in {names[:12]}; map it with task="
+            file, f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; map it "
+            "with task="
         )
     if kind == "counts":
         spec.update(n=ncol or "n", c=ccol or "c")
@@ -224,8 +236,8 @@ def columns(
         if passed is None:
             if reward is None:
                 raise ArchiveError(
-                    file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in {names[:12]}, "
-                    "and no reward column; map one with passed= or reward="
+                    file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
+                    f"{name_list(names)}, and no reward column; map one with passed= or reward="
                 )
             if o.threshold is None and strict:
                 raise ArchiveError(
@@ -251,7 +263,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
                                   and v is not None), *ctx.options.record_by]
         for col in wanted:
             if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})')
+                raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})')
         rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
         names = header
     elif box == "csv":
@@ -262,7 +274,8 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
                                     if k in ("n", "c", "passed", "reward") and v is not None),
                     *ctx.options.record_by]:
             if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})', line=1)
+                raise ArchiveError(file, f'missing column "{col}" (columns: '
+                                   f"{name_list(header)})", line=1)
         names = header
     else:
         rows = _jsonl_rows(file, ctx)
