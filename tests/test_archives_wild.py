@@ -424,5 +424,5 @@ def test_summary_named_explicitly_with_a_line_format(tmp_path):
 def test_table_errors_listing_columns_say_how_many_more(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(",".join(f"col{i:02d}" for i in range(15)) + "\n" + ",".join("1" * 15) + "\n")
-    with pytest.raises(ArchiveError, match=r"columns \['col00', .*'col11'\] and 3 more"):
+    with pytest.raises(ArchiveError, match=r"in \['col00', .*'col11'\] and 3 more; map it"):
         read_counts(path, format="samples")
