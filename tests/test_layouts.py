@@ -271,3 +271,17 @@ def test_archives_are_runs_and_merge_is_the_exact_pool(tmp_path_factory, archive
         mine = {k: v for k, v in _by_group(apart).items() if ("path", rel) in k}
         assert {tuple(x for x in k if x[0] != "path"): v for k, v in mine.items()} == \
             _by_group(a)
+
+
+def test_evalplus_folder_with_its_samples_inputs(tmp_path):
+    """evalplus_results/humaneval/: <model>.jsonl samples beside <model>.eval_results.json
+    (newer EvalPlus) or <model>_eval_results.json (older): the inputs are left out."""
+    folder = tmp_path / "humaneval"
+    for model, sep, flags in (("a_vllm_temp_0.0", ".", FLAGS_A), ("b_vllm_temp_0.0", "_", FLAGS_B)):
+        write_archive(folder / f"{model}{sep}eval_results.json", TASKS, flags, format="evalplus",
+                      plus=flags)
+        (folder / f"{model}.jsonl").write_text(
+            "".join(json.dumps({"task_id": t, "solution": "pass"}) + "\n" for t in TASKS))
+    counts = read_counts(folder)
+    assert sorted({g["path"] for g in counts.group_dicts}) == [
+        "a_vllm_temp_0.0.eval_results.json", "b_vllm_temp_0.0_eval_results.json"]

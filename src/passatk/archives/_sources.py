@@ -74,8 +74,9 @@ def _sidecar_or_companion(path: Path) -> bool:
 
 
 def _has_eval_results(folder: Path, base: str) -> bool:
-    """``X_eval_results.json`` or BigCodeBench's hard subset ``X_hard_eval_results.json``."""
-    return any(_exists(folder, f"{base}{s}_eval_results.json") for s in ("", "_hard"))
+    """``X_eval_results.json``, EvalPlus's newer ``X.eval_results.json``, or BigCodeBench's
+    hard subset ``X_hard_eval_results.json``."""
+    return any(_exists(folder, f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
 
 
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
