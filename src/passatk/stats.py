@@ -588,13 +588,18 @@ def task_intervals(n, c, k=1, *, metric="pass@k", method="wilson", confidence=0.
     confidence = _confidence(confidence)
     ids = np.arange(n.size) if task_ids is None else _label_array(task_ids, "task_ids", n.size)
     z = norm_ppf(0.5 + confidence / 2)
+
+    def g(p):  # increasing in p: pass@k = 1 - (1-p)^k, pass^k = p^k
+        if metric == "pass^k":
+            return p**k
+        return 1.0 if p >= 1.0 else -math.expm1(k * math.log1p(-p))
+
     rows = []
     for i in range(n.size):
         ni, ci = int(n[i]), int(c[i])
         plo, phi = (IV.wilson(ci / ni, ni, z) if method == "wilson"
                     else IV.clopper_pearson(ci, ni, confidence))
-        lo, hi = ((-math.expm1(k * math.log1p(-plo)), -math.expm1(k * math.log1p(-phi))
-                   if phi < 1.0 else 1.0) if metric == "pass@k" else (plo**k, phi**k))
+        lo, hi = g(plo), g(phi)
         value = reason = None
         if ni >= k:
             value = float(_theta(metric, n[i:i + 1], c[i:i + 1], k)[0])
