@@ -6,6 +6,8 @@ import math
 import numpy as np
 import pytest
 import statsmodels.api as sm
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as ss
 from statsmodels.stats.proportion import proportion_confint
 
@@ -168,3 +170,35 @@ def test_row_and_result_interval_labels():
     assert r[1].interval == "credible" and r[1].se is None and r[1].posterior_sd > 0
     only = passatk.score([10, 10, 10], [0, 5, 10], metric="posterior")
     assert only.interval == "credible"
+
+
+# ------------------------------------------------------------------ properties
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 12), st.integers(0, 12)), min_size=1, max_size=25),
+       st.sampled_from(["auto", "t", "cluster", "wilson", "clopper-pearson"]),
+       st.integers(1, 3))
+def test_score_intervals_are_bounded_and_hold_the_estimate(pairs, interval, k):
+    n = np.array([a for a, _ in pairs])
+    c = np.array([min(b, a) for a, b in pairs])
+    n = np.maximum(n, k)
+    r = passatk.score(n, c, k=k, interval=interval, clusters=np.arange(n.size) % 3)[0]
+    if r.ci_low is None:
+        assert r.reason  # never a missing interval without a reason
+        return
+    assert 0.0 <= r.ci_low <= r.value <= r.ci_high <= 1.0
+    if r.tasks >= 2 or interval in ("wilson", "clopper-pearson", "auto"):
+        assert r.ci_high > r.ci_low  # never zero width
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=2, max_size=22))
+def test_compare_p_values_and_intervals_are_valid(pairs):
+    ca = np.array([a for a, _ in pairs])
+    cb = np.array([b for _, b in pairs])
+    n = np.full(ca.size, 5)
+    row = passatk.compare(n, ca, n, cb, k=[1, 2], seed=0, n_resamples=200)[0]
+    for p in (row.p_value, row.perm_p_value, row.wilcoxon_p_value, row.p_value_holm):
+        assert 0.0 < p <= 1.0
+    for lo, hi in ((row.ci_low, row.ci_high), (row.boot_low, row.boot_high),
+                   (row.band_low, row.band_high)):
+        assert -1.0 <= lo <= row.diff <= hi <= 1.0 and hi > lo

@@ -72,6 +72,27 @@ def _zoom(uu, vv, w, ubox, vbox):
     return boxes
 
 
+_LAST: dict = {}  # the grid of the last data set: every k of a row group shares it
+
+
+def _grid(n_u, c_u, w_u):
+    """Nodes (a, b) and weights of the hyperparameter posterior, re-centred _PASSES times."""
+    key = (n_u.tobytes(), c_u.tobytes(), w_u.tobytes())
+    hit = _LAST.get("key")
+    if hit == key:
+        return _LAST["grid"]
+    ubox, vbox = _U_BOX, _V_BOX
+    for i in range(_PASSES):
+        uu, vv, a, b = _nodes(ubox, vbox)
+        ll = SK.hier_nodes(a, b, n_u, c_u, w_u, 1)[0]
+        w = _weights(ll + _log_prior(uu, vv))
+        if i < _PASSES - 1:
+            ubox, vbox = _zoom(uu, vv, w, ubox, vbox)
+    _LAST.clear()
+    _LAST.update(key=key, grid=(a, b, w))
+    return a, b, w
+
+
 def fit(n, c, k):
     """Quadrature nodes and weights, with per-node moments, for counts (n, c) and budget k.
 
@@ -82,13 +103,8 @@ def fit(n, c, k):
     n_u = pairs[:, 0].astype(np.float64)
     c_u = pairs[:, 1].astype(np.float64)
     w_u = counts.astype(np.float64)
-    ubox, vbox = _U_BOX, _V_BOX
-    for i in range(_PASSES):
-        uu, vv, a, b = _nodes(ubox, vbox)
-        ll, mean, var, pop = SK.hier_nodes(a, b, n_u, c_u, w_u, k)
-        w = _weights(ll + _log_prior(uu, vv))
-        if i < _PASSES - 1:
-            ubox, vbox = _zoom(uu, vv, w, ubox, vbox)
+    a, b, w = _grid(n_u, c_u, w_u)
+    _, mean, var, pop = SK.hier_nodes(a, b, n_u, c_u, w_u, k)
     return w, mean, var, pop
 
 

@@ -69,6 +69,7 @@ _BAYES = ("posterior", "posterior-population", "bayes@n")
 _GPASS = ("g-pass@k", "mg-pass@k")
 _MAX_N = 2**53
 _LIST = 10  # how many offending ids an error message lists
+_EXACT_WILCOXON_MAX = 1000  # the exact null costs O(n^3) time and O(n^2) memory
 _P_FLOOR = 2.2250738585072014e-308  # p-values are never reported as 0 from a finite sample
 
 ESTIMANDS = {
@@ -1000,10 +1001,15 @@ def _cluster_se(d, cl):
     return math.sqrt(g / (g - 1) * float(np.sum(sums * sums))) / d.size, g
 
 
+def _all_equal(x):
+    """Whether the values are equal up to rounding (0.6 - 0.2 and 1.0 - 0.6 are both 0.4)."""
+    return float(np.ptp(x)) <= 1e-12 * max(1.0, float(np.max(np.abs(x))))
+
+
 def _score_row(metric, n, c, k, tau, theta, cl, interval, confidence, common):
     size = n.size
     value = float(np.mean(theta))
-    s2 = float(np.var(theta, ddof=1)) if size >= 2 else None
+    s2 = None if size < 2 else 0.0 if _all_equal(theta) else float(np.var(theta, ddof=1))
     se_super = None if s2 is None else math.sqrt(s2 / size)
     se_fixed, sd_between, fixed_reason = _fixed_se(metric, n, c, k, tau, s2)
     se_cl, n_cl = (None, None) if cl is None else _cluster_se(theta, cl)
@@ -1172,6 +1178,10 @@ def wilcoxon_signed_rank(d, *, method="auto"):
         return 0.0, 1.0, "no non-zero differences"
     ranks, ties = _rank_abs(np.abs(d))
     w = float(np.sum(ranks[d > 0]))
+    if method == "exact" and n > _EXACT_WILCOXON_MAX:
+        raise ValueError(f"method='exact' enumerates the null of W+ and needs at most "
+                         f"{_EXACT_WILCOXON_MAX} non-zero differences, got {n}; use "
+                         f"method='auto' or 'approx'")
     if method == "exact" or (method == "auto" and n <= 50):
         counts = _signed_rank_counts(np.round(2.0 * ranks))
         total = float(np.sum(counts))
@@ -1461,6 +1471,8 @@ def _paired_t(d, cinv, confidence, perm_p):
         if se is None:
             return {}, "a clustered standard error needs at least 2 clusters"
         df = g - 1
+    if _all_equal(d):
+        se = 0.0
     fields = {"se": se, "df": df, "clusters": None if cinv is None else df + 1}
     if se == 0.0:
         lo, hi = _diff_fallback(diff, size, confidence)
