@@ -332,3 +332,15 @@ def test_band_and_bootstrap_interval_are_studentized_and_bounded():
         half = res.band_critical_value * row.se
         assert row.band_low == pytest.approx(max(row.diff - half, -1), rel=1e-12)
         assert -1 <= row.boot_low < row.diff < row.boot_high <= 1
+
+
+def test_differences_equal_up_to_rounding_are_degenerate():
+    # 0.6 - 0.2 and 1.0 - 0.6 are both 0.4; their float sd is 4e-17, not a t test
+    row = passatk.compare([5, 5], [3, 5], [5, 5], [1, 3], seed=0, n_resamples=50)[0]
+    assert row.se == 0.0 and row.t_stat is None and row.p_value == row.perm_p_value == 0.5
+    assert row.ci_high - row.ci_low > 0.5 and "sd is 0" in row.reason
+
+
+def test_exact_wilcoxon_is_capped():
+    with pytest.raises(ValueError, match="method='exact'.*at most 1000"):
+        wilcoxon_signed_rank(np.arange(1, 1002, dtype=float), method="exact")
