@@ -66,3 +66,8 @@ def test_posterior_is_deterministic_and_groupwise():
     a = passatk.score(n, c, k=3, metric="posterior")[0]
     b = passatk.score(n + n, c + c, k=3, metric="posterior", groups=[0] * 8 + [1] * 8)
     assert a.value == b[0].value == b[1].value
+
+
+def test_one_sample_per_task_says_the_spread_is_not_identified():
+    r = passatk.score([1] * 30, [1] * 20 + [0] * 10, metric=["posterior", "posterior-population"])
+    assert "not identified" in r[0].reason and r[1].reason is None

@@ -1108,8 +1108,12 @@ def _bayes_row(metric, n, c, k, prior, base, confidence):
         value, sd, lo, hi = POST.summary(n, c, k, confidence,
                                          metric == "posterior-population")
         method = "credible (equal-tailed)"
+    reason = None
+    if metric == "posterior" and int(n.max()) == 1:
+        reason = ("with one sample per task the spread of the p_i is not identified: this "
+                  "interval leans on the hyperprior (see docs/statistics.md)")
     return ScoreRow(k=k, value=value, se=None, posterior_sd=sd, ci_low=lo, ci_high=hi,
-                    reason=None, estimand=_bayes_estimand(metric, prior),
+                    reason=reason, estimand=_bayes_estimand(metric, prior),
                     ci_method=method, interval="credible", **base)
 
 
