@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from . import _kernels as K
+from ._jit import threads_usable
 from ._lnfact import table
 
 __all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pass_hat_k"]
@@ -182,7 +183,7 @@ def _repeated_pairs(n, k, size):
 
 def _dispatch(flat, mode, th, tl, out):
     n, c, k = flat
-    if out.size < _SMALL:
+    if out.size < _SMALL or not threads_usable():
         return K.bulk_serial(n, c, k, mode, th, tl, out)
     pairs = _repeated_pairs(n, k, out.size)
     if pairs is not None:
