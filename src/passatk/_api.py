@@ -29,7 +29,7 @@ def _type_error(name, what):
 def _as_int(x, name):
     """Return (int64 ndarray, original) for one argument, or raise TypeError/ValueError."""
     if isinstance(x, np.ndarray):
-        arr = x
+        arr = checked_array(x, name)
     elif isinstance(x, bool | np.bool_):
         raise _type_error(name, f"bool {x!r}")
     elif isinstance(x, int | np.integer):
@@ -37,13 +37,7 @@ def _as_int(x, name):
     elif isinstance(x, float | np.floating | str | bytes | complex):
         raise _type_error(name, f"{type(x).__name__} {x!r}")
     elif isinstance(x, list | tuple | range) or hasattr(x, "__array__"):
-        if isinstance(x, list | tuple) and any(type(v) is bool for v in x):
-            pos = next(i for i, v in enumerate(x) if type(v) is bool)
-            raise _type_error(name, f"bool {x[pos]!r} at index {pos}")
-        try:
-            arr = np.asarray(x)
-        except (ValueError, TypeError) as e:
-            raise _type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+        arr = checked_array(x, name)
     else:
         raise _type_error(name, f"{type(x).__name__} {x!r}")
     kind = arr.dtype.kind
@@ -69,6 +63,89 @@ def _as_int(x, name):
     else:
         what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
     raise _type_error(name, what)
+
+
+class MissingValuesError(ValueError):
+    """Missing values (NA, None, NaN) in an integer input."""
+
+
+def checked_array(x, name, type_error=None):
+    """``np.asarray(x)``, refusing what numpy would silently turn into numbers.
+
+    Bools at any depth of a list or tuple and masked entries of a masked array raise TypeError;
+    missing values of a pandas or pyarrow integer column (which numpy turns into NaN) raise
+    ValueError; Python ints that overflow int64 stay ints (an object array), not floats.
+    The one validator of array inputs, for :mod:`passatk` and :mod:`passatk.stats`;
+    ``type_error(name, what)`` builds the TypeError (the caller's wording).
+    """
+    type_error = type_error or _type_error
+    if isinstance(x, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(x)
+        if mask.any():
+            pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
+            raise type_error(name, f"a masked array with masked entries (the first at index "
+                                    f"{_fmt_pos(pos)}); fill or drop them first")
+        return np.asarray(x.data)
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, list | tuple):
+        pos = _bool_position(x, ())
+        if pos is not None:
+            raise type_error(name, f"bool {_at(x, pos)!r} at index {_fmt_pos(pos)}")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as e:  # ragged nesting, unconvertible objects
+        raise type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+    missing = None
+    if arr.dtype.kind == "f" and arr.size:
+        if isinstance(x, list | tuple) and not _has_float(x):
+            return np.asarray(x, dtype=object)  # ints beyond int64: let the range rules speak
+        missing = np.isnan(arr) if not _has_float(x) else None
+    elif arr.dtype.kind == "O" and arr.size:
+        missing = np.frompyfunc(_is_na, 1, 1)(arr).astype(bool)
+    if missing is not None and missing.any():
+        pos = np.unravel_index(int(np.argmax(missing)), arr.shape)
+        raise MissingValuesError(f"{name} contains missing values (NA, None or NaN), the first at "
+                       f"index {_fmt_pos(pos)}; drop or fill them before computing")
+    return arr
+
+
+def _is_na(v):
+    return v is None or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _bool_position(x, pos):
+    """The index tuple of the first bool in nested lists/tuples, else None."""
+    types = set(map(type, x))
+    if bool in types or np.bool_ in types:
+        i = next(i for i, v in enumerate(x) if isinstance(v, bool | np.bool_))
+        return (*pos, i)
+    if list in types or tuple in types:
+        for i, v in enumerate(x):
+            if isinstance(v, list | tuple):
+                found = _bool_position(v, (*pos, i))
+                if found is not None:
+                    return found
+    return None
+
+
+def _at(x, pos):
+    for i in pos:
+        x = x[i]
+    return x
+
+
+def _has_float(x):
+    """Whether a list (nested) or an array-like holds floats of its own (not converted ints)."""
+    if isinstance(x, list | tuple):
+        types = set(map(type, x))
+        if any(issubclass(t, float | np.floating) for t in types):
+            return True
+        return any(_has_float(v) for v in x if isinstance(v, list | tuple))
+    dtype = getattr(x, "dtype", None)
+    if getattr(dtype, "kind", None) == "f" or getattr(dtype, "is_floating_point", False):
+        return True  # numpy/pandas floats, torch floating tensors
+    return str(getattr(x, "type", "")) in ("double", "float", "halffloat")  # pyarrow
 
 
 def _fmt_pos(pos):

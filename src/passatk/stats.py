@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import _stats_kernels as SK
-from ._api import fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
+from ._api import checked_array, fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
 from ._results import CompareResult, CompareRow, PlanResult, ScoreResult, ScoreRow, Simulation
 
 __all__ = [
@@ -296,11 +296,7 @@ def _int_array(x, name):
         raise TypeError(f"{name} must be integers, got bool {x!r}")
     if isinstance(x, float | np.floating | str | bytes | complex):
         raise TypeError(f"{name} must be integers, got {type(x).__name__} {x!r}")
-    try:
-        arr = np.asarray(x)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{name} must be an array of integers, numpy could not convert it: {e}"
-                        ) from None
+    arr = checked_array(x, name, _not_integers)  # nested bools, masked or missing entries
     if arr.dtype.kind == "O":
         for i, v in enumerate(arr.reshape(-1)):
             if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
@@ -323,6 +319,10 @@ def _int_array(x, name):
         i = int(np.argmax(arr))
         raise ValueError(f"{name} must be < 2**53, got {int(arr[i])} at position {i}")
     return np.atleast_1d(arr).astype(np.int64, copy=False)
+
+
+def _not_integers(name, what):
+    return TypeError(f"{name} must be integers, got {what}")
 
 
 def _check_counts(n, c, nname="n", cname="c"):
@@ -611,19 +611,13 @@ def _groups(cols, size):
                             ) from None
         invs.append(inv.reshape(-1))
         uniq.append(u)
-    code = np.zeros(size, dtype=np.int64)
-    for inv, u in zip(invs, uniq, strict=True):
-        code = code * len(u) + inv
-    ucode, ginv = np.unique(code, return_inverse=True)
+    # Rows of label indices, not one mixed-radix code: a code wraps past 2**63 combinations.
+    keys, ginv = np.unique(np.stack(invs, axis=1), axis=0, return_inverse=True)
+    ginv = ginv.reshape(-1)
     order = np.argsort(ginv, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(ginv, minlength=len(ucode)))])
-    for g, cval in enumerate(ucode):
-        labels = {}
-        rest = int(cval)
-        for (name, _), u in zip(reversed(cols), reversed(uniq), strict=True):
-            labels[name] = _py(u[rest % len(u)])
-            rest //= len(u)
-        labels = {name: labels[name] for name, _ in cols}
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(ginv, minlength=len(keys)))])
+    for g, key in enumerate(keys):
+        labels = {name: _py(u[j]) for (name, _), u, j in zip(cols, uniq, key, strict=True)}
         yield labels, order[bounds[g]:bounds[g + 1]]
 
 
