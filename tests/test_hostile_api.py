@@ -104,3 +104,36 @@ def test_many_high_cardinality_groups_match_a_dict_of_tuples():
     for row in rows:
         key = tuple(row.group[f"c{j}"] for j in range(5))
         assert row.value == pytest.approx(np.mean(expect[key]), rel=1e-12)
+
+
+def test_k_ladder_default_for_large_n_is_short():
+    rows = passatk.score([10**6, 10**6], [3, 500_000], k="ladder").rows
+    ks = [row.k for row in rows]
+    assert ks == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10**4, 2 * 10**4,
+                  5 * 10**4, 10**5, 2 * 10**5, 5 * 10**5, 10**6]
+    for row in rows:
+        assert row.value == pytest.approx(np.mean(passatk.pass_at_k([10**6] * 2, [3, 500_000],
+                                                                    row.k)), rel=1e-15)
+    assert [r.k for r in passatk.score([7, 9], [1, 2], k="ladder").rows] == [1, 2, 5, 7]
+
+
+def test_k_all_is_bounded_with_a_clear_message():
+    with pytest.raises(ValueError, match=r"k='all' asks for every k = 1\.\.1000000 .*'ladder'"):
+        passatk.score([10**6, 10**6], [3, 5], k="all")
+    with pytest.raises(ValueError, match=r"k='all' asks for every k"):
+        passatk.compare([10**6] * 2, [3, 5], [10**6] * 2, [4, 5], k="all")
+    assert len(passatk.score([50, 60], [3, 5], k="all").rows) == 50
+    ladder = passatk.compare([10**6] * 2, [3, 5], [10**6] * 2, [4, 5], k="ladder").rows
+    assert [row.k for row in ladder][-1] == 10**6
+
+
+@pytest.mark.parametrize(("n", "k_max"), [(10**12, None), (10, 2**70), ([10**4] * 4000, 10**4)])
+def test_pass_at_k_curve_is_bounded(n, k_max):
+    with pytest.raises(ValueError, match=r"at most 33554432 are allowed"):
+        passatk.pass_at_k_curve(n, 5, k_max)
+
+
+def test_pass_at_k_curve_below_the_bound_is_unchanged():
+    curve = passatk.pass_at_k_curve(10**5, 17)
+    assert curve.shape == (10**5,)
+    assert curve[[0, 9, 99_999]].tolist() == passatk.pass_at_k(10**5, 17, [1, 10, 10**5]).tolist()

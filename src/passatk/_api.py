@@ -16,6 +16,7 @@ _MAX_N = 2**53
 _SMALL = 1 << 14  # below this many triples the serial kernel beats the thread launch
 _SAMPLE = 1024  # triples sampled to decide whether repeated (n, k) pay for a table
 _ERRORS = ("raise", "nan")
+MAX_CURVE_VALUES = 1 << 25  # 256 MiB of float64: pass_at_k_curve refuses larger outputs
 
 
 def _type_error(name, what):
@@ -369,6 +370,23 @@ def pass_at_k_plugin(n, c, k):
     return float(out) if out.ndim == 0 else out
 
 
+def k_ladder(k_max):
+    """The default budgets of a curve: 1, 2, 5, 10, 20, 50, ... below ``k_max``, then ``k_max``.
+
+    >>> from passatk._api import k_ladder
+    >>> k_ladder(200)
+    [1, 2, 5, 10, 20, 50, 100, 200]
+    >>> len(k_ladder(2**53 - 1))
+    49
+    """
+    out = []
+    step = 1
+    while step < k_max:
+        out.extend(m * step for m in (1, 2, 5) if m * step < k_max)
+        step *= 10
+    return [*out, k_max]
+
+
 def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
     """pass@k for every k = 1..k_max in one call, along a new trailing axis.
 
@@ -378,7 +396,8 @@ def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
         As in :func:`pass_at_k`; they broadcast to the leading shape.
     k_max : int, optional
         The largest k. Defaults to the smallest n, so every value is defined. A k_max above
-        some n raises ValueError (or gives NaN there with ``errors="nan"``).
+        some n raises ValueError (or gives NaN there with ``errors="nan"``), and so does a
+        curve of more than ``MAX_CURVE_VALUES`` (2**25) values in all.
 
     Returns
     -------
@@ -412,5 +431,10 @@ def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
     k_max = operator.index(k_max)
     if k_max < 1:
         raise ValueError(f"k_max must satisfy k_max >= 1, got k_max={k_max}")
+    if max(n64.size, 1) * k_max > MAX_CURVE_VALUES:
+        raise ValueError(
+            f"a pass@k curve up to k_max={k_max} for {n64.size} task(s) has "
+            f"{max(n64.size, 1) * k_max} values, at most {MAX_CURVE_VALUES} are allowed; pass a "
+            f"smaller k_max, or call pass_at_k(n, c, ks) with the k you need (1, 2, 5, 10, ...)")
     ks = np.arange(1, k_max + 1, dtype=np.int64)
     return pass_at_k(n64[..., None], c64[..., None], ks, errors=errors)

@@ -87,7 +87,21 @@ def _cell(value: Any, decimals: int = _DECIMALS) -> str:
         return f"{value:.{decimals}f}"
     if isinstance(value, (list, tuple)):
         return ",".join(_cell(v, decimals) for v in value)
-    return str(value)
+    return printable(str(value))
+
+
+#: C0 and C1 controls, DEL, line/paragraph separators and bidirectional overrides: a label from an
+#: archive holding them could recolour the terminal or forge table rows (audit W7/S1).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    r"""``text`` with control characters written as ``\uXXXX``, safe to print in a table.
+
+    >>> print(printable("evil\x1b[31m\nrow"))
+    evil\u001b[31m\u000arow
+    """
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _table_rows(
@@ -109,6 +123,7 @@ def render_table(records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS
     if not records:
         return "(no results)\n"
     columns, cells, numeric = _table_rows(records, decimals)
+    columns = [printable(col) for col in columns]
     widths = [max(len(col), *(len(row[i]) for row in cells)) for i, col in enumerate(columns)]
 
     def line(values: Sequence[str]) -> str:
@@ -131,7 +146,7 @@ def render_markdown(records: Sequence[Mapping[str, Any]], decimals: int = _DECIM
         return text.replace("|", "\\|")
 
     lines = [
-        "| " + " | ".join(esc(c) for c in columns) + " |",
+        "| " + " | ".join(esc(printable(c)) for c in columns) + " |",
         "|" + "|".join("--:" if num else ":--" for num in numeric) + "|",
     ]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
