@@ -204,3 +204,15 @@ def test_archive_writer_to_a_device_node(tmp_path):
     null = _node(tmp_path, "null.jsonl.gz", 3)
     archives.write_archive(str(null), ["T/0"], [[True]], format="counts")
     assert stat.S_ISCHR(os.lstat(null).st_mode)
+
+
+def test_unwritable_directory_names_the_target(tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    def denied(prefix, suffix, dir):  # what mkstemp raises in a directory without write access
+        raise PermissionError(13, "Permission denied", os.path.join(dir, f"{prefix}x{suffix}"))
+
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    target = tmp_path / "out.csv"
+    assert main(["formats", "--format", "csv", "-o", str(target)]) == 1
+    assert capsys.readouterr().err == f"passatk: error: {target}: Permission denied\n"

@@ -307,21 +307,27 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
         return
     folder, prefix, suffix = _temp_name_parts(real)
     _remove_stale(folder, prefix, suffix)
+    tmp = None
     with _sigterm_exits():
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", suffix=suffix,
-                                       dir=folder)
-        except OSError as exc:
-            raise OSError(exc.errno, exc.strerror, shown) from None
-        os.close(fd)
-        try:
+            tmp = _make_temp(shown, folder, prefix, suffix)
             with _named_errors(shown, real, tmp):
                 yield tmp
                 _publish(tmp, real)
         except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
             raise
+
+
+def _make_temp(shown: str, folder: str, prefix: str, suffix: str) -> str:
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", suffix=suffix, dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, shown) from None
+    os.close(fd)
+    return tmp
 
 
 def _publish(tmp: str, target: str) -> None:
