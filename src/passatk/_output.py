@@ -227,8 +227,8 @@ def _output_target(path: str | os.PathLike[str]) -> tuple[str, str, bool]:
     real = os.path.realpath(shown) if os.path.islink(shown) else shown
     folder = os.path.dirname(os.path.abspath(real))
     if not os.path.isdir(folder):
-        raise FileNotFoundError(errno.ENOENT, "cannot write: its directory "
-                                f"{os.path.dirname(shown) or '.'!r} does not exist", shown)
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory (its directory "
+                                f"{os.path.dirname(shown) or '.'!r} does not exist)", shown)
     return shown, real, True
 
 
