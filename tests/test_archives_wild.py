@@ -59,6 +59,65 @@ def test_float_string_flag_needs_threshold_in_csv(tmp_path):
     assert read_counts(csv, threshold=0.2).c.tolist() == [1]
 
 
+def _flag_archive(folder, fmt, flags):
+    """One task "t" whose samples carry ``flags``, as each reader with a pass flag writes it."""
+    recs = [{"task_id": "t", "completion": "", "result": "x", "passed": f} for f in flags]
+    if fmt == "humaneval":
+        return _write_lines(folder / "s_results.jsonl", recs)
+    if fmt == "samples":
+        return _write_lines(folder / "rows.jsonl", [{"task_id": "t", "passed": f} for f in flags])
+    if fmt == "qwen-math":
+        return _write_lines(folder / "q.jsonl", [{"idx": "t", "gt": "1", "score": flags}])
+    if fmt == "lm-eval":
+        return _write_lines(folder / "samples_gsm8k_2024-01-01T00-00-00.jsonl", [
+            {"doc_id": "t", "resps": [["a"]], "filter": f"f{i}", "metrics": ["exact_match"],
+             "exact_match": f} for i, f in enumerate(flags)])
+    doc = {"code-eval": lambda: {"t": [[i, r] for i, r in enumerate(recs)]},
+           "cruxeval": lambda: {"raw_generations": {"t": [""] * len(flags)},
+                                "raw_scored_generations": {"t": flags}},
+           "opencompass": lambda: {"details": {str(i): r for i, r in enumerate(recs)}},
+           "livecodebench": lambda: [{"question_id": "t", "graded_list": flags}]}[fmt]()
+    path = folder / f"{fmt}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+FLAG_READERS = ["humaneval", "samples", "qwen-math", "lm-eval", "code-eval", "cruxeval",
+                "opencompass", "livecodebench"]
+
+
+@pytest.mark.parametrize("fmt", FLAG_READERS)
+def test_every_reader_takes_one_zero_and_their_floats(tmp_path, fmt):
+    flags = [1.0, 0.0, 1, 0, True, False, 1.0]
+    path = _flag_archive(tmp_path, fmt, flags)
+    counts = read_counts(path, format=fmt)
+    assert (sum(counts.n.tolist()), sum(counts.c.tolist())) == (7, 4)
+    assert all(isinstance(x, int) for x in counts.c.tolist())
+
+
+@pytest.mark.parametrize("fmt", FLAG_READERS)
+@pytest.mark.parametrize("value", [0.5, 2, -1.0, 0.9999999, "1", None])
+def test_every_reader_rejects_other_values_with_the_place(capsys, tmp_path, fmt, value):
+    path = _flag_archive(tmp_path, fmt, [1.0, value])
+    if fmt == "samples" and value == "1":  # tables also take the text of a flag (CSV)
+        assert read_counts(path).c.tolist() == [2]
+        return
+    where = {"humaneval": ":2:", "samples": ":2:", "qwen-math": ":1:", "lm-eval": ":2:",
+             "code-eval": ': $.t[1][1].passed:', "cruxeval": ": $.raw_scored_generations.t[1]:",
+             "opencompass": ': $.details["1"]:', "livecodebench": ": $[0].graded_list:"}[fmt]
+    with pytest.raises(ArchiveError) as info:
+        read_counts(path, format=fmt)
+    message = str(info.value)
+    assert message.startswith(f"{path}{where}") and "(true/false, 1/0, 1.0/0.0)" in message
+    number = not isinstance(value, str) and value is not None
+    # only a reader that takes a threshold (the per-sample tables) suggests one
+    assert message.endswith("give threshold= to read it as a reward") == (
+        fmt == "samples" and number)
+    code, _, err = run(capsys, ["score", str(path), "--input-format", fmt])
+    assert code == 1 and err.count("\n") == 1
+    assert ("give --threshold" in err) == (fmt == "samples" and number)
+
+
 # ------------------------------------------------------------------ 4. lists of flags
 def test_list_of_flags_per_task(tmp_path):
     path = _write_lines(tmp_path / "rl.jsonl", [
@@ -352,8 +411,8 @@ def test_qwen_math_greedy_acc_is_pass_at_1(capsys, tmp_path):
     code, _, err = run(capsys, ["check", str(tmp_path)])
     assert code == 0, err
     bad = _write_lines(tmp_path / "bad.jsonl", [{"idx": 0, "gt": "1", "score": [True, 0.5]}])
-    with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\" must hold "
-                       r"true/false \(or 1/0\), got 0\.5 at sample 1"):
+    with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\": each sample must be "
+                       r"a pass flag \(true/false, 1/0, 1\.0/0\.0\), got 0\.5 \(sample 1\)"):
         read_counts(bad)
 
 
@@ -384,7 +443,8 @@ def test_lm_eval_exact_match_is_detected_and_named(tmp_path, metrics_list):
 
 def test_lm_eval_metric_must_be_zero_or_one(capsys, tmp_path):
     path = _lm_eval_gsm8k(tmp_path, [(1.0, 0.75)])
-    with pytest.raises(ArchiveError, match=r':2: field "exact_match" must be 0 or 1'):
+    with pytest.raises(ArchiveError, match=r':2: field "exact_match" \(one sample\'s score\) '
+                       r"must be a pass flag \(true/false, 1/0, 1\.0/0\.0\), got 0\.75"):
         read_counts(path)
     code, _, err = run(capsys, ["score", str(path), "--passed", "acc"])
     assert code == 1 and 'missing field "acc"' in err

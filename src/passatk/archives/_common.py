@@ -202,12 +202,6 @@ def task_id(value: object, name: str = "task_id") -> str:
     raise BadRecord(f'field "{name}" must be a string or an integer, got {show(value)}')
 
 
-def as_bool(value: object, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise BadRecord(f'field "{name}" must be true or false, got {show(value)}')
-
-
 def finite_number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadRecord(f'field "{name}" must be a number, got {show(value)}')

@@ -12,6 +12,7 @@ import re
 from ._common import BadRecord, Context, group_from, path_groups, task_id
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
+from ._flags import is_flag
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -37,8 +38,9 @@ def read(file: str, ctx: Context, doc: list) -> None:
             task = task_id(p["question_id"], "question_id")
             graded = p["graded_list"]
             if not isinstance(graded, list) or not graded \
-                    or not all(isinstance(g, bool) for g in graded):
-                raise BadRecord(f"graded_list must be a non-empty list of true/false, got "
+                    or not all(is_flag(g) for g in graded):
+                raise BadRecord(f"graded_list must be a non-empty list of pass flags (true/false, "
+                                f"1/0, 1.0/0.0), got "
                                 f"{show(graded)}", ("graded_list",))
             if o.since is not None or o.until is not None:
                 date = p.get("contest_date")
@@ -60,7 +62,7 @@ def read(file: str, ctx: Context, doc: list) -> None:
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
-        ctx.add(group, task, len(graded), sum(graded))
+        ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
         value = p.get("pass@1")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),

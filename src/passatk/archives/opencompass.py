@@ -7,7 +7,6 @@ import re
 from ._common import (
     BadRecord,
     Context,
-    as_bool,
     doc_scalar_record,
     group_from,
     path_groups,
@@ -16,6 +15,7 @@ from ._common import (
 )
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location
+from ._flags import pass_flag
 from ._hints import FailureText
 
 _PASS_KEY = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
@@ -41,7 +41,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             if not isinstance(d, dict):
                 raise BadRecord(f"must be an object, got {type(d).__name__}")
             task = task_id(require(d, "task_id"))
-            passed = as_bool(require(d, "passed"), "passed")
+            passed = pass_flag(require(d, "passed"), 'field "passed"')
             group = group_from(by, pathvals, {**top, **d})
         except BadRecord as e:
             ctx.bad(file, e.what, path=("details", key))
