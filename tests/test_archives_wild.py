@@ -486,3 +486,75 @@ def test_table_errors_listing_columns_say_how_many_more(tmp_path):
     path.write_text(",".join(f"col{i:02d}" for i in range(15)) + "\n" + ",".join("1" * 15) + "\n")
     with pytest.raises(ArchiveError, match=r"in \['col00', .*'col11'\] and 3 more; map it"):
         read_counts(path, format="samples")
+
+
+# ------------------------------------------------------------------ 7. hints, more harnesses
+NOT_FOUND = "/bin/sh: 1: node: not found"
+
+
+def _multipl_e_run(folder, stderr_of):
+    """A MultiPL-E run directory: one <problem>.results.json per problem, built by hand."""
+    folder.mkdir(parents=True)
+    for t in range(3):
+        results = [{"program": "", "stdout": "", "stderr": "" if j == 0 else stderr_of(t, j),
+                    "exit_code": 0 if j == 0 else 127, "status": "OK" if j == 0 else "Exception"}
+                   for j in range(4)]
+        (folder / f"HumanEval_{t}_x.results.json").write_text(json.dumps(
+            {"name": f"HumanEval_{t}_x", "language": "js", "results": results}))
+    return folder
+
+
+def test_multipl_e_one_error_note_per_run_directory(tmp_path):
+    broken = _multipl_e_run(tmp_path / "humaneval-js-a-0.2", lambda t, j: NOT_FOUND)
+    _multipl_e_run(tmp_path / "humaneval-js-b-0.2",
+                   lambda t, j: f"/tmp/HumanEval_{t}_{j}.js:9\nAssertionError")
+    counts = read_counts(tmp_path)
+    assert counts.c.tolist() == [1] * 6
+    assert counts.notes == (f"{broken}: every failed sample carries the error {NOT_FOUND!r} "
+                            "(9 of 12 samples, 75%); the harness may have failed, not the model",)
+    assert read_counts(broken / "HumanEval_0_x.results.json").notes[0].startswith(
+        f"{broken}: every failed sample carries the error")
+    silent = _multipl_e_run(tmp_path / "c", lambda t, j: "")  # no error text: no note
+    assert read_counts(silent).notes == ()
+
+
+def _bigcodebench(path, details_of):
+    ev = {f"BigCodeBench/{t}": [
+        {"task_id": f"BigCodeBench/{t}", "solution": "", "status": "pass" if j == 0 else "fail",
+         "details": {} if j == 0 else details_of(t, j)} for j in range(3)] for t in range(3)}
+    path.write_text(json.dumps({"date": "2024-06-01", "eval": ev}))
+    return path
+
+
+def test_bigcodebench_harness_error_note(tmp_path):
+    err = "[Errno 38] Function not implemented"
+    path = _bigcodebench(tmp_path / "m_eval_results.json", lambda t, j: {"ALL": err})
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1, 1, 1]
+    assert counts.notes == (f"{path}: every failed sample carries the error {err!r} (6 of 9 "
+                            "samples, 67%); the harness may have failed, not the model",)
+    # per-test tracebacks are the model's own failures, even when they read alike
+    tests = _bigcodebench(tmp_path / "t_eval_results.json",
+                          lambda t, j: {"test_case_1": "AssertionError"})
+    assert read_counts(tests).notes == ()
+
+
+def _livecodebench(path, meta_of):
+    problems = [{"question_id": f"abc30{t}_a", "contest_date": "2024-01-01T00:00:00",
+                 "difficulty": "easy", "graded_list": [True, False, False],
+                 "metadata": ["{}"] + [meta_of(t, j) for j in (1, 2)]} for t in range(3)]
+    path.write_text(json.dumps(problems))
+    return path
+
+
+def test_livecodebench_harness_error_note(tmp_path):
+    err = "ModuleNotFoundError(\"No module named 'numpy'\")"
+    meta = {"error": err, "error_code": -4, "error_message": "Runtime Error"}
+    path = _livecodebench(tmp_path / "m_eval_all.json",
+                          lambda t, j: json.dumps(meta) if t else meta)  # text or object
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1, 1, 1]
+    assert f"every failed sample carries the error {err!r} (6 of 9 samples" in counts.notes[0]
+    wrong = {"output": "1", "expected": "2", "error_code": -2, "error_message": "Wrong Answer"}
+    path = _livecodebench(tmp_path / "w_eval_all.json", lambda t, j: json.dumps(wrong))
+    assert read_counts(path).notes == ()  # wrong answers carry no error

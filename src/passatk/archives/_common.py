@@ -51,6 +51,7 @@ class Context:
     metric_file: str | None = None
     notes: list[str] = field(default_factory=list)
     sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
+    failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> None:

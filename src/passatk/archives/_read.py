@@ -10,6 +10,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from . import (
+    _hints as hints,
+)
+from . import (
     _summary,
     bigcodebench,
     code_eval,
@@ -240,6 +243,7 @@ def read_counts(
             run[1].extend(ctx.stored)
         ctx.done_bytes += size
         ctx.report(0)
+    hints.add_notes(ctx)
     acc, stored, groups = _combine(runs, merge, opts.by)
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:

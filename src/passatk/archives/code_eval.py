@@ -10,10 +10,10 @@ Each key is a task; each ``[completion_id, result]`` pair is one sample, which p
 
 from __future__ import annotations
 
+from . import _hints as hints
 from ._common import BadRecord, Context, document_group, require
 from ._errors import ArchiveError, show
 from ._flags import pass_flag
-from ._hints import FailureText
 
 
 def _pair(item: object) -> bool:
@@ -46,7 +46,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     group = document_group(file, ctx, {})
     if not doc:
         raise ArchiveError(file, "no tasks in the result dict", path=())
-    failures = FailureText()
+    failures = hints.failures(ctx, file)
     for task, items in doc.items():
         if not isinstance(items, list) or not items:
             ctx.bad(file, f"must be a non-empty list of [completion_id, result] pairs, got "
@@ -64,4 +64,3 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             failures.add(passed, result.get("result"))
         if n:
             ctx.add(group, task, n, c)
-    ctx.notes.extend(failures.notes(file))

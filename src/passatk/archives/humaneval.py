@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _hints as hints
 from ._common import (
     BadRecord,
     Context,
@@ -226,7 +227,7 @@ def read(file: str, ctx: Context) -> None:
     records = 0
     lineno = 0
     skips_before = ctx.skip_count
-    failures = FailureText()
+    failures = hints.failures(ctx, file)
 
     def slow_line(line: bytes, lineno: int) -> None:
         nonlocal records
@@ -285,7 +286,6 @@ def read(file: str, ctx: Context) -> None:
             slow_line(rest, lineno + 1)
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    ctx.notes.extend(failures.notes(file))
     for tb, (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():

@@ -7,8 +7,10 @@ per-task stored number.
 
 from __future__ import annotations
 
+import json
 import re
 
+from . import _hints as hints
 from ._common import BadRecord, Context, group_from, path_groups, task_id
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
@@ -22,12 +24,24 @@ def matches(doc: object) -> bool:
             and "graded_list" in doc[0])
 
 
+def _error(meta: object) -> object:
+    """The exception of a failed sample (``metadata`` entries are JSON text or objects with
+    ``error``, the repr of the exception; a wrong answer has none)."""
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            return None
+    return meta.get("error") if isinstance(meta, dict) else None
+
+
 def read(file: str, ctx: Context, doc: list) -> None:
     ctx.set_metric("pass@k", file)
     o = ctx.options
     pathvals = path_groups(o.by, file)
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no problems in the list", path=())
+    failures = hints.failures(ctx, file)
     for i, p in enumerate(doc):
         try:
             if not isinstance(p, dict):
@@ -63,6 +77,10 @@ def read(file: str, ctx: Context, doc: list) -> None:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
         ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
+        meta = p.get("metadata")
+        for j, g in enumerate(graded):
+            failures.add(g == 1, _error(meta[j] if isinstance(meta, list) and j < len(meta)
+                                        else None))
         value = p.get("pass@1")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from . import _hints as hints
 from ._common import (
     BadRecord,
     Context,
@@ -16,7 +17,6 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location
 from ._flags import pass_flag
-from ._hints import FailureText
 
 _PASS_KEY = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
 
@@ -35,7 +35,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not items:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups = set()
-    failures = FailureText()
+    failures = hints.failures(ctx, file)
     for key, d in items:
         try:
             if not isinstance(d, dict):
@@ -49,7 +49,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         groups.add(group)
         ctx.add(group, task, 1, int(passed))
         failures.add(passed, d.get("result"))
-    ctx.notes.extend(failures.notes(file))
     for key, value in doc.items():
         m = _PASS_KEY.match(key)
         if m and isinstance(value, (int, float)) and not isinstance(value, bool):
