@@ -558,3 +558,30 @@ def test_livecodebench_harness_error_note(tmp_path):
     wrong = {"output": "1", "expected": "2", "error_code": -2, "error_message": "Wrong Answer"}
     path = _livecodebench(tmp_path / "w_eval_all.json", lambda t, j: json.dumps(wrong))
     assert read_counts(path).notes == ()  # wrong answers carry no error
+
+
+# ------------------------------------------------------------------ README and docs list them all
+#: how README.md and docs/formats.md name each format of ``passatk formats``
+FORMAT_NAMES = {
+    "humaneval": "human-eval", "evalplus": "EvalPlus", "bigcodebench": "BigCodeBench",
+    "multipl-e": "MultiPL-E", "lm-eval": "lm-evaluation-harness",
+    "livecodebench": "LiveCodeBench", "opencompass": "OpenCompass", "cruxeval": "CRUXEval",
+    "code-eval": "`code_eval` result dict", "qwen-math": "Qwen2.5-Math evaluation JSONL",
+    "tau-bench": "tau-bench", "counts": "count tables", "samples": "per-sample tables",
+}
+
+
+def test_readme_and_formats_doc_list_every_format():
+    from pathlib import Path
+
+    from passatk.archives._detect import FORMATS
+
+    root = Path(__file__).resolve().parent.parent
+    assert set(FORMAT_NAMES) == set(FORMATS)
+    harnesses = (root / "README.md").read_text().split("**Every harness:**")[1].split("\n- ")[0]
+    harnesses = " ".join(harnesses.split())
+    headings = [h.lower() for h in (root / "docs" / "formats.md").read_text().splitlines()
+                if h.startswith("## ")]
+    for name in FORMAT_NAMES.values():
+        assert name in harnesses, name
+        assert any(name.lower() in h for h in headings), name
