@@ -38,11 +38,9 @@ def pass_flag(value: object, name: str = "", threshold: bool = False) -> bool:
     ...     print(e.what)
     field "passed" must be a pass flag (true/false, 1/0, 1.0/0.0), got 0.5
     """
-    if isinstance(value, bool):
-        return value
-    number = isinstance(value, (int, float))
-    if number and value in (0, 1):  # exactly 0, 1, 0.0 or 1.0
+    if is_flag(value):
         return value == 1
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
     hint = "; give threshold= to read it as a reward" if threshold and number else ""
     subject = f"{name} must be" if name else "must be"
     raise BadRecord(f"{subject} {RULE}, got {show(value)}{hint}")

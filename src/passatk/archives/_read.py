@@ -9,9 +9,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from . import (
-    _hints as hints,
-)
+from . import _hints as hints
 from . import (
     _summary,
     bigcodebench,

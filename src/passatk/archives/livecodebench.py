@@ -53,9 +53,8 @@ def read(file: str, ctx: Context, doc: list) -> None:
             graded = p["graded_list"]
             if not isinstance(graded, list) or not graded \
                     or not all(is_flag(g) for g in graded):
-                raise BadRecord(f"graded_list must be a non-empty list of pass flags (true/false, "
-                                f"1/0, 1.0/0.0), got "
-                                f"{show(graded)}", ("graded_list",))
+                raise BadRecord("graded_list must be a non-empty list of pass flags (true/false, "
+                                f"1/0, 1.0/0.0), got {show(graded)}", ("graded_list",))
             if o.since is not None or o.until is not None:
                 date = p.get("contest_date")
                 if not isinstance(date, str) or not _DATE.match(date):
