@@ -367,7 +367,7 @@ def _code_eval(path, tasks, flags, stored) -> list[str]:
 
 
 def _qwen_math(path, tasks, flags, stored) -> list[str]:
-    with _Atomic(path) as f:
+    with _atomic(path) as f:
         for t, p in zip(tasks, flags, strict=True):
             rec = {"idx": int(t) if t.isdigit() else t, "question": f"problem {t}", "gt": "1",
                    "pred": ["1" if x else "0" for x in p], "score": p}
