@@ -251,7 +251,7 @@ def _remove_stale(folder: str, prefix: str, suffix: str) -> None:
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
+    if pid == os.getpid() or os.name != "posix":  # Windows' os.kill would terminate it
         return True
     try:
         os.kill(pid, 0)
