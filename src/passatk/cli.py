@@ -68,6 +68,7 @@ def parse_ks(text: str) -> list[int]:
             f"invalid k list {text!r}: "
             "use k values separated by commas (1,10,100) or a range (1-128)"
         )
+    ranges = []
     for part in parts:
         lo_text, sep, hi_text = part.partition("-")
         if sep and lo_text:
@@ -76,9 +77,17 @@ def parse_ks(text: str) -> list[int]:
                 raise argparse.ArgumentTypeError(
                     f"invalid k range {part!r}: the start must not exceed the end"
                 )
-            ks.update(range(lo, hi + 1))
+            ranges.append(range(lo, hi + 1))
         else:
-            ks.add(_positive_k(part, part))
+            ranges.append(range(_positive_k(part, part), _positive_k(part, part) + 1))
+    total = sum(len(r) for r in ranges)
+    if total > MAX_KS:
+        raise argparse.ArgumentTypeError(
+            f"invalid k list {text!r}: it names {total} values of k, at most {MAX_KS} are "
+            "allowed; pick a ladder such as 1,2,5,10,20,50,100"
+        )
+    for r in ranges:
+        ks.update(r)
     return sorted(ks)
 
 
@@ -107,6 +116,19 @@ def _int_at_least(text: str, minimum: int, rule: str) -> int:
 
 def _positive_int(text: str) -> int:
     return _int_at_least(text, 1, "must be at least 1")
+
+
+#: Bounds of arguments that size allocations: one score row per k, one row of means per resample.
+MAX_KS = 250_000
+MAX_RESAMPLES = 10_000_000
+
+
+def _resamples(text: str) -> int:
+    value = _int_at_least(text, 1, "must be at least 1")
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at most {MAX_RESAMPLES}: the "
+                                         "bootstrap keeps every resample in memory")
+    return value
 
 
 def _nonnegative_int(text: str) -> int:
@@ -263,7 +285,7 @@ def _add_k_metric_ci(
     )
     g.add_argument(
         "--resamples",
-        type=_positive_int,
+        type=_resamples,
         default=None,
         metavar="B",
         help="bootstrap resamples (default: 10000)",
@@ -604,7 +626,7 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
     rows = []
     for g in counts.iter_groups():
         result = passatk.score(
-            g.n, g.c, k,
+            g.n, g.c, k(g) if callable(k) else k,
             metric=metric,
             task_ids=g.task,
             clusters=_clusters(args, g.task),
@@ -789,6 +811,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+#: plot's default k: every k up to min(n) when that is at most this, else the ladder 1, 2, 5, ...
+PLOT_ALL_K = 200
+
+
+def _plot_ks(group: Any) -> str:
+    return "all" if int(group.n.min()) <= PLOT_ALL_K else "ladder"
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -806,7 +836,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     counts = _read(args, args.paths)
     metric = _metric(args, counts)
     metrics = [metric, "plugin"] if metric == "pass@k" else [metric]
-    rows = _score_counts(args, counts, metrics, args.k or "all",
+    rows = _score_counts(args, counts, metrics, args.k or _plot_ks,
                          np.random.default_rng(args.seed))
     curves: dict[tuple, _plot.Curve] = {}
     plugin: dict[tuple, dict[int, float | None]] = {}
@@ -892,6 +922,7 @@ _HINTS = (
     ("pass format=", "pass --input-format"),
     ("did you mean format=", "did you mean --input-format "),
     ("give threshold=", "give --threshold"),
+    ("pass merge=True", "pass --merge"),
     ("(with threshold=)", "(with --threshold)"),
     ("filters['since']", "--since"),
     ("filters['until']", "--until"),
@@ -942,6 +973,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        return _error("out of memory; use fewer values of k, fewer resamples or smaller inputs")
     except (ValueError, TypeError, OSError) as exc:
         return _error(_one_line(exc))
 
