@@ -13,6 +13,7 @@ import codecs
 import csv
 import io
 import math
+import re
 from collections.abc import Iterator
 
 from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
@@ -23,6 +24,8 @@ TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
 REWARD_COLUMNS = ("reward",)
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,19}\Z")
+MAX_COUNT = 2**53
 _TRUE = {"true": True, "1": True, "false": False, "0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
 
@@ -120,10 +123,12 @@ def _parquet_rows(
 def _int(value: object, name: str, strings: bool) -> int:
     if strings and isinstance(value, str):
         s = value.strip()
-        if s.lstrip("+-").isdigit():
-            return int(s)
-        raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
+        if _INTEGER.match(s):
+            value = int(s)
     if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) >= MAX_COUNT:
+            raise BadRecord(f'column "{name}" must be below 2**53 (counts are exact in a '
+                            f"double), got {show(value)}")
         return value
     raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
 
@@ -145,7 +150,10 @@ def _reward(value: object, name: str, strings: bool) -> float:
         except ValueError:
             raise BadRecord(f'column "{name}" must be a number, got {show(value)}') from None
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:
+            x = math.inf
     else:
         raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
     if not math.isfinite(x):
