@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from . import (
     tables,
     taubench,
 )
-from ._common import Context, load_json_document
+from ._common import BadRecord, Context, decode_json, load_json_document
 from ._errors import ArchiveError
 from ._sources import PARQUET_MAGIC, logical_name, read_head
 
@@ -222,16 +221,15 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
         if not as_lines and not name.endswith(".json") and start == b"{":
             first = _first_line(head)
             try:
-                as_lines = first is not None and isinstance(json.loads(first[1]), dict)
-            except (json.JSONDecodeError, UnicodeDecodeError):
+                as_lines = first is not None and isinstance(decode_json(first[1]), dict)
+            except BadRecord:
                 as_lines = False
         if as_lines:
             first = _first_line(head)
             try:
-                record = json.loads(first[1])
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise ArchiveError(file, f"malformed JSON: {getattr(e, 'msg', e)}",
-                                   line=first[0]) from None
+                record = decode_json(first[1])
+            except BadRecord as e:
+                raise ArchiveError(file, e.what, line=first[0]) from None
             fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
             if fmt is None:
                 raise ArchiveError(

@@ -7,6 +7,7 @@ import glob
 import gzip
 import io
 import os
+import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ __all__ = ["expand_paths", "logical_name", "open_binary", "path_group_value", "r
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 PARQUET_MAGIC = b"PAR1"
+UTF8_BOM = b"\xef\xbb\xbf"
 #: the default record-length cap (see max_record_bytes)
 DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
@@ -142,6 +144,7 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
             for f in found:
                 add(f)
         elif os.path.exists(p):
+            _regular_file(p)
             add(p)
         elif glob.has_magic(p):
             found = sorted(f for f in _glob(p) if os.path.isfile(f))
@@ -160,6 +163,14 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 def _os_reason(e: OSError) -> str:
     return e.strerror or str(e)
+
+
+def _regular_file(p: str) -> None:
+    """A pipe or device can be read only once, but detection reads the start twice."""
+    mode = os.stat(p).st_mode
+    if not stat.S_ISREG(mode):
+        kind = "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise ArchiveError(p, f"is {kind}; save the data to a file and name that file")
 
 
 def _list_dir(folder: str) -> list[os.DirEntry]:
@@ -492,7 +503,7 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
             if not more:
                 break
             head += more
-    return bytes(head)
+    return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it
 
 
 def _has_first_line(head: bytearray) -> bool:

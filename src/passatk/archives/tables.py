@@ -16,7 +16,15 @@ import math
 import re
 from collections.abc import Iterator
 
-from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
+from ._common import (
+    BadRecord,
+    Context,
+    group_from,
+    int_text,
+    iter_lines,
+    parse_json_line,
+    path_groups,
+)
 from ._errors import ArchiveError, show
 from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
 
@@ -167,7 +175,7 @@ def _task(value: object, name: str) -> str:
             raise BadRecord(f'column "{name}" is empty')
         return value
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        return int_text(value, name)
     raise BadRecord(f'column "{name}" must be a string or an integer, got {show(value)}')
 
 
@@ -331,20 +339,26 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
 
 
 def peek_kind(file: str, ctx: Context) -> str | None:
-    """``"counts"``/``"samples"`` when a table's columns say so, else None (for detection)."""
+    """``"counts"``/``"samples"`` when a table's columns say so, else None (for detection).
+
+    A Parquet file that cannot be opened is an ArchiveError that says so.
+    """
     box = container(file)
-    try:
-        if box == "parquet":
-            names = next(_parquet_rows(file, ctx, None))[1]["__header__"]
-        elif box == "csv":
-            head = read_head(file, 1 << 16)
-            text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(head)
-            first = text.splitlines()[0] if text.strip() else ""
-            delim = "\t" if logical_name(file).endswith(".tsv") else ","
+    if box == "parquet":
+        names = next(_parquet_rows(file, ctx, None))[1]["__header__"]
+    elif box == "csv":
+        head = read_head(file, 1 << 16)
+        text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(head)
+        first = text.splitlines()[0] if text.strip() else ""
+        delim = "\t" if logical_name(file).endswith(".tsv") else ","
+        try:
             row = next(csv.reader([first], delimiter=delim)) if first else []
-            names = [h.strip().lstrip("\ufeff") for h in row]
-        else:
+        except csv.Error:
             return None
+        names = [h.strip().lstrip("\ufeff") for h in row]
+    else:
+        return None
+    try:
         return columns(names, None, ctx, file, strict=False)["kind"]
-    except (ArchiveError, StopIteration, csv.Error):
+    except ArchiveError:
         return None
