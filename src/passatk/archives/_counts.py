@@ -35,6 +35,10 @@ def _task_key(task: str) -> tuple:
     return tuple(parts)
 
 
+def _sort_key(task: str) -> tuple:
+    return _task_key(task), task
+
+
 def _value_key(value: object) -> tuple:
     if value is None:
         return (0, 0, "")
@@ -231,7 +235,7 @@ class Counts:
         group_parts, task_parts, index_parts = [], [], []
         for g, group in enumerate(groups):
             rows = acc.rows[group]
-            tasks = sorted(rows, key=lambda t: (_task_key(t), t))
+            tasks = sorted(rows, key=_sort_key)
             task_parts.append(np.array(tasks, dtype=object))
             index_parts.append(np.fromiter((rows[t] for t in tasks), np.int64, len(tasks)))
             group_parts.append(np.full(len(tasks), g, dtype=np.int64))
