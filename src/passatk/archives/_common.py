@@ -15,7 +15,7 @@ from ._sources import (
     max_record_bytes,
     open_binary,
     path_group_value,
-    read_all,
+    read_head,
     too_long,
 )
 
@@ -171,14 +171,13 @@ def decode_json(data: bytes | str) -> object:
 
 
 def load_json_document(file: str) -> object:
-    """Parse a whole JSON document, mapping errors to ``file:line: malformed JSON ...``."""
-    data = read_all(file)
-    if not data.strip():
+    """A JSON document, streamed: small members decoded, the per-task containers read one
+    member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``."""
+    from ._jsondoc import load_document
+
+    if not read_head(file, 4096).strip():
         raise ArchiveError(file, "empty file (no records)")
-    try:
-        return decode_json(data)
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, line=e.line) from None
+    return load_document(file)
 
 
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
