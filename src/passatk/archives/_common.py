@@ -15,7 +15,6 @@ from ._sources import (
     max_record_bytes,
     open_binary,
     path_group_value,
-    read_head,
     too_long,
 )
 
@@ -175,8 +174,6 @@ def load_json_document(file: str) -> object:
     member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``."""
     from ._jsondoc import load_document
 
-    if not read_head(file, 4096).strip():
-        raise ArchiveError(file, "empty file (no records)")
     return load_document(file)
 
 

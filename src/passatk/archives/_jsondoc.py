@@ -22,6 +22,7 @@ them from the file again, one at a time, when iterated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -43,6 +44,7 @@ _KIND[[ord("}"), ord("]")]] = _CLOSE
 _KIND[ord(",")] = _COMMA
 _KIND[ord(":")] = _COLON
 _WS = b" \t\r\n"
+_BLANK = re.compile(rb"[ \t\r\n]*")
 
 
 class Member(NamedTuple):
@@ -72,16 +74,11 @@ class _Scanner:
 
     def scan(self, block: bytes, offset: int, max_depth: int):
         a = np.frombuffer(block, dtype=np.uint8)
-        quotes = np.flatnonzero(a == 34)
-        if quotes.size:
-            plain = np.flatnonzero(a != 92)
-            at = np.searchsorted(plain, quotes)  # quotes are in plain: their own index
-            prev = plain[np.maximum(at - 1, 0)]
-            run = np.where(at > 0, quotes - 1 - prev, quotes + self.backslashes)
-            quotes = quotes[run % 2 == 0]
-        ends = np.flatnonzero(a != 92)
-        self.backslashes = (a.size - 1 - int(ends[-1]) if ends.size
-                            else self.backslashes + a.size)
+        quotes = self._real_quotes(a, np.flatnonzero(a == 34))
+        end = len(block)
+        while end and block[end - 1] == 92:
+            end -= 1
+        self.backslashes = len(block) - end + (self.backslashes if end == 0 else 0)
         struct = np.flatnonzero(_KIND[a])
         inside = (np.searchsorted(quotes, struct) + self.in_string) % 2 == 1
         struct = struct[~inside]
@@ -95,6 +92,29 @@ class _Scanner:
         keep = np.where(kind == _OPEN, before < max_depth,
                         np.where(kind == _CLOSE, after < max_depth, before <= max_depth))
         return (struct[keep] + offset).tolist(), kind[keep].tolist(), before[keep].tolist()
+
+
+    def _real_quotes(self, a: np.ndarray, quotes: np.ndarray) -> np.ndarray:
+        """The quotes not escaped by an odd run of backslashes (runs may span blocks)."""
+        before = quotes - 1
+        cand = np.flatnonzero(a[np.maximum(before, 0)] == 92) if quotes.size else quotes
+        if quotes.size and quotes[0] == 0 and self.backslashes:
+            cand = np.union1d(cand, [0])
+        if not cand.size:
+            return quotes
+        run = np.zeros(cand.size, dtype=np.int64)
+        active, k = np.arange(cand.size), 1
+        while active.size:
+            pos = quotes[cand[active]] - k
+            inside = pos >= 0
+            more = inside & (a[np.maximum(pos, 0)] == 92)
+            run[active[more]] += 1
+            run[active[~inside]] += self.backslashes  # the run continues in the last block
+            active = active[more]
+            k += 1
+        keep = np.ones(quotes.size, dtype=bool)
+        keep[cand[run % 2 == 1]] = False
+        return quotes[keep]
 
 
 class _Buffer:
@@ -111,7 +131,10 @@ class _Buffer:
         return bytes(self.data[begin - self.start:end - self.start])
 
     def line_at(self, offset: int) -> int:
-        return self.line + self.data.count(b"\n", 0, offset - self.start)
+        """The line of the first non-blank byte at or after ``offset``."""
+        at = offset - self.start
+        blank = _BLANK.match(self.data, at)
+        return self.line + self.data.count(b"\n", 0, blank.end() if blank else at)
 
     def drop(self, offset: int) -> None:
         cut = offset - self.start
@@ -135,7 +158,7 @@ def split_document(file: str, stream_keys: frozenset[str] = STREAM_KEYS) -> Iter
     """
     with open_binary(file) as f:
         buf = _Buffer(file)
-        head = f.stream.read(BLOCK).removeprefix(UTF8_BOM)
+        head = _head(f.stream, file)
         first = head.lstrip(_WS)[:1]
         if first not in (b"{", b"["):
             buf.data += head
@@ -155,6 +178,20 @@ def split_document(file: str, stream_keys: frozenset[str] = STREAM_KEYS) -> Iter
             buf.check(cutter.member_start)
             block = f.stream.read(BLOCK)
         cutter.finish(offset)
+
+
+def _head(stream, file: str) -> bytes:
+    """The first block, extended past leading whitespace; without a UTF-8 BOM."""
+    head = stream.read(max(BLOCK, 3))
+    while head and not head.removeprefix(UTF8_BOM).strip(_WS):
+        more = stream.read(BLOCK)
+        if not more:
+            break
+        head += more
+    head = head.removeprefix(UTF8_BOM)
+    if not head.strip(_WS):
+        raise ArchiveError(file, "empty file (no records)")
+    return head
 
 
 class _Cutter:
@@ -182,6 +219,7 @@ class _Cutter:
                 yield Member((), self.kinds[()], None, 0, 1)
                 self.member_start = pos + 1
             elif kind == _CLOSE and depth == 1:
+                self._match(pos, ())
                 yield from self._end_member(pos, ())
                 self.done = pos
             elif depth == 1 and kind == _COMMA:
@@ -191,11 +229,18 @@ class _Cutter:
             elif depth == 1 and kind == _OPEN:
                 yield from self._maybe_stream(pos)
             elif depth == 2 and self.streaming is not None:
+                if kind == _CLOSE:
+                    self._match(pos, self.streaming)
                 if kind in (_COMMA, _CLOSE):
                     yield from self._end_member(pos, self.streaming)
                 if kind == _CLOSE:
                     self.streaming = None
                     self.tail_from = pos + 1  # only whitespace may follow, up to ',' or '}' 
+
+    def _match(self, pos: int, path: tuple) -> None:
+        closer = self.buf.data[pos - self.buf.start]
+        if closer != (125 if self.kinds[path] == "object" else 93):
+            self._bad(pos, f"malformed JSON: {chr(closer)!r} closes an {self.kinds[path]}")
 
     def _first_byte(self) -> int:
         data = self.buf.data
@@ -225,9 +270,12 @@ class _Cutter:
             if self.buf.text(self.tail_from, pos).strip(_WS):
                 self._bad(self.tail_from, "malformed JSON: expected ',' or '}' after a value")
             self.tail_from = -1
+            self.index[()] += 1
             self.member_start = pos + 1
             self.buf.drop(pos + 1)
             return
+        if pos - start > self.buf.cap:
+            raise too_long(self.buf.file, self.buf.line_at(start), self.buf.cap)
         text = self.buf.text(start, pos)
         empty = not text.strip(_WS)
         closing = self.buf.data[pos - self.buf.start] in b"}]"
@@ -279,8 +327,9 @@ def decode_member(file: str, member: Member) -> tuple[object, object]:
     try:
         value = decode_json(wrapped)
     except BadRecord as e:
-        line = member.line + (e.line or 1) - 1
-        raise ArchiveError(file, e.what, line=line) from None
+        text = member.text
+        first = member.line - text[:len(text) - len(text.lstrip(_WS))].count(b"\n")
+        raise ArchiveError(file, e.what, line=first + (e.line or 1) - 1) from None
     if member.kind == "value":
         return None, value
     if len(value) != 1:

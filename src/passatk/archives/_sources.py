@@ -490,15 +490,19 @@ def too_long(file: str, lineno: int | None, cap: int) -> ArchiveError:
 
 
 def read_head(path: str, size: int = 1 << 16) -> bytes:
-    """Return the first ``size`` decompressed bytes of a file, extended to the end of its first
-    non-blank line (a first record longer than ``size`` is read whole, up to the record cap)."""
+    """Return the first ``size`` decompressed bytes of a file, without a UTF-8 BOM.
+
+    For line-oriented files (any name but ``*.json``) the head is extended to the end of the
+    first non-blank line, so that a first record longer than ``size`` can be detected; a
+    first line longer than the record-length cap is an ArchiveError.
+    """
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
-        binary = head[:4] == PARQUET_MAGIC
-        while not binary and len(head) >= size and not _has_first_line(head):
+        extend = head[:4] != PARQUET_MAGIC and not logical_name(path).endswith(".json")
+        while extend and len(head) >= size and not _has_first_line(head):
             if len(head) > cap:
-                raise too_long(path, None, cap)
+                raise too_long(path, 1, cap)
             more = f.stream.read(max(size, len(head)))
             if not more:
                 break
