@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, read_counts
-from passatk.archives import _jsondoc
+from passatk.archives import ArchiveError, _jsondoc, read_counts
 from passatk.archives._jsondoc import StreamedDict, StreamedList, load_document
 
 _TEXT = st.text(alphabet='ab"\\/\n\t{}[],: \u00e9\u2028\U0001f600', max_size=6)
@@ -23,6 +22,9 @@ _KEYS = st.sampled_from(["eval", "details", "results", "raw_scored_generations",
 _DOCS = (st.dictionaries(_KEYS, _VALUES | st.dictionaries(_TEXT, _VALUES, max_size=4)
                          | st.lists(_VALUES, max_size=4), max_size=4)
          | st.lists(_VALUES, max_size=5) | _SCALARS)
+
+
+_FIXTURE = [HealthCheck.function_scoped_fixture]
 
 
 def _no_dups(pairs):
@@ -63,7 +65,7 @@ def _dump(doc, rnd: random.Random) -> bytes:
                       ).encode()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=300, deadline=None, suppress_health_check=_FIXTURE)
 @given(doc=_DOCS, seed=st.integers(0, 2**32), block=st.sampled_from([1, 2, 3, 7, 64, 1 << 22]))
 def test_valid_documents_read_as_json_loads(tmp_path, monkeypatch, doc, seed, block):
     monkeypatch.setattr(_jsondoc, "BLOCK", block)
@@ -73,7 +75,7 @@ def test_valid_documents_read_as_json_loads(tmp_path, monkeypatch, doc, seed, bl
     assert _got(path) == (True, json.loads(data))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=400, deadline=None, suppress_health_check=_FIXTURE)
 @given(doc=_DOCS, seed=st.integers(0, 2**32), block=st.sampled_from([1, 3, 7, 1 << 22]))
 def test_corrupted_documents_fail_or_read_as_json_loads(tmp_path, monkeypatch, doc, seed, block):
     monkeypatch.setattr(_jsondoc, "BLOCK", block)

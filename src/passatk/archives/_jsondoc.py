@@ -235,7 +235,7 @@ class _Cutter:
                     yield from self._end_member(pos, self.streaming)
                 if kind == _CLOSE:
                     self.streaming = None
-                    self.tail_from = pos + 1  # only whitespace may follow, up to ',' or '}' 
+                    self.tail_from = pos + 1  # only whitespace may follow, up to ',' or '}'
 
     def _match(self, pos: int, path: tuple) -> None:
         closer = self.buf.data[pos - self.buf.start]
