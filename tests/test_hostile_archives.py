@@ -307,6 +307,8 @@ def test_m2_endless_line_stops_at_the_cap(tmp_path, capsys, monkeypatch):
         _one_line(capsys, zeros, "--input-format", fmt,
                   match=r"record longer than 1048576 bytes.*PASSATK_MAX_RECORD_BYTES")
     _one_line(capsys, zeros, match=r"record longer than 1048576 bytes")
+    row = _run(tmp_path, "c.csv", b"task_id,n,c\nT,1,1\n" + b"9" * (3 << 20))
+    _one_line(capsys, row, match=r"c.csv:3: record longer than 1048576 bytes")
 
 
 def test_m2_gzip_bomb_stops_at_the_cap(tmp_path, capsys, monkeypatch):

@@ -35,7 +35,7 @@ __all__ = ["STREAM_KEYS", "Member", "decode_member", "load_document", "split_doc
 
 #: top-level keys whose container is streamed member by member (the per-task data)
 STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results"})
-BLOCK = 1 << 22
+BLOCK = 1 << 20  # the scan's temporaries are a few times this
 
 _OPEN, _CLOSE, _COMMA, _COLON = 1, 2, 3, 4
 _KIND = np.zeros(256, dtype=np.int8)

@@ -500,14 +500,23 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
         extend = head[:4] != PARQUET_MAGIC and not logical_name(path).endswith(".json")
-        while extend and len(head) >= size and not _has_first_line(head):
-            if len(head) > cap:
-                raise too_long(path, 1, cap)
-            more = f.stream.read(max(size, len(head)))
-            if not more:
-                break
-            head += more
+        if extend and len(head) >= size and not _has_first_line(head):
+            head = _first_line_head(f.stream, head, path, cap)
     return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it
+
+
+def _first_line_head(stream, head: bytearray, path: str, cap: int) -> bytearray:
+    """Extend ``head`` in 1 MiB steps until it holds a non-blank line (at most ``cap``)."""
+    while True:
+        more = stream.read(1 << 20)
+        if not more:
+            return head
+        checked = len(head)
+        head += more
+        if head.find(b"\n", checked) >= 0 and _has_first_line(head):
+            return head
+        if len(head) > cap:
+            raise too_long(path, 1, cap)
 
 
 def _has_first_line(head: bytearray) -> bool:

@@ -256,7 +256,8 @@ def read(file: str, ctx: Context) -> None:
                         if line.strip():
                             slow_line(line, lineno)
             held = end - cut
-            buf[:held] = bytes(view[cut:end])
+            if cut:  # keep the unfinished line at the start of buf
+                buf[:held] = bytes(view[cut:end])
             ctx.report(f.raw_position())
         view.release()
         rest = bytes(buf[:held])

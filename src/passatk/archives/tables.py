@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import io
 import math
 import re
 from collections.abc import Iterator
@@ -26,7 +25,14 @@ from ._common import (
     path_groups,
 )
 from ._errors import ArchiveError, show
-from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
+from ._sources import (
+    PARQUET_MAGIC,
+    logical_name,
+    max_record_bytes,
+    open_binary,
+    read_head,
+    too_long,
+)
 
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
@@ -55,8 +61,7 @@ def container(file: str) -> str:
 def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     with open_binary(file) as f:
-        text = io.TextIOWrapper(f.stream, encoding="utf-8", newline="")
-        reader = csv.reader(text, delimiter=delimiter, strict=True)
+        reader = csv.reader(_text_lines(f.stream, file), delimiter=delimiter, strict=True)
         try:
             header = next(reader, None)
         except (csv.Error, UnicodeDecodeError) as e:
@@ -89,6 +94,21 @@ def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
             yield reader.line_num, dict(zip(header, row, strict=True))
             if count % 65536 == 0:
                 ctx.report(f.raw_position())
+
+
+def _text_lines(stream, file: str) -> Iterator[str]:
+    """The lines of a CSV file as text, each at most the record-length cap long."""
+    cap = max_record_bytes()
+    lineno = 0
+    while line := stream.readline(cap + 1):
+        lineno += 1
+        if len(line) > cap:
+            raise too_long(file, lineno, cap)
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ArchiveError(file, f"not UTF-8 text: {e.reason} at byte {e.start}",
+                               line=lineno) from None
 
 
 def _jsonl_rows(file: str, ctx: Context) -> Iterator[tuple[int, object]]:
