@@ -399,7 +399,15 @@ def test_u1_integer_task_id_of_5000_digits_is_located(tmp_path, capsys):
 def test_u1_fifo_is_named(tmp_path, capsys):
     fifo = tmp_path / "p_results.jsonl"
     os.mkfifo(fifo)
-    _one_line(capsys, fifo, match=r"p_results.jsonl: is a pipe")
+    _one_line(capsys, fifo, match=r"p_results.jsonl: is a pipe, which cannot be read twice")
+
+
+def test_m2_dev_zero_with_a_format_stops_at_the_cap(capsys, monkeypatch):
+    monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
+    _one_line(capsys, "/dev/zero", match=r"/dev/zero: is not a regular file")
+    for fmt in ("humaneval", "lm-eval", "evalplus"):
+        _one_line(capsys, "/dev/zero", "--input-format", fmt,
+                  match=r"/dev/zero(:1)?: record longer than 1048576 bytes")
 
 
 # ------------------------------------------------------------------ U3: detection blames

@@ -144,7 +144,6 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
             for f in found:
                 add(f)
         elif os.path.exists(p):
-            _regular_file(p)
             add(p)
         elif glob.has_magic(p):
             found = sorted(f for f in _glob(p) if os.path.isfile(f))
@@ -166,11 +165,15 @@ def _os_reason(e: OSError) -> str:
 
 
 def _regular_file(p: str) -> None:
-    """A pipe or device can be read only once, but detection reads the start twice."""
-    mode = os.stat(p).st_mode
+    """A pipe or device can be read only once, but detection reads its start first."""
+    try:
+        mode = os.stat(p).st_mode
+    except OSError as e:
+        raise ArchiveError(p, _os_reason(e)) from None
     if not stat.S_ISREG(mode):
         kind = "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
-        raise ArchiveError(p, f"is {kind}; save the data to a file and name that file")
+        raise ArchiveError(p, f"is {kind}, which cannot be read twice: give its format "
+                           "(--input-format / format=) or save the data to a file")
 
 
 def _list_dir(folder: str) -> list[os.DirEntry]:
@@ -496,6 +499,7 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
     first non-blank line, so that a first record longer than ``size`` can be detected; a
     first line longer than the record-length cap is an ArchiveError.
     """
+    _regular_file(path)
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
