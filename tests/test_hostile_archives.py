@@ -370,7 +370,7 @@ def test_m6_memory_per_task_is_small():
 
     counts, peak = _peak_mb(build)
     assert len(counts) == 100_000
-    assert peak * 1e6 / 100_000 < 450  # bytes per task at the peak (579 before the fix)
+    assert peak * 1e6 / 100_000 < 300  # bytes per task at the peak (579 before the fix)
 
 
 # ------------------------------------------------------------------ U1: located errors

@@ -58,8 +58,8 @@ class Context:
     metric_file: str | None = None
 
     # -------------------------------------------------------------- counting
-    def add(self, group: GroupKey, task: str, n: int, c: int) -> None:
-        self.acc.add(group, task, n, c)
+    def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
+        return self.acc.add(group, task, n, c)
 
     def set_metric(self, metric: str, file: str) -> None:
         if self.metric is None:

@@ -39,6 +39,20 @@ def _sort_key(task: str) -> tuple:
     return _task_key(task), task
 
 
+def _natural_sorted(tasks) -> list[str]:
+    """``sorted(tasks, key=_sort_key)``, with one str per key instead of a tuple of parts.
+
+    The parts joined by NUL compare as the tuple does when no id holds a NUL (a proper
+    prefix sorts first either way); ties on the key fall back to the id (the first sort).
+    """
+    out = sorted(tasks)
+    if any("\0" in t for t in out):
+        out.sort(key=_task_key)
+    else:
+        out.sort(key=lambda t: "\0".join(_task_key(t)))
+    return out
+
+
 def _value_key(value: object) -> tuple:
     if value is None:
         return (0, 0, "")
@@ -70,14 +84,20 @@ class Tally:
     def __len__(self) -> int:
         return len(self.n)
 
-    def add(self, group: GroupKey, task: str, n: int, c: int) -> None:
+    def find(self, group: GroupKey, task: str) -> int | None:
+        """The row number of (group, task), or None."""
+        rows = self.rows.get(group)
+        return None if rows is None else rows.get(task)
+
+    def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
+        """Add to the row of (group, task); return its row number."""
         rows = self.rows.get(group)
         if rows is None:
             rows = self.rows[group] = {}
         i = rows.get(task)
         try:
             if i is None:
-                rows[task] = len(self.n)
+                i = rows[task] = len(self.n)
                 self.n.append(n)
                 self.c.append(c)
             else:
@@ -85,6 +105,7 @@ class Tally:
                 self.c[i] += c
         except OverflowError:
             raise ValueError(_too_many(group, task)) from None
+        return i
 
 
 def _too_many(group: GroupKey, task: str) -> str:
@@ -235,7 +256,7 @@ class Counts:
         group_parts, task_parts, index_parts = [], [], []
         for g, group in enumerate(groups):
             rows = acc.rows[group]
-            tasks = sorted(rows, key=_sort_key)
+            tasks = _natural_sorted(rows)
             task_parts.append(np.array(tasks, dtype=object))
             index_parts.append(np.fromiter((rows[t] for t in tasks), np.int64, len(tasks)))
             group_parts.append(np.full(len(tasks), g, dtype=np.int64))

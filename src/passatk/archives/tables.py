@@ -13,6 +13,7 @@ import codecs
 import csv
 import math
 import re
+from array import array
 from collections.abc import Iterator
 
 from ._common import (
@@ -306,7 +307,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
     o = ctx.options
     pathvals = path_groups(o.by, file)
     tcol = spec["task"]
-    seen: dict[tuple, int] = {}
+    first_line = array("q")  # per row number: the line of this file that added it, or 0
     records = 0
     skips_before = ctx.skip_count
     counts = spec["kind"] == "counts"
@@ -314,48 +315,57 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
         try:
             if isinstance(row, BadRecord):
                 raise row
-            if tcol not in row:
-                raise BadRecord(f'missing column "{tcol}"')
-            task = _task(row[tcol], tcol)
+            task = _task(_column(row, tcol), tcol)
             group = group_from(o.by, pathvals, row, what="row")
             if counts:
-                for col in (spec["n"], spec["c"]):
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                n = _int(row[spec["n"]], spec["n"], strings)
-                c = _int(row[spec["c"]], spec["c"], strings)
-                if n < 1:
-                    raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
-                if c < 0:
-                    raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
-                if c > n:
-                    raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
-                key = (group, task)
-                if key in seen:
-                    where = f" in group {dict(group)}" if group else ""
-                    raise BadRecord(
-                        f"duplicate row for task {task!r}{where} (first at line {seen[key]})"
-                    )
-                seen[key] = lineno
+                n, c = _count_row(row, spec, strings, task)
+                _check_duplicate(ctx.acc.find(group, task), first_line, group, task)
             else:
-                n = 1
-                if spec["passed"] is not None:
-                    col = spec["passed"]
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                    c = int(_flag(row[col], col))
-                else:
-                    col = spec["reward"]
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                    c = int(_reward(row[col], col, strings) >= o.threshold)
+                n, c = 1, _sample_row(row, spec, strings, o.threshold)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             continue
-        ctx.add(group, task, n, c)
+        i = ctx.add(group, task, n, c)
+        if counts:
+            if i >= len(first_line):
+                first_line.frombytes(bytes(8 * (i + 1 - len(first_line))))
+            first_line[i] = lineno
         records += 1
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
+
+
+def _column(row: dict, col: str) -> object:
+    if col not in row:
+        raise BadRecord(f'missing column "{col}"')
+    return row[col]
+
+
+def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
+    n = _int(_column(row, spec["n"]), spec["n"], strings)
+    c = _int(_column(row, spec["c"]), spec["c"], strings)
+    if n < 1:
+        raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
+    if c < 0:
+        raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
+    if c > n:
+        raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
+    return n, c
+
+
+def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> int:
+    if spec["passed"] is not None:
+        return int(_flag(_column(row, spec["passed"]), spec["passed"]))
+    col = spec["reward"]
+    return int(_reward(_column(row, col), col, strings) >= threshold)
+
+
+def _check_duplicate(i: int | None, first_line: array, group: tuple, task: str) -> None:
+    """A count table holds one row per (group, task); rows of other files are summed."""
+    if i is not None and i < len(first_line) and first_line[i]:
+        where = f" in group {dict(group)}" if group else ""
+        raise BadRecord(
+            f"duplicate row for task {task!r}{where} (first at line {first_line[i]})")
 
 
 def peek_kind(file: str, ctx: Context) -> str | None:
