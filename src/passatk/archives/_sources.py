@@ -431,6 +431,9 @@ class _Opened:
                 self.stream = io.BufferedReader(
                     _Guarded(_ZstdRaw(source, path, _zstandard(path)), path),
                     buffer_size=1 << 20)
+            elif self.raw.seekable():  # a plain file: read it directly (the hot path)
+                self.raw.seek(0)
+                self.stream = self.raw
             else:
                 self.stream = io.BufferedReader(_Guarded(source, path), buffer_size=1 << 16)
         except OSError as e:
