@@ -406,7 +406,7 @@ def test_u1_fifo_is_named(tmp_path, capsys):
 def test_m2_dev_zero_with_a_format_stops_at_the_cap(capsys, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
     _one_line(capsys, "/dev/zero", match=r"/dev/zero: is not a regular file")
-    for fmt in ("humaneval", "lm-eval", "evalplus"):
+    for fmt in ("humaneval", "lm-eval", "evalplus", "counts", "samples"):
         _one_line(capsys, "/dev/zero", "--input-format", fmt,
                   match=r"/dev/zero(:1)?: record longer than 1048576 bytes")
 

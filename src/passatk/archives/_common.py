@@ -180,29 +180,34 @@ def load_json_document(file: str) -> object:
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
     """Yield (line number, line) for non-blank lines, reading in large binary blocks.
 
-    A line longer than the record-length cap is an ArchiveError.
+    A line longer than the record-length cap is an ArchiveError; an unfinished line is kept
+    in one growing buffer, so memory stays near the cap whatever the input.
     """
     cap = max_record_bytes()
     with open_binary(file) as f:
-        rest = b""
+        rest = bytearray()
         lineno = 0
-        while True:
-            block = f.stream.read(BLOCK)
-            if not block:
-                break
-            lines = (rest + block).split(b"\n")
-            rest = lines.pop()
+        while block := f.stream.read(BLOCK):
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                rest += block
+                if len(rest) > cap:
+                    raise too_long(file, lineno + 1, cap)
+                continue
+            rest += block[:cut]
+            lines = rest.split(b"\n")
+            rest = bytearray(block[cut + 1:])
             for line in lines:
                 lineno += 1
                 if len(line) > cap:
                     raise too_long(file, lineno, cap)
                 if line.strip():
-                    yield lineno, line
-            if len(rest) > cap:
-                raise too_long(file, lineno + 1, cap)
+                    yield lineno, bytes(line)
             ctx.report(f.raw_position())
+        if len(rest) > cap:
+            raise too_long(file, lineno + 1, cap)
         if rest.strip():
-            yield lineno + 1, rest
+            yield lineno + 1, bytes(rest)
 
 
 def parse_json_line(file: str, lineno: int, line: bytes) -> dict:

@@ -164,6 +164,14 @@ def _os_reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def is_regular(p: str) -> bool:
+    """Whether ``p`` is a regular file (not a pipe or a device); False if it cannot be stat'ed."""
+    try:
+        return stat.S_ISREG(os.stat(p).st_mode)
+    except OSError:
+        return False
+
+
 def _regular_file(p: str) -> None:
     """A pipe or device can be read only once, but detection reads its start first."""
     try:

@@ -28,6 +28,7 @@ from ._common import (
 from ._errors import ArchiveError, show
 from ._sources import (
     PARQUET_MAGIC,
+    is_regular,
     logical_name,
     max_record_bytes,
     open_binary,
@@ -47,10 +48,13 @@ PARQUET_BATCH = 65536  # rows per Parquet batch
 
 def container(file: str) -> str:
     """``"parquet"``, ``"jsonl"`` or ``"csv"``, from magic bytes, extension and first byte."""
+    name = logical_name(file)
+    if not is_regular(file):  # a pipe or device given with its format: read it once
+        return "parquet" if name.endswith((".parquet", ".pq")) else (
+            "csv" if name.endswith((".csv", ".tsv")) else "jsonl")
     head = read_head(file, 4096)
     if head[:4] == PARQUET_MAGIC:
         return "parquet"
-    name = logical_name(file)
     if name.endswith((".csv", ".tsv")):
         return "csv"
     if name.endswith((".jsonl", ".ndjson", ".json")):
