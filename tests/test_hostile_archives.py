@@ -428,3 +428,12 @@ def test_u3_truncated_parquet_says_parquet(tmp_path, capsys):
     data = (tmp_path / "ok.parquet").read_bytes()
     path = _run(tmp_path, "trunc.parquet", data[: len(data) // 2])
     _one_line(capsys, path, match=r"trunc.parquet: malformed Parquet")
+
+
+def test_w6_parquet_with_a_repeated_column_is_refused(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = pa.Table.from_arrays([pa.array(["T"]), pa.array([10]), pa.array([3]), pa.array([9])],
+                                 names=["task_id", "n", "c", "c"])
+    pq.write_table(table, tmp_path / "d.parquet")
+    _one_line(capsys, tmp_path / "d.parquet", match=r"d.parquet: repeats column\(s\) \['c'\]")

@@ -139,6 +139,9 @@ def _parquet_rows(
     except Exception as e:  # pyarrow raises its own error types
         raise ArchiveError(file, f"malformed Parquet: {e}") from None
     names = list(pf.schema_arrow.names)
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:  # pyarrow allows them; a dict of the columns would keep the last
+        raise ArchiveError(file, f"repeats column(s) {dupes}")
     if wanted is None:
         yield 0, {"__header__": names}
         return
