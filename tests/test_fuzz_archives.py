@@ -80,6 +80,7 @@ def worker():
     yield proc
     proc.stdin.close()
     proc.wait(timeout=30)
+    proc.stdout.close()
 
 
 def _ask(worker, line: str):

@@ -72,8 +72,10 @@ class Tally:
     two int64 arrays (no Python object per row beyond the task id and its row number).
 
     >>> t = Tally()
-    >>> t.add((), "T/1", 3, 1); t.add((), "T/1", 2, 2); len(t)
-    1
+    >>> t.add((), "T/1", 3, 1), t.add((), "T/1", 2, 2), t.add((), "T/2", 1, 0)
+    (0, 0, 1)
+    >>> t.n.tolist(), t.c.tolist()
+    ([5, 1], [3, 0])
     """
 
     def __init__(self) -> None:
