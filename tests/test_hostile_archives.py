@@ -229,7 +229,8 @@ def test_c4_shards_summing_past_2_53_are_refused(tmp_path, capsys):
     (tmp_path / "shards").mkdir()
     for name in ("a.csv", "b.csv"):
         _run(tmp_path, f"shards/{name}", "task_id,n,c\nT,5000000000000000,0\n")
-    _one_line(capsys, tmp_path / "shards", match=r"task 'T': n sums to 2\*\*53 or more")
+    _one_line(capsys, tmp_path / "shards", "--merge",
+              match=r"task 'T': n sums to 2\*\*53 or more")
 
 
 def test_c4_huge_reward_and_pass_at_1(tmp_path, capsys):

@@ -9,7 +9,7 @@ number of threads.
 
 import numpy as np
 
-from ._jit import jit, prange
+from ._jit import jit, prange, threads_usable
 
 CHUNK = 64  # resamples per random stream
 
@@ -109,7 +109,7 @@ def boot_means(theta, seed, n_resamples, parallel=None):
     seed = np.uint64(seed)
     if parallel is None:
         parallel = theta.size * n_resamples >= PARALLEL_WORK
-    if parallel:
+    if parallel and threads_usable():  # not in a forked child of an OpenMP parent
         return _boot_means_parallel(theta, seed, n_resamples)
     return _boot_means_serial(theta, seed, n_resamples)
 

@@ -67,6 +67,7 @@ def parse_ks(text: str) -> list[int]:
             f"invalid k list {text!r}: "
             "use k values separated by commas (1,10,100) or a range (1-128)"
         )
+    ranges = []
     for part in parts:
         lo_text, sep, hi_text = part.partition("-")
         if sep and lo_text:
@@ -75,9 +76,17 @@ def parse_ks(text: str) -> list[int]:
                 raise argparse.ArgumentTypeError(
                     f"invalid k range {part!r}: the start must not exceed the end"
                 )
-            ks.update(range(lo, hi + 1))
+            ranges.append(range(lo, hi + 1))
         else:
-            ks.add(_positive_k(part, part))
+            ranges.append(range(_positive_k(part, part), _positive_k(part, part) + 1))
+    total = sum(len(r) for r in ranges)
+    if total > MAX_KS:
+        raise argparse.ArgumentTypeError(
+            f"invalid k list {text!r}: it names {total} values of k, at most {MAX_KS} are "
+            "allowed; pick a ladder such as 1,2,5,10,20,50,100"
+        )
+    for r in ranges:
+        ks.update(r)
     return sorted(ks)
 
 
@@ -106,6 +115,19 @@ def _int_at_least(text: str, minimum: int, rule: str) -> int:
 
 def _positive_int(text: str) -> int:
     return _int_at_least(text, 1, "must be at least 1")
+
+
+#: Bounds of arguments that size allocations: one score row per k, one row of means per resample.
+MAX_KS = 250_000
+MAX_RESAMPLES = 10_000_000
+
+
+def _resamples(text: str) -> int:
+    value = _int_at_least(text, 1, "must be at least 1")
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at most {MAX_RESAMPLES}: the "
+                                         "bootstrap keeps every resample in memory")
+    return value
 
 
 def _nonnegative_int(text: str) -> int:
@@ -172,6 +194,12 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g.add_argument("--n", dest="n_field", metavar="FIELD", help="column of n (count tables)")
     g.add_argument("--c", dest="c_field", metavar="FIELD", help="column of c (count tables)")
     g.add_argument(
+        "--merge",
+        action="store_true",
+        help="pool the archives as shards of one run (a task in two shards is summed); by "
+        "default separate archives are kept apart by a 'path' group",
+    )
+    g.add_argument(
         "--skip-bad",
         action="store_true",
         help="skip bad records instead of failing; their number and places are reported on stderr",
@@ -223,7 +251,7 @@ def _add_k_metric_ci(
     )
     g.add_argument(
         "--resamples",
-        type=_positive_int,
+        type=_resamples,
         default=None,
         metavar="B",
         help="bootstrap resamples (default: 10000)",
@@ -345,6 +373,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOL",
         help="largest relative difference that counts as agreement (default: 1e-9)",
     )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="count a stored 1.0 where k exceeds some task's n (status undefined, the "
+        "harness's convention) as a finding",
+    )
     _add_output_args(p, percent=False)
     p.set_defaults(func=cmd_check)
 
@@ -463,10 +497,14 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
             c=args.c_field,
             skip_bad=args.skip_bad,
             filters=filters or None,
+            merge=args.merge,
             progress=progress,
         )
     finally:
         progress.close()
+    if not args.quiet:
+        for message in counts.notes:
+            _note(args, message)
     skipped = counts.skipped
     if skipped.count:
         _note(args, f"skipped {skipped.count} bad record(s) (--skip-bad):")
@@ -548,7 +586,7 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
     rows = []
     for g in counts.iter_groups():
         result = passatk.score(
-            g.n, g.c, k,
+            g.n, g.c, k(g) if callable(k) else k,
             metric=metric,
             task_ids=g.task,
             interval=_INTERVALS[args.ci],
@@ -593,7 +631,8 @@ def _pairs(counts_a: Any, counts_b: Any) -> list[tuple[dict[str, Any], Any, Any]
     only_b = [_label(dict(k)) for k in groups_b if k not in groups_a]
     raise ValueError(
         f"runs A and B have different groups (only in A: {'; '.join(only_a) or '-'}; only in B: "
-        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share"
+        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share, or --merge "
+        "to pool the shards of a run"
     )
 
 
@@ -650,9 +689,51 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+#: the check status of a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100
+#: for a greedy run): the harness's convention, not a number passatk can reproduce
+UNDEFINED = "undefined"
+_UNDEFINED_REASON = "undefined: k > n; the stored value is the harness's 1.0"
+
+
+def _recompute(stored: Any, g: Any, task_rows: dict[str, int] | None) -> tuple[Any, Any]:
+    """(recomputed value or None, reason) for one stored number and its group's counts."""
     import passatk
 
+    if g is None:
+        return None, "no samples of this group in the archives"
+    if stored.task is None:
+        row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
+                            missing="report")[0]
+        return row.value, row.reason
+    i = task_rows.get(str(stored.task)) if task_rows is not None else None
+    if i is None:
+        return None, f"no samples of task {stored.task} in the archives"
+    if g.n[i] < stored.k:
+        return None, f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
+    fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
+    return float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
+
+
+def _check_record(stored: Any, g: Any, task_rows: Any, tolerance: float) -> dict[str, Any]:
+    recomputed, reason = _recompute(stored, g, task_rows)
+    rel = None
+    if recomputed is not None:
+        diff = abs(recomputed - stored.value)
+        rel = diff / abs(stored.value) if stored.value != 0 else diff
+        status = "ok" if rel <= tolerance else "MISMATCH"
+    elif g is not None and abs(stored.value - 1.0) <= tolerance and int(g.n.min()) < stored.k:
+        status, reason = UNDEFINED, f"{_UNDEFINED_REASON} ({reason})"
+    else:
+        status = "MISSING"
+    return {
+        "group": dict(stored.group), "metric": stored.metric, "k": stored.k,
+        "task": stored.task, "stored": stored.value, "recomputed": recomputed,
+        "rel_diff": rel, "status": status, "scale": stored.scale, "source": stored.source,
+        "reason": reason,
+    }
+
+
+def cmd_check(args: argparse.Namespace) -> int:
     counts = _read(args, args.paths)
     if not counts.stored:
         raise ValueError(
@@ -662,52 +743,38 @@ def cmd_check(args: argparse.Namespace) -> int:
     by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
     task_rows: dict[tuple, dict[str, int]] = {}
     records = []
-    bad = 0
     for stored in counts.stored:
         key = tuple(stored.group)
         g = by_group.get(key)
-        recomputed = None
-        reason = None
-        if g is None:
-            reason = "no samples of this group in the archives"
-        elif stored.task is not None:
-            if key not in task_rows:
-                task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
-            i = task_rows[key].get(str(stored.task))
-            if i is None:
-                reason = f"no samples of task {stored.task} in the archives"
-            elif g.n[i] < stored.k:
-                reason = f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
-            else:
-                fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
-                recomputed = float(fn(int(g.n[i]), int(g.c[i]), stored.k))
-        else:
-            row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
-                                missing="report")[0]
-            recomputed, reason = row.value, row.reason
-        if recomputed is None:
-            rel = None
-            status = "MISSING"
-        else:
-            diff = abs(recomputed - stored.value)
-            rel = diff / abs(stored.value) if stored.value != 0 else diff
-            status = "ok" if rel <= args.tolerance else "MISMATCH"
-        bad += status != "ok"
-        records.append({
-            "group": dict(stored.group), "metric": stored.metric, "k": stored.k,
-            "task": stored.task, "stored": stored.value, "recomputed": recomputed,
-            "rel_diff": rel, "status": status, "scale": stored.scale, "source": stored.source,
-            "reason": reason,
-        })
+        if g is not None and stored.task is not None and key not in task_rows:
+            task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
+        records.append(_check_record(stored, g, task_rows.get(key), args.tolerance))
     columns = ["metric", "k", "stored", "recomputed", "rel_diff", "status", "source"]
     if any(r["task"] is not None for r in records):
         columns.insert(2, "task")
     _emit(args, records, columns, decimals=10)
+    undefined = sum(r["status"] == UNDEFINED for r in records)
+    bad = sum(r["status"] not in ("ok", UNDEFINED) for r in records)
     if not args.quiet:
         total = len(records)
-        _note(args, f"{total - bad} of {total} stored number(s) agree within relative "
-                    f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+        text = (f"{total - bad - undefined} of {total} stored number(s) agree within relative "
+                f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+        if undefined:
+            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), "
+                     + ("a finding with --strict" if args.strict
+                        else "a finding only with --strict"))
+        _note(args, text)
+    if args.strict:
+        bad += undefined
     return 1 if bad else 0
+
+
+#: plot's default k: every k up to min(n) when that is at most this, else the ladder 1, 2, 5, ...
+PLOT_ALL_K = 200
+
+
+def _plot_ks(group: Any) -> str:
+    return "all" if int(group.n.min()) <= PLOT_ALL_K else "ladder"
 
 
 def cmd_plot(args: argparse.Namespace) -> int:
@@ -727,7 +794,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     counts = _read(args, args.paths)
     metric = _metric(args, counts)
     metrics = [metric, "plugin"] if metric == "pass@k" else [metric]
-    rows = _score_counts(args, counts, metrics, args.k or "all",
+    rows = _score_counts(args, counts, metrics, args.k or _plot_ks,
                          np.random.default_rng(args.seed))
     curves: dict[tuple, _plot.Curve] = {}
     plugin: dict[tuple, dict[int, float | None]] = {}
@@ -811,7 +878,9 @@ _HINTS = (
     ("pass missing='report'", "pass --missing report"),
     ("pass unmatched='exclude'", "pass --unmatched exclude"),
     ("pass format=", "pass --input-format"),
+    ("did you mean format=", "did you mean --input-format "),
     ("give threshold=", "give --threshold"),
+    ("pass merge=True", "pass --merge"),
     ("(with threshold=)", "(with --threshold)"),
     ("filters['since']", "--since"),
     ("filters['until']", "--until"),
@@ -862,6 +931,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        return _error("out of memory; use fewer values of k, fewer resamples or smaller inputs")
     except (ValueError, TypeError, OSError) as exc:
         return _error(_one_line(exc))
 

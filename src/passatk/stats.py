@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from . import _stats_kernels as SK
-from ._api import fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
+from ._api import checked_array, fail_at_k, k_ladder, pass_at_k, pass_at_k_plugin, pass_hat_k
 from ._results import CompareResult, CompareRow, PlanResult, ScoreResult, ScoreRow, Simulation
 
 __all__ = [
@@ -296,11 +296,7 @@ def _int_array(x, name):
         raise TypeError(f"{name} must be integers, got bool {x!r}")
     if isinstance(x, float | np.floating | str | bytes | complex):
         raise TypeError(f"{name} must be integers, got {type(x).__name__} {x!r}")
-    try:
-        arr = np.asarray(x)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{name} must be an array of integers, numpy could not convert it: {e}"
-                        ) from None
+    arr = checked_array(x, name, _not_integers)  # nested bools, masked or missing entries
     if arr.dtype.kind == "O":
         for i, v in enumerate(arr.reshape(-1)):
             if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
@@ -323,6 +319,10 @@ def _int_array(x, name):
         i = int(np.argmax(arr))
         raise ValueError(f"{name} must be < 2**53, got {int(arr[i])} at position {i}")
     return np.atleast_1d(arr).astype(np.int64, copy=False)
+
+
+def _not_integers(name, what):
+    return TypeError(f"{name} must be integers, got {what}")
 
 
 def _check_counts(n, c, nname="n", cname="c"):
@@ -351,12 +351,16 @@ def _label_array(x, name, size):
     return arr
 
 
+#: k="all" scores every k = 1..min(n); above this many it is refused (k="ladder" is bounded).
+MAX_ALL_K = 10_000
+
+
 def _k_spec(k):
-    """Return "all" or a tuple of ints >= 1."""
+    """Return "all", "ladder" or a tuple of ints >= 1."""
     if isinstance(k, str):
-        if k != "all":
-            raise ValueError(f"k must be an int, a sequence of ints, or 'all', got {k!r}")
-        return "all"
+        if k not in ("all", "ladder"):
+            raise ValueError(f"k must be an int, a sequence of ints, 'all' or 'ladder', got {k!r}")
+        return k
     ks = [k] if np.ndim(k) == 0 else list(np.asarray(k).reshape(-1)) if not isinstance(
         k, Sequence) else list(k)
     if not ks:
@@ -370,6 +374,19 @@ def _k_spec(k):
             raise ValueError(f"k must satisfy k >= 1, got k={int(v)} at position {i}")
         out.append(int(v))
     return tuple(dict.fromkeys(out))
+
+
+def _k_values(ks, k_max, where=""):
+    """The k of one group: ``ks`` itself, the ladder up to k_max, or 1..k_max (bounded)."""
+    if ks == "ladder":
+        return k_ladder(k_max)
+    if ks == "all":
+        if k_max > MAX_ALL_K:
+            raise ValueError(f"k='all'{where} asks for every k = 1..{k_max} (the smallest n); at "
+                             f"most {MAX_ALL_K} are allowed: pass k='ladder' (1, 2, 5, 10, ... "
+                             f"{k_max}) or the k you need")
+        return range(1, k_max + 1)
+    return ks
 
 
 def _choice(value, name, allowed):
@@ -611,19 +628,13 @@ def _groups(cols, size):
                             ) from None
         invs.append(inv.reshape(-1))
         uniq.append(u)
-    code = np.zeros(size, dtype=np.int64)
-    for inv, u in zip(invs, uniq, strict=True):
-        code = code * len(u) + inv
-    ucode, ginv = np.unique(code, return_inverse=True)
+    # Rows of label indices, not one mixed-radix code: a code wraps past 2**63 combinations.
+    keys, ginv = np.unique(np.stack(invs, axis=1), axis=0, return_inverse=True)
+    ginv = ginv.reshape(-1)
     order = np.argsort(ginv, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(ginv, minlength=len(ucode)))])
-    for g, cval in enumerate(ucode):
-        labels = {}
-        rest = int(cval)
-        for (name, _), u in zip(reversed(cols), reversed(uniq), strict=True):
-            labels[name] = _py(u[rest % len(u)])
-            rest //= len(u)
-        labels = {name: labels[name] for name, _ in cols}
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(ginv, minlength=len(keys)))])
+    for g, key in enumerate(keys):
+        labels = {name: _py(u[j]) for (name, _), u, j in zip(cols, uniq, key, strict=True)}
         yield labels, order[bounds[g]:bounds[g + 1]]
 
 
@@ -679,7 +690,7 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
         raise TypeError(f"metric must be a str or a non-empty sequence of str, got {metric!r}")
     for m in metrics:
         _choice(m, "metric", METRICS)
-    if "bayes@n" in metrics and ks not in ("all", (1,)):
+    if "bayes@n" in metrics and ks not in ("all", "ladder", (1,)):
         raise ValueError(f"metric 'bayes@n' is the posterior mean of the pass rate and needs "
                          f"k=1, got k={k!r}")
     ids = None if task_ids is None else _label_array(task_ids, "task_ids", size)
@@ -723,8 +734,9 @@ def score(n, c, k=1, *, metric="pass@k", task_ids=None, groups=None, clusters=No
     ----------
     n, c : array_like of int
         Samples and correct samples per task (1-d, same length; ragged n is fine).
-    k : int, sequence of int, or "all"
-        The budgets. ``"all"`` gives the full curve k = 1..min(n) of each group.
+    k : int, sequence of int, "ladder" or "all"
+        The budgets. ``"ladder"`` gives 1, 2, 5, 10, 20, 50, ... and min(n) of each group;
+        ``"all"`` the full curve k = 1..min(n) (at most :data:`MAX_ALL_K` values).
     metric : str or sequence of str
         ``"pass@k"`` (unbiased, Chen et al. 2021), ``"pass^k"`` (all k pass),
         ``"plugin"`` (1 - (1 - c/n)^k, biased low, for comparison only), ``"posterior"``
@@ -796,7 +808,7 @@ def score(n, c, k=1, *, metric="pass@k", task_ids=None, groups=None, clusters=No
         else:
             name_of = pos
             id_word = "task positions"
-        gks = range(1, int(gn.min()) + 1) if ks == "all" else ks
+        gks = _k_values(ks, int(gn.min()), where)
         for m in metrics:
             rows.extend(_score_group(m, gn, gc, gks, labels, gcl, name_of, id_word, where,
                                      interval, confidence, boot, n_resamples, rng, prior,
@@ -1181,8 +1193,9 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
     ----------
     n_a, c_a, n_b, c_b : array_like of int
         Samples and correct samples per task in run A and run B.
-    k : int, sequence of int, or "all"
-        Budgets; ``"all"`` means 1..min(n) over both runs.
+    k : int, sequence of int, "ladder" or "all"
+        Budgets; ``"ladder"`` means 1, 2, 5, 10, ... and min(n) over both runs, ``"all"``
+        1..min(n) (at most :data:`MAX_ALL_K` values).
     task_ids_a, task_ids_b : array_like, optional
         Task ids of each run (both or neither).
     metric : {"pass@k", "pass^k", "plugin"}
@@ -1246,7 +1259,7 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
         id_word = "task positions"
     size = n_a.size
     nmin = int(min(n_a.min(), n_b.min()))
-    kvals = range(1, nmin + 1) if ks == "all" else ks
+    kvals = _k_values(ks, nmin)
     alpha = 1.0 - confidence
     base = {"group": group, "metric": metric, "tasks": size, "confidence": confidence,
             "samples_a": int(n_a.sum()), "samples_b": int(n_b.sum()),

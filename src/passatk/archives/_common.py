@@ -56,6 +56,9 @@ class Context:
     skip_records: list[SkippedRecord] = field(default_factory=list)
     metric: str | None = None
     metric_file: str | None = None
+    notes: list[str] = field(default_factory=list)
+    sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
+    failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
@@ -240,12 +243,6 @@ def int_text(value: int, name: str) -> str:
     except ValueError:
         raise BadRecord(f'field "{name}" is an integer too long to use as an id (more than '
                         f"{sys.get_int_max_str_digits()} digits)") from None
-
-
-def as_bool(value: object, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise BadRecord(f'field "{name}" must be true or false, got {show(value)}')
 
 
 def finite_number(value: object, name: str) -> float:

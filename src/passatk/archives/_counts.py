@@ -86,6 +86,21 @@ class Tally:
     def __len__(self) -> int:
         return len(self.n)
 
+    def items(self) -> Iterator[tuple[tuple[GroupKey, str], tuple[int, int]]]:
+        """``((group, task), (n, c))`` per row, as a dict of the sums would give."""
+        n, c = self.n, self.c
+        for group, rows in self.rows.items():
+            for task, i in rows.items():
+                yield (group, task), (n[i], c[i])
+
+    def __iter__(self) -> Iterator[tuple[GroupKey, str]]:
+        return (key for key, _ in self.items())
+
+    def merge(self, other: Tally, label: GroupKey = ()) -> None:
+        """Add every row of ``other``, its group prefixed with ``label``."""
+        for (group, task), (n, c) in other.items():
+            self.add(label + group, task, n, c)
+
     def find(self, group: GroupKey, task: str) -> int | None:
         """The row number of (group, task), or None."""
         rows = self.rows.get(group)
@@ -189,6 +204,9 @@ class Counts:
         Records skipped with ``skip_bad=True`` (count and places).
     files : tuple of str
         The files that were read.
+    notes : tuple of str
+        Things a reader noticed that change no number but deserve a look (files skipped in a
+        walk, a field chosen by detection, one error string on every failed sample).
 
     Examples
     --------
@@ -212,6 +230,7 @@ class Counts:
     stored: tuple[StoredMetric, ...] = ()
     skipped: Skipped = field(default_factory=Skipped)
     files: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod

@@ -15,7 +15,8 @@ which also reports its errors. Correctness never rests on the scan. The proof, p
    backslashes precedes it);
 4. the line starts with ``{"task_id": "``; the 4th unescaped quote is followed by
    ``", "completion": "``, the 8th by ``", "result": "``; from the 12th quote to the end of the
-   line stands exactly ``", "passed": true}`` or ``", "passed": false}``;
+   line stands exactly ``", "passed": true}`` or ``", "passed": false}`` (or a flag written
+   as a number, ``1``, ``1.0``, ``0`` or ``0.0``, in place of ``true``/``false``);
 5. the task id (between the 3rd and 4th quotes) has no backslash (checked once per distinct
    task id).
 
@@ -29,10 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _hints as hints
 from ._common import (
     BadRecord,
     Context,
-    as_bool,
     group_from,
     parse_json_line,
     path_groups,
@@ -40,6 +41,8 @@ from ._common import (
     task_id,
 )
 from ._errors import ArchiveError
+from ._flags import pass_flag
+from ._hints import FailureText
 from ._sources import max_record_bytes, open_binary, too_long
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
@@ -55,6 +58,9 @@ _MID1 = _lit(b'", "completion": "')
 _MID2 = _lit(b'", "result": "')
 _TAIL_TRUE = _lit(b'", "passed": true}')
 _TAIL_FALSE = _lit(b'", "passed": false}')
+#: pass flags written as numbers (see ``_flags``): rarer, checked only where true/false fail
+_NUM_TRUE = (b'", "passed": 1}', b'", "passed": 1.0}')
+_NUM_FALSE = (b'", "passed": 0}', b'", "passed": 0.0}')
 _QUOTES_PER_LINE = 14
 _ESCAPE_SIMPLE = np.zeros(256, dtype=bool)
 _ESCAPE_SIMPLE[list(b'"\\/bfnrt')] = True
@@ -78,6 +84,8 @@ _MID1_W = _literal_words(_MID1.tobytes())
 _MID2_W = _literal_words(_MID2.tobytes())
 _TRUE_W = _literal_words(_TAIL_TRUE.tobytes())
 _FALSE_W = _literal_words(_TAIL_FALSE.tobytes())
+_NUM_TRUE_W = [(len(t), _literal_words(t)) for t in _NUM_TRUE]
+_NUM_FALSE_W = [(len(t), _literal_words(t)) for t in _NUM_FALSE]
 
 
 def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> np.ndarray:
@@ -88,14 +96,23 @@ def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> n
     return ok
 
 
+def _tail_in(w: np.ndarray, pos: np.ndarray, tail: np.ndarray, tails: list) -> np.ndarray:
+    """Whether the line ends, from ``pos`` on, with one of ``tails`` ((length, words) pairs)."""
+    found = np.zeros(pos.size, dtype=bool)
+    for size, words in tails:
+        found |= (tail == size) & _literal_at(w, pos, words)
+    return found
+
+
 def scan_block(
     block: bytes | bytearray, end: int | None = None, scratch: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """Scan the whole lines ``block[:end]`` (the byte before ``end`` is a newline).
 
-    Returns ``(newlines, fast, task_start, task_end, passed)``: the newline positions, the
-    indices of the lines the scan proves (see the module docstring), and for each of them the
-    byte range of its task id and its flag. ``scratch`` is an optional reusable bool array of
+    Returns ``(newlines, fast, task_start, task_end, passed, result_start, result_end)``: the
+    newline positions, the indices of the lines the scan proves (see the module docstring),
+    and for each of them the byte range of its task id, its flag and the byte range of its
+    ``result`` text. ``scratch`` is an optional reusable bool array of
     at least ``2 * end`` elements.
     """
     size = len(block) if end is None else end
@@ -111,7 +128,7 @@ def scan_block(
     nlines = nl.size
     empty = np.empty(0, dtype=np.int64)
     if nlines == 0 or size < 32:
-        return nl, empty, empty, empty, np.empty(0, dtype=bool)
+        return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
     starts = np.empty(nlines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = nl[:-1] + 1
@@ -159,7 +176,7 @@ def scan_block(
     per_line = np.searchsorted(quotes, nl) - first_quote
     cand = np.flatnonzero((per_line == _QUOTES_PER_LINE) & ~ruled_out)
     if cand.size == 0:
-        return nl, empty, empty, empty, np.empty(0, dtype=bool)
+        return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
     q = quotes[first_quote[cand, None] + np.array([2, 3, 7, 11])]
     w = _words(block, size)
     ok = _literal_at(w, starts[cand], _HEAD_W)
@@ -168,8 +185,12 @@ def scan_block(
     tail = nl[cand] - q[:, 3]
     is_true = (tail == _TAIL_TRUE.size) & _literal_at(w, q[:, 3], _TRUE_W)
     is_false = (tail == _TAIL_FALSE.size) & _literal_at(w, q[:, 3], _FALSE_W)
+    other = np.flatnonzero(ok & ~(is_true | is_false))
+    if other.size:
+        is_true[other] = _tail_in(w, q[other, 3], tail[other], _NUM_TRUE_W)
+        is_false[other] = _tail_in(w, q[other, 3], tail[other], _NUM_FALSE_W)
     ok &= is_true | is_false
-    return nl, cand[ok], q[ok, 0] + 1, q[ok, 1], is_true[ok]
+    return nl, cand[ok], q[ok, 0] + 1, q[ok, 1], is_true[ok], q[ok, 2] + _MID2.size, q[ok, 3]
 
 
 def scan_line(line: bytes) -> tuple[str, bool] | None:
@@ -181,7 +202,7 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
     True
     """
     block = line + b"\n"
-    _, fast, t0, t1, passed = scan_block(block)
+    _, fast, t0, t1, passed, _, _ = scan_block(block)
     if fast.size == 0 or b"\\" in block[int(t0[0]):int(t1[0])]:
         return None
     return block[int(t0[0]):int(t1[0])].decode("ascii"), bool(passed[0])
@@ -190,9 +211,9 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
 def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
     obj = parse_json_line(file, lineno, line)
     task = task_id(require(obj, "task_id"))
-    passed = as_bool(require(obj, "passed"), "passed")
+    passed = pass_flag(require(obj, "passed"), 'field "passed"')
     group = group_from(opts.by, pathvals, obj) if opts.record_by else None
-    return group, task, passed
+    return group, task, passed, obj.get("result")
 
 
 def read(file: str, ctx: Context) -> None:
@@ -207,14 +228,16 @@ def read(file: str, ctx: Context) -> None:
     records = 0
     lineno = 0
     skips_before = ctx.skip_count
+    failures = hints.failures(ctx, file)
 
     def slow_line(line: bytes, lineno: int) -> None:
         nonlocal records
         try:
-            group, task, passed = _slow(line, file, lineno, opts, pathvals)
+            group, task, passed, result = _slow(line, file, lineno, opts, pathvals)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             return
+        failures.add(passed, result)
         key = (group if group is not None else path_group, task)
         cell = slow_counts.get(key)
         if cell is None:
@@ -247,7 +270,7 @@ def read(file: str, ctx: Context) -> None:
                     scratch = np.empty(2 * len(buf), dtype=bool)
                 if use_fast:
                     found, nlines = _scan_into(buf, cut, lineno, fast_counts, slow_line,
-                                               scratch)
+                                               scratch, failures)
                     records += found
                     lineno += nlines
                 else:
@@ -272,17 +295,19 @@ def read(file: str, ctx: Context) -> None:
 
 
 def _scan_into(
-    block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray
+    block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray,
+    failures: FailureText,
 ) -> tuple[int, int]:
     """Count the proven lines of ``block[:cut]`` into ``counts``; the others go to ``slow_line``.
 
     Returns (lines counted here, lines in the block).
     """
-    nl, fast, t0, t1, passed = scan_block(block, cut, scratch)
+    nl, fast, t0, t1, passed, r0, r1 = scan_block(block, cut, scratch)
     is_slow = np.ones(nl.size, dtype=bool)
     short = t1 - t0 <= MAX_FAST_ID
     if not short.all():  # the key matrix is lines x longest id: long ids take the slow path
         fast, t0, t1, passed = fast[short], t0[short], t1[short], passed[short]
+        r0, r1 = r0[short], r1[short]
     if fast.size:
         a = np.frombuffer(block, dtype=np.uint8, count=cut)
         length = t1 - t0
@@ -308,8 +333,10 @@ def _scan_into(
                 cell[0] += n[j]
                 cell[1] += c[j]
         if not proven.all():
-            fast = fast[proven[inverse]]
+            keep = proven[inverse]
+            fast, passed, r0, r1 = fast[keep], passed[keep], r0[keep], r1[keep]
         is_slow[fast] = False
+        failures.add_block(passed, a, r0, r1)
     if fast.size == nl.size:
         return int(fast.size), int(nl.size)
     ends = nl.tolist()
