@@ -236,8 +236,9 @@ def read_counts(
                 raise
             summaries.append((file, e.doc))
         else:
-            run = runs.setdefault(_archive_of(file, kind), (Tally(), []))
-            run[0].merge(ctx.acc)
+            run = runs.setdefault(_archive_of(file, kind), (ctx.acc, []))  # no copy
+            if run[0] is not ctx.acc:
+                run[0].merge(ctx.acc)
             run[1].extend(ctx.stored)
         ctx.done_bytes += size
         ctx.report(0)
@@ -275,16 +276,20 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
             _check_apart(runs, by)
         else:
             labels = _relative_labels(list(runs))
-    acc = Tally()
+    acc = None
     stored: list = []
     groups: dict[str, set] = {}
     for archive, (part, part_stored) in runs.items():
         label = ((RUN_FIELD, labels[archive]),) if labels else ()
-        acc.merge(part, label)
+        groups[archive] = {label + g for g in part.rows}
+        if acc is None and not label:
+            acc = part  # the first run pools the others: no copy of its rows
+        else:
+            acc = acc if acc is not None else Tally()
+            acc.merge(part, label)
         stored.extend(dataclasses.replace(s, group=label + tuple(s.group)) if label else s
                       for s in part_stored)
-        groups[archive] = {label + g for g in part.rows}
-    return acc, stored, groups
+    return (acc if acc is not None else Tally()), stored, groups
 
 
 def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> None:
