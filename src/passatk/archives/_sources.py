@@ -139,31 +139,31 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     for item in items:
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
-        p = os.fspath(item)
-        if os.path.isdir(p):
-            found = sorted(
-                f for f in _walk_files(p)
-                if _is_data_file(Path(f)) and not _sidecar_or_companion(Path(f))
-            )
-            if not found:
-                raise ArchiveError(p, "directory holds no result files")
-            for f in found:
-                add(f)
-        elif os.path.exists(p):
-            add(p)
-        elif glob.has_magic(p):
-            found = sorted(f for f in _glob(p) if os.path.isfile(f))
-            if not found:
-                raise ArchiveError(p, "no file matches this pattern")
-            for f in found:
-                add(f)
-        elif os.path.islink(p):
-            raise ArchiveError(p, "broken symbolic link or a symlink loop")
-        else:
-            raise ArchiveError(p, "no such file or directory")
+        for f in _expand_one(os.fspath(item)):
+            add(f)
     if not out:
         raise ArchiveError("<paths>", "no input files given")
     return out
+
+
+def _expand_one(p: str) -> list[str]:
+    """The files of one path: a directory's data files, the file itself, or a glob's."""
+    if os.path.isdir(p):
+        found = sorted(f for f in _walk_files(p)
+                       if _is_data_file(Path(f)) and not _sidecar_or_companion(Path(f)))
+        if not found:
+            raise ArchiveError(p, "directory holds no result files")
+        return found
+    if os.path.exists(p):
+        return [p]
+    if glob.has_magic(p):
+        found = sorted(f for f in _glob(p) if os.path.isfile(f))
+        if not found:
+            raise ArchiveError(p, "no file matches this pattern")
+        return found
+    if os.path.islink(p):
+        raise ArchiveError(p, "broken symbolic link or a symlink loop")
+    raise ArchiveError(p, "no such file or directory")
 
 
 def _os_reason(e: OSError) -> str:

@@ -255,10 +255,8 @@ def read(file: str, ctx: Context) -> None:
         held = 0  # bytes of an unfinished line kept at the start of buf
         while True:
             if held == len(buf):  # a line longer than the buffer: grow it, up to the cap
-                if held >= cap:
-                    raise too_long(file, lineno + 1, cap)
                 view.release()
-                buf.extend(bytes(len(buf)))
+                _grow(buf, cap, file, lineno + 1)
                 view = memoryview(buf)
             got = f.stream.readinto(view[held:])
             if not got:
@@ -292,6 +290,13 @@ def read(file: str, ctx: Context) -> None:
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():
         ctx.add(group, task, n, c)
+
+
+def _grow(buf: bytearray, cap: int, file: str, lineno: int) -> None:
+    """Double ``buf``, whose unfinished line fills it, or stop at the record-length cap."""
+    if len(buf) >= cap:
+        raise too_long(file, lineno, cap)
+    buf.extend(bytes(len(buf)))
 
 
 def _scan_into(
