@@ -48,7 +48,8 @@ _SEEDS = [
     ("lm-eval", "samples_t_2024-01-01T00-00-00.jsonl"), ("livecodebench", "l_eval_all.json"),
     ("opencompass", "oc.json"), ("cruxeval", "cx.json"), ("tau-bench", "tau.json"),
     ("counts", "c.csv"), ("counts", "c.parquet"), ("counts", "cj.jsonl"),
-    ("samples", "s.tsv"), ("samples", "sj.jsonl.gz"),
+    ("samples", "s.tsv"), ("samples", "sj.jsonl.gz"), ("code-eval", "ce_results.json"),
+    ("qwen-math", "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl"),
 ]
 _PAYLOADS = [b'"', b"{", b"[", b"}", b",", b":", b"\\", b"\n", b"\x00", b"\xff", b"\xef\xbb\xbf",
              b"9" * 400, b"[" * 100_000, b'"T/0": 1, "T/0": 2, ', b"NaN", b"-1", b"1e999",

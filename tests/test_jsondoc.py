@@ -135,3 +135,17 @@ def test_evalplus_document_is_streamed_with_the_same_counts(tmp_path):
     assert counts.groups == ((("model", "m"), ("metric_set", "base")),
                              (("model", "m"), ("metric_set", "plus")))
     assert counts.c[:40].tolist() == base
+
+
+def test_a_top_level_over_the_cap_is_streamed(tmp_path, monkeypatch):
+    """code_eval's result dict maps every task to its samples at the top level."""
+    monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1K")
+    doc = {f"T/{t}": [[j, {"task_id": f"T/{t}", "passed": j % 2 == 0, "result": "x" * 20}]
+                      for j in range(4)] for t in range(30)}
+    path = tmp_path / "code_eval_results.json"
+    path.write_text(json.dumps(doc))
+    skeleton = load_document(str(path))
+    assert isinstance(skeleton, StreamedDict) and len(path.read_bytes()) > 1024
+    assert _materialize(skeleton) == doc
+    counts = read_counts(path, format="code_eval")
+    assert len(counts) == 30 and counts.c.tolist() == [2] * 30

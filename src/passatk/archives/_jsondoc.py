@@ -342,7 +342,11 @@ def decode_member(file: str, member: Member) -> tuple[object, object]:
 
 class StreamedDict(dict):
     """A streamed JSON object: holds its first member; ``items()``, ``values()``, ``keys()``
-    and iteration read every member from the file, one at a time (duplicate keys refused)."""
+    and iteration read every member from the file, one at a time (duplicate keys refused).
+
+    A top level larger than the record-length cap is one too (``path == ()``): it holds the
+    members read before the cap was reached, and its ``items()`` gives every member that is
+    not a streamed container."""
 
     def __init__(self, file: str, path: tuple) -> None:
         super().__init__()
@@ -406,8 +410,10 @@ def load_document(file: str) -> object:
             continue
         if m.path == () and isinstance(top, dict):
             budget -= len(m.text)
-            if budget < 0:
-                raise too_long(file, m.line, max_record_bytes())
+            if budget < 0:  # a big top level (code_eval: task -> samples): stream it too
+                lazy = StreamedDict(file, ())
+                dict.update(lazy, top)
+                return lazy
             key, value = decode_member(file, m)
             if key in top:
                 raise ArchiveError(file, f"duplicate key {key!r} at the top level (which one "
