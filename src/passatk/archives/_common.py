@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ._counts import GroupKey, StoredMetric, Tally
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
 from ._sources import (
+    UTF8_BOM,
     is_path_spec,
     max_record_bytes,
     open_binary,
@@ -149,7 +150,10 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return obj
 
 
-def decode_json(data: bytes | str) -> object:
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def decode_json(data: bytes | bytearray | str) -> object:
     """``json.loads`` that refuses duplicate keys; every failure is a BadRecord.
 
     >>> decode_json(b'{"a": 1}')
@@ -161,7 +165,9 @@ def decode_json(data: bytes | str) -> object:
     duplicate key 'a' in a JSON object (which one counts is ambiguous)
     """
     try:
-        return json.loads(data, object_pairs_hook=_unique_keys)
+        if isinstance(data, (bytes, bytearray)):
+            data = bytes(data).removeprefix(UTF8_BOM).decode("utf-8")
+        return _DECODER.decode(data)
     except json.JSONDecodeError as e:
         raise BadRecord(f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno) from None
     except UnicodeDecodeError as e:
