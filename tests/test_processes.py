@@ -93,10 +93,49 @@ def test_import_and_version_without_a_writable_numba_cache(tmp_path):
                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("passatk ")
-    note = run.stderr.strip().splitlines()
-    assert len(note) == 1 and "compiled in memory" in note[0] and "NUMBA_CACHE_DIR" in note[0]
+    assert run.stderr == ""  # --version compiles nothing (numba is imported lazily)
     code = "import passatk; print(repr(passatk.pass_at_k(200, 13, 10)))"
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == repr(passatk.pass_at_k(200, 13, 10))
+    note = [line for line in run.stderr.splitlines() if "compiled in memory" in line]
+    assert len(note) == 1 and "NUMBA_CACHE_DIR" in note[0]
+
+
+_NO_NUMBA = ("import sys, {mod}\n"
+             "assert 'numba' not in sys.modules, 'importing {mod} imported numba'\n"
+             "import numba\n"
+             "assert numba.config.THREADING_LAYER == 'default'\n")
+
+
+@pytest.mark.parametrize("mod", ["passatk", "passatk.archives"])
+def test_import_does_not_load_numba_or_set_its_threading_layer(mod):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    subprocess.run([sys.executable, "-c", _NO_NUMBA.format(mod=mod)], check=True, env=env,
+                   timeout=120)
+
+
+def test_the_first_parallel_call_chooses_the_layer_and_keeps_an_explicit_one():
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    code = ("import numba, numpy as np, passatk\n"
+            "numba.config.THREADING_LAYER = 'workqueue'\n"
+            "passatk.pass_at_k(np.full(50000, 10), np.full(50000, 3), 2)\n"
+            "print(numba.config.THREADING_LAYER, numba.threading_layer())\n")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert run.stdout.split() == ["workqueue", "workqueue"]
+
+
+def test_the_first_parallel_call_selects_the_threadsafe_layer():
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_THREADING_LAYER"}
+    code = ("import numba, numpy as np, passatk\n"
+            "from passatk import _jit\n"
+            "before = numba.config.THREADING_LAYER\n"
+            "passatk.pass_at_k(np.full(50000, 10), np.full(50000, 3), 2)\n"
+            "print(before, numba.config.THREADING_LAYER, _jit._threadsafe_layer_available())\n")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300, check=True)
+    before, after, available = run.stdout.split()
+    assert before == "default"
+    assert after == ("threadsafe" if available == "True" else "default")

@@ -1,28 +1,57 @@
 """passatk: fast, exact pass@k for code-generation and RLVR evaluation.
 
+The public names are loaded on first use (PEP 562), so ``import passatk`` and
+``import passatk.archives`` stay cheap and numba is imported only when a kernel is needed.
+
 >>> import passatk
 >>> passatk.pass_at_k(10, 2, 3)
 0.5333333333333333
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from importlib import import_module
 
-from . import reference
-from ._api import pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
-from .stats import (
-    compare,
-    min_detectable_effect,
-    samples_needed,
-    score,
-    simulate,
-    task_variance,
-    tasks_needed,
-)
+#: public name -> the module that defines it
+_LAZY = {
+    "pass_at_k": "._api",
+    "pass_at_k_curve": "._api",
+    "pass_at_k_plugin": "._api",
+    "pass_hat_k": "._api",
+    "compare": ".stats",
+    "min_detectable_effect": ".stats",
+    "samples_needed": ".stats",
+    "score": ".stats",
+    "simulate": ".stats",
+    "task_variance": ".stats",
+    "tasks_needed": ".stats",
+}
+_SUBMODULES = ("archives", "reference", "stats")
 
-try:
-    __version__ = version("passatk")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+
+def _version():
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("passatk")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0.0.0+unknown"
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(import_module(_LAZY[name], __name__), name)
+    elif name in _SUBMODULES:
+        value = import_module("." + name, __name__)
+    elif name == "__version__":
+        value = _version()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "__version__",

@@ -25,8 +25,24 @@ def _threadsafe_layer_available():
 # The default "workqueue" layer aborts the process when two Python threads enter a parallel
 # kernel at once; training loops do exactly that. "threadsafe" picks TBB or OpenMP. Without
 # either (no libgomp, no tbb package), numba's default stays; docs/api.md says what that means.
-if "NUMBA_THREADING_LAYER" not in os.environ and _threadsafe_layer_available():
-    numba.config.THREADING_LAYER = "threadsafe"
+# The layer is chosen at passatk's first parallel call, not at import, so that importing passatk
+# leaves the process's numba alone; an explicit choice (environment or numba.config) is kept.
+_layer_chosen = False
+
+
+def _choose_threading_layer():
+    global _layer_chosen
+    _layer_chosen = True
+    if "NUMBA_THREADING_LAYER" in os.environ or numba.config.THREADING_LAYER != "default":
+        return
+    try:
+        numba.threading_layer()
+        return  # threads were launched already (by other code): the layer is fixed
+    except ValueError:
+        pass
+    if _threadsafe_layer_available():
+        numba.config.THREADING_LAYER = "threadsafe"
+
 
 prange = numba.prange
 get_num_threads = numba.get_num_threads
@@ -52,7 +68,12 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def threads_usable():
-    """False in a forked child whose parent started OpenMP threads: use the serial kernels."""
+    """False in a forked child whose parent started OpenMP threads: use the serial kernels.
+
+    Called before every parallel kernel; the first call chooses the threading layer.
+    """
+    if not _layer_chosen:
+        _choose_threading_layer()
     return _threads_usable
 
 

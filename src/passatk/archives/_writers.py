@@ -19,7 +19,7 @@ from math import comb
 
 from .._output import atomic_open, atomic_path
 from ._counts import Counts
-from ._detect import canonical_format
+from ._formatinfo import canonical_format
 from ._sources import logical_name
 
 __all__ = ["format_for_path", "write_archive", "write_counts"]
