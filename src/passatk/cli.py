@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -166,6 +167,7 @@ def _level(text: str) -> float:
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown")
 METRICS = ("pass@k", "pass^k", "plugin")
 CIS = ("t", "fixed", "bootstrap", "bca")
+SCORE_CIS = ("auto", "t", "fixed", "bootstrap", "bca", "wilson", "clopper-pearson", "cluster")
 
 
 def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
@@ -216,6 +218,33 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no notes on stderr")
 
 
+def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--cluster-by",
+        type=re.compile,
+        default=None,
+        metavar="REGEX",
+        help="cluster of a task: the first match of REGEX in its task id (e.g. '^[^/]+/' for "
+        "the prefix); gives the clustered CR1 SE (score: with --ci cluster; compare: always)",
+    )
+
+
+def _clusters(args: argparse.Namespace, task_ids: Any) -> Any:
+    """Cluster labels from the task ids by --cluster-by, or None."""
+    if getattr(args, "cluster_by", None) is None:
+        return None
+    if task_ids is None:
+        raise ValueError("--cluster-by needs task ids, and these archives carry none")
+    out = []
+    for t in task_ids.tolist():
+        m = args.cluster_by.search(str(t))
+        if m is None:
+            raise ValueError(f"--cluster-by {args.cluster_by.pattern!r} does not match task "
+                             f"id {t!r}")
+        out.append(m.group(0))
+    return out
+
+
 def _add_k_metric_ci(
     p: argparse.ArgumentParser, *, k_default: str, cis: Sequence[str] = CIS
 ) -> None:
@@ -237,10 +266,15 @@ def _add_k_metric_ci(
     g.add_argument(
         "--ci",
         choices=cis,
-        default="t",
+        default=cis[0],
         help=(
-            "interval: t (super-population SE, t interval), fixed (fixed-benchmark SE), "
-            "bootstrap (percentile over tasks) or bca (default: %(default)s)"
+            "interval: auto (Wilson for binary per-task values, else the hull of t and "
+            "quasi-binomial Wilson), t (super-population SE, t interval), fixed "
+            "(fixed-benchmark SE), bootstrap (percentile over tasks), bca, wilson or "
+            "clopper-pearson (binary per-task values), cluster (CR1, with --cluster-by) "
+            "(default: %(default)s)"
+            if "wilson" in cis
+            else "interval: t, fixed, bootstrap or bca (default: %(default)s)"
             if "bca" in cis
             else "interval: t (paired t) or bootstrap (paired bootstrap percentile interval "
             "with the sign-flip permutation p-value) (default: %(default)s)"
@@ -327,7 +361,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
     _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1")
+    _add_k_metric_ci(p, k_default="1", cis=SCORE_CIS)
+    _add_cluster_arg(p)
     _add_output_args(p)
     p.set_defaults(func=cmd_score)
 
@@ -344,6 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b", metavar="B", help="second run (file, directory or glob)")
     _add_reader_args(p)
     _add_k_metric_ci(p, k_default="1", cis=("t", "bootstrap"))
+    _add_cluster_arg(p)
     p.add_argument(
         "--unmatched",
         choices=("raise", "exclude"),
@@ -450,7 +486,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: --ci names -> the ``interval`` of :func:`passatk.score`
-_INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca"}
+_INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca",
+              "auto": "auto", "wilson": "wilson", "clopper-pearson": "clopper-pearson",
+              "cluster": "cluster"}
 
 #: fields scaled by --percent (all are fractions of tasks solved, or differences of them)
 _SCALED = (
@@ -459,10 +497,12 @@ _SCALED = (
     "diff", "value_a", "value_b", "boot_low", "boot_high", "band_low", "band_high",
 )
 
-_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples")
+_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples",
+                  "estimand")
 _COMPARE_SPEC = ("metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks")
 _COMPARE_COLUMNS = (
     "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "p_value", "tasks",
+    "estimand",
 )
 
 
@@ -589,6 +629,7 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
             g.n, g.c, k(g) if callable(k) else k,
             metric=metric,
             task_ids=g.task,
+            clusters=_clusters(args, g.task),
             interval=_INTERVALS[args.ci],
             confidence=args.level,
             seed=rng,
@@ -658,6 +699,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
             task_ids_a=ga.task,
             task_ids_b=gb.task,
+            clusters=_clusters(args, ga.task),
             metric=metric,
             unmatched=args.unmatched,
             missing=args.missing,
@@ -677,8 +719,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             if args.ci == "bootstrap":
                 # the paired bootstrap interval and the sign-flip permutation p-value
                 record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
-                              p_value=record["perm_p_value"], ci_method="paired bootstrap "
-                              "percentile; sign-flip permutation p-value")
+                              p_value=record["perm_p_value"], ci_method="paired studentized "
+                              "bootstrap; sign-flip permutation p-value")
             else:
                 record.setdefault("ci_method", "paired t")
             if args.unmatched == "exclude":
