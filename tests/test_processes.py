@@ -139,3 +139,16 @@ def test_the_first_parallel_call_selects_the_threadsafe_layer():
     before, after, available = run.stdout.split()
     assert before == "default"
     assert after == ("threadsafe" if available == "True" else "default")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["formats"], ["score", "/nonexistent/x.jsonl"]])
+def test_quick_commands_load_neither_numpy_nor_numba(argv):
+    """What keeps them at start-up cost (docs/benchmarks.md times them)."""
+    code = ("import sys\nfrom passatk.cli import main\n"
+            f"code = main({argv!r})\n"
+            "loaded = [m for m in ('numpy', 'numba') if m in sys.modules]\n"
+            "sys.stdout.flush()\nsys.stderr.write(repr((code, loaded)))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    expected_code = 1 if argv[0] == "score" else 0
+    assert run.stderr.splitlines()[-1] == repr((expected_code, []))

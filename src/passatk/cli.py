@@ -523,6 +523,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         filters["until"] = args.until
     if args.difficulty:
         filters["difficulty"] = tuple(args.difficulty)
+    archives.expand_paths(list(paths))  # a bad path fails here, before any reader is loaded
     progress = Progress(enabled=not args.quiet)
     try:
         counts = archives.read_counts(
@@ -641,9 +642,9 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    import numpy as np
-
     counts = _read(args, args.paths)
+    import numpy as np  # after reading: a bad path is reported without loading numpy
+
     metric = _metric(args, counts)
     rows = _score_counts(args, counts, metric, args.k or [1], np.random.default_rng(args.seed))
     extra = _skipped_fields(args, counts)

@@ -6,11 +6,12 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._errors import Skipped, show
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
 
@@ -271,6 +272,8 @@ class Counts:
         skipped: Skipped | None = None,
         files: tuple[str, ...] = (),
     ) -> Counts:
+        import numpy as np  # here, so that an error before any reading never loads it
+
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
         groups = sorted(acc.rows, key=_group_key)
