@@ -398,15 +398,31 @@ def test_u1_integer_task_id_of_5000_digits_is_located(tmp_path, capsys):
     assert read_counts(path, skip_bad=True).samples == 1
 
 
-def test_u1_fifo_is_named(tmp_path, capsys):
+def test_u1_fifo_is_read_once_with_detection(tmp_path):
+    """A pipe's start is kept for detection and replayed to the reader (issue 12)."""
+    import threading
+
+    text = (_he("T/0") + _he("T/0", False) + _he("T/1")).encode()
     fifo = tmp_path / "p_results.jsonl"
     os.mkfifo(fifo)
-    _one_line(capsys, fifo, match=r"p_results.jsonl: is a pipe, which cannot be read twice")
+
+    def write():
+        with open(fifo, "wb") as f:
+            f.write(text)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        counts = read_counts(fifo)
+    finally:
+        writer.join(timeout=60)
+    expected = read_counts(_run(tmp_path, "f_results.jsonl", text))
+    assert counts.to_rows() == expected.to_rows()
 
 
 def test_m2_dev_zero_with_a_format_stops_at_the_cap(capsys, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
-    _one_line(capsys, "/dev/zero", match=r"/dev/zero: is not a regular file")
+    _one_line(capsys, "/dev/zero", match=r"/dev/zero(:1)?: record longer than 1048576 bytes")
     for fmt in ("humaneval", "lm-eval", "evalplus", "counts", "samples"):
         _one_line(capsys, "/dev/zero", "--input-format", fmt,
                   match=r"/dev/zero(:1)?: record longer than 1048576 bytes")

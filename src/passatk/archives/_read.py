@@ -36,7 +36,15 @@ from ._detect import (
     document_hint,
 )
 from ._errors import ArchiveError
-from ._sources import expand_paths, is_path_spec, logical_name, path_group_value
+from ._sources import (
+    expand_paths,
+    file_size,
+    is_path_spec,
+    is_stream,
+    logical_name,
+    path_group_value,
+    release_pipes,
+)
 
 __all__ = ["read_counts"]
 
@@ -220,8 +228,16 @@ def read_counts(
     if not isinstance(merge, bool):
         raise TypeError(f"merge must be a bool, got {merge!r}")
     files = expand_paths(paths)
+    try:
+        return _read_files(files, paths, fmt, opts, progress, merge)
+    finally:
+        release_pipes()
+
+
+def _read_files(files: list[str], paths: object, fmt: str | None, opts: Options,
+                progress: Callable[[int, int], None] | None, merge: bool) -> Counts:
     ctx = Context(opts, progress=progress)
-    sizes = [os.path.getsize(f) for f in files]
+    sizes = [file_size(f) for f in files]
     ctx.total_bytes = sum(sizes)
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
     named = _named_files(paths)
@@ -383,4 +399,5 @@ def _named_files(paths: object) -> set[str]:
     """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     return {os.path.normpath(os.fspath(p)) for p in items
-            if isinstance(p, (str, os.PathLike)) and os.path.isfile(os.fspath(p))}
+            if isinstance(p, (str, os.PathLike))
+            and (os.path.isfile(os.fspath(p)) or is_stream(os.fspath(p)))}

@@ -8,9 +8,11 @@ import gzip
 import io
 import os
 import stat
+import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import ClassVar
 
 from ._errors import ArchiveError
 
@@ -20,6 +22,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 PARQUET_MAGIC = b"PAR1"
 UTF8_BOM = b"\xef\xbb\xbf"
+STDIN = "-"  # the path that names standard input
 #: the default record-length cap (see max_record_bytes)
 DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
@@ -96,6 +99,7 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
     ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
     always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
+    ``-`` is standard input (a file named ``-`` is ``./-``).
 
     Raises
     ------
@@ -127,11 +131,14 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     seen: set[tuple[int, int]] = set()
 
     def add(p: str) -> None:
-        try:
-            st = os.stat(p)
-        except OSError as e:
-            raise ArchiveError(p, _os_reason(e)) from None
-        key = (st.st_dev, st.st_ino)  # one file under two names (a symlink) is read once
+        if p == STDIN:
+            key = (-1, -1)
+        else:
+            try:
+                st = os.stat(p)
+            except OSError as e:
+                raise ArchiveError(p, _os_reason(e)) from None
+            key = (st.st_dev, st.st_ino)  # one file under two names (a symlink) is read once
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -148,6 +155,8 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 def _expand_one(p: str) -> list[str]:
     """The files of one path: a directory's data files, the file itself, or a glob's."""
+    if p == STDIN:
+        return [p]
     if os.path.isdir(p):
         found = sorted(f for f in _walk_files(p)
                        if _is_data_file(Path(f)) and not _sidecar_or_companion(Path(f)))
@@ -171,23 +180,30 @@ def _os_reason(e: OSError) -> str:
 
 
 def is_regular(p: str) -> bool:
-    """Whether ``p`` is a regular file (not a pipe or a device); False if it cannot be stat'ed."""
+    """Whether ``p`` is a regular file (not a pipe, a device or ``-``); False if it cannot be
+    stat'ed."""
+    if p == STDIN:
+        return False
     try:
         return stat.S_ISREG(os.stat(p).st_mode)
     except OSError:
         return False
 
 
-def _regular_file(p: str) -> None:
-    """A pipe or device can be read only once, but detection reads its start first."""
+def file_size(p: str) -> int:
+    """The size of a regular file; 0 for a pipe, a device or standard input (for progress)."""
+    return os.path.getsize(p) if is_regular(p) else 0
+
+
+def is_stream(p: str) -> bool:
+    """Whether ``p`` names standard input, a pipe or a device (read once, see _Pipe)."""
+    if p == STDIN:
+        return True
     try:
         mode = os.stat(p).st_mode
-    except OSError as e:
-        raise ArchiveError(p, _os_reason(e)) from None
-    if not stat.S_ISREG(mode):
-        kind = "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
-        raise ArchiveError(p, f"is {kind}, which cannot be read twice: give its format "
-                           "(--input-format / format=) or save the data to a file")
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def _list_dir(folder: str) -> list[os.DirEntry]:
@@ -429,7 +445,7 @@ class _Opened:
 
     def __init__(self, path: str) -> None:
         try:
-            self.raw = open(path, "rb")
+            self.raw = _Pipe.open(path) if is_stream(path) else open(path, "rb")
         except OSError as e:
             raise ArchiveError(path, _os_reason(e)) from None
         try:
@@ -477,6 +493,86 @@ class _Opened:
         self.close()
 
 
+class _Pipe:
+    """Standard input, a pipe or a device, read by several opens in turn (detection reads its
+    start, then the reader reads it all): each open replays what the earlier ones read, kept
+    up to the record-length cap plus 1 MiB. Past that, the kept bytes are let go (memory
+    stays bounded), and a later open from the start is an ArchiveError."""
+
+    _open: ClassVar[dict[str, _Pipe]] = {}
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.source = sys.stdin.buffer if path == STDIN else open(path, "rb")
+        self.kept = bytearray()
+        self.dropped = False
+        self.limit = max_record_bytes() + (1 << 20)
+
+    @classmethod
+    def open(cls, path: str) -> _Replay:
+        pipe = cls._open.get(path)
+        if pipe is None:
+            pipe = cls._open[path] = cls(path)
+        if pipe.dropped:
+            raise ArchiveError(path, "is a pipe already read past its start, which cannot be "
+                               "read twice: give its format (--input-format / format=) or save "
+                               "the data to a file")
+        return _Replay(pipe)
+
+    @classmethod
+    def release(cls) -> None:
+        """Forget every pipe (at the end of a read); a pipe of our own is closed."""
+        for pipe in cls._open.values():
+            if pipe.source is not sys.stdin.buffer:
+                pipe.source.close()
+        cls._open.clear()
+
+    def fetch(self, size: int) -> bytes:
+        data = self.source.read(size)
+        if data and not self.dropped:
+            if len(self.kept) + len(data) > self.limit:
+                self.dropped, self.kept = True, bytearray()
+            else:
+                self.kept += data
+        return data or b""
+
+
+class _Replay(io.RawIOBase):
+    """One open of a _Pipe: the kept bytes first, then the pipe itself."""
+
+    def __init__(self, pipe: _Pipe) -> None:
+        self._pipe, self._pos = pipe, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def tell(self) -> int:
+        return self._pos
+
+    def readinto(self, b) -> int:
+        view = memoryview(b).cast("B")
+        kept = self._pipe.kept
+        done = 0
+        if self._pos < len(kept):
+            part = kept[self._pos:self._pos + len(view)]
+            done = len(part)
+            view[:done] = part
+        if done < len(view):  # the kept bytes are used up: read on, keeping what is read
+            data = self._pipe.fetch(len(view) - done)
+            view[done:done + len(data)] = data
+            done += len(data)
+        self._pos += done
+        return done
+
+
+def release_pipes() -> None:
+    """Forget the pipes read so far (read_counts calls it when a read ends)."""
+    _Pipe.release()
+
+
 def open_binary(path: str) -> _Opened:
     """Open a file for binary reading, decompressing gzip and zstd (found by magic bytes)."""
     return _Opened(path)
@@ -516,7 +612,6 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
     first non-blank line, so that a first record longer than ``size`` can be detected; a
     first line longer than the record-length cap is an ArchiveError.
     """
-    _regular_file(path)
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))

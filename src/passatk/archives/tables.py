@@ -29,7 +29,7 @@ from ._errors import ArchiveError, show
 from ._flags import pass_flag
 from ._sources import (
     PARQUET_MAGIC,
-    is_regular,
+    is_stream,
     logical_name,
     max_record_bytes,
     open_binary,
@@ -65,10 +65,7 @@ def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
 def container(file: str) -> str:
     """``"parquet"``, ``"jsonl"`` or ``"csv"``, from magic bytes, extension and first byte."""
     name = logical_name(file)
-    if not is_regular(file):  # a pipe or device given with its format: read it once
-        return "parquet" if name.endswith((".parquet", ".pq")) else (
-            "csv" if name.endswith((".csv", ".tsv")) else "jsonl")
-    head = read_head(file, 4096)
+    head = read_head(file, 4096)  # a pipe keeps its start for the reader (_sources._Pipe)
     if head[:4] == PARQUET_MAGIC:
         return "parquet"
     if name.endswith((".csv", ".tsv")):
@@ -150,6 +147,9 @@ def _parquet_rows(
             file, "Parquet file, but the optional package pyarrow is not installed "
             "(pip install 'passatk[parquet]')"
         ) from None
+    if is_stream(file):
+        raise ArchiveError(file, "is Parquet through a pipe, but Parquet is read from its end: "
+                           "save the data to a file")
     try:
         pf = pq.ParquetFile(file)
     except Exception as e:  # pyarrow raises its own error types
