@@ -1,0 +1,1 @@
+"""verl adapter for ``passatk.rl.advantages`` (work in progress on branch rl)."""
