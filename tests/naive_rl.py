@@ -1,0 +1,123 @@
+"""Plainly correct slow oracles for passatk.rl: brute force over every k-subset, exactly.
+
+Every function takes the scored rollouts of one group (Python floats, no NaN) and returns
+an exact :class:`fractions.Fraction` (floats convert exactly), so a test can measure the
+kernels' error against the definition itself. Keep n <= 8 or so: the cost is C(n, k)
+(or n**k with replacement).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+# ---------------------------------------------------------------- metrics (group_metrics)
+
+
+def _subsets(n, k):
+    return itertools.combinations(range(n), k)
+
+
+def _mean(values):
+    values = list(values)
+    return sum(values, Fraction(0)) / len(values)
+
+
+def pass_at_k(correct, k):
+    """Share of k-subsets with at least one correct rollout."""
+    return _mean(Fraction(int(any(correct[i] for i in s))) for s in _subsets(len(correct), k))
+
+
+def pass_hat_k(correct, k):
+    """Share of k-subsets whose rollouts are all correct."""
+    return _mean(Fraction(int(all(correct[i] for i in s))) for s in _subsets(len(correct), k))
+
+
+def best_at_k(scores, k):
+    """Mean over k-subsets of the largest score."""
+    return _mean(max(Fraction(scores[i]) for i in s) for s in _subsets(len(scores), k))
+
+
+def worst_at_k(scores, k):
+    """Mean over k-subsets of the smallest score."""
+    return _mean(min(Fraction(scores[i]) for i in s) for s in _subsets(len(scores), k))
+
+
+def g_pass_at_k(correct, k, tau):
+    """Share of k-subsets with at least ceil(tau k) correct (tau a Fraction)."""
+    need = math.ceil(Fraction(tau) * k)
+    return _mean(Fraction(int(sum(correct[i] for i in s) >= need)) for s in _subsets(len(correct), k))
+
+
+def mg_pass_at_k(correct, k):
+    """(2/k) sum_{i=ceil(k/2)+1}^{k} G-Pass@k_{i/k}, each term by enumeration."""
+    total = sum((g_pass_at_k(correct, k, Fraction(i, k))
+                 for i in range(math.ceil(k / 2) + 1, k + 1)), Fraction(0))
+    return Fraction(2, k) * total
+
+
+def _majority_value(scores, answers, idx):
+    """Ties split equally; each winning answer is worth the mean score of its drawn
+    rollouts (the expected score of the one a vote would pick); no votes at all score 0."""
+    drawn = {}
+    for i in idx:
+        if answers[i] is not None:
+            drawn.setdefault(answers[i], []).append(Fraction(scores[i]))
+    if not drawn:
+        return Fraction(0)
+    top = max(len(v) for v in drawn.values())
+    winners = [v for v in drawn.values() if len(v) == top]
+    return sum((_mean(v) for v in winners), Fraction(0)) / len(winners)
+
+
+def maj_at_k(scores, answers, k):
+    """Mean over k-subsets of the majority answer's value."""
+    return _mean(_majority_value(scores, answers, s) for s in _subsets(len(scores), k))
+
+
+def _verl_vote(scores, answers, seq):
+    """One bootstrap draw as verl scores it: the most frequent answer, ties to the one
+    drawn first, worth the score of its first drawn rollout. A draw with no answer at all
+    scores 0 (passatk's rule; verl would count None as an answer)."""
+    counts = {}
+    first = {}
+    for i in seq:
+        a = answers[i]
+        if a is None:
+            continue
+        counts[a] = counts.get(a, 0) + 1
+        first.setdefault(a, i)
+    if not counts:
+        return Fraction(0)
+    win = max(counts, key=counts.get)  # dict order: the first drawn among the tied
+    return Fraction(scores[first[win]])
+
+
+def _moments(values):
+    values = list(values)
+    mu = _mean(values)
+    return mu, _mean((v - mu) ** 2 for v in values)
+
+
+def verl_best_at_k(scores, k):
+    """(mean, variance) of max over k draws with replacement, over all n**k sequences."""
+    seqs = itertools.product(range(len(scores)), repeat=k)
+    return _moments(max(Fraction(scores[i]) for i in s) for s in seqs)
+
+
+def verl_worst_at_k(scores, k):
+    """(mean, variance) of min over k draws with replacement."""
+    seqs = itertools.product(range(len(scores)), repeat=k)
+    return _moments(min(Fraction(scores[i]) for i in s) for s in seqs)
+
+
+def verl_maj_at_k(scores, answers, k):
+    """(mean, variance) of verl's majority vote over k draws with replacement."""
+    seqs = itertools.product(range(len(scores)), repeat=k)
+    return _moments(_verl_vote(scores, answers, s) for s in seqs)
+
+
+def mean_std_at_n(scores):
+    """(mean, population variance) of the scores."""
+    return _moments(Fraction(v) for v in scores)
