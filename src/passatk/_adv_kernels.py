@@ -89,3 +89,269 @@ def csr(codes, count, holes):
             order[fill[code]] = i
             fill[code] += 1
     return order, offsets, first
+
+
+# ---------------------------------------------------------------------------------------------
+# Advantages. Scores of a group sorted ascending are z[0] <= ... <= z[n-1]; with 1-based i,
+# w[i-1] = C(i-1, k-1) / C(n, k) (i is the max of a random k-subset) and
+# v[j-1] = C(j-2, k-2) / C(n, k) (a subset holding a given lower rollout has its max at j).
+# Both are filled downwards from their largest entry by the ratio recurrence, so nothing
+# overflows and the smallest weights underflow to 0 gracefully (n in the thousands).
+
+EST_PKPO = 0
+EST_PKPO_LOO = 1
+EST_PKPO_LOO1 = 2
+EST_MAXK = 3
+EST_GRPO_PASSK = 4
+
+NORM_NONE = 0
+NORM_GROUP = 1
+NORM_BATCH = 2
+
+
+@jit
+def weights_max(n, k, w):
+    """w[i-1] = C(i-1, k-1) / C(n, k), i = 1..n: P(sorted position i is the max of k)."""
+    w[n - 1] = k / n
+    for i in range(n, 1, -1):
+        w[i - 2] = w[i - 1] * (i - k) / (i - 1) if i > k else 0.0
+
+
+@jit
+def weights_pair(n, k, v):
+    """v[j-1] = C(j-2, k-2) / C(n, k), j = 2..n; v[0] = 0 (all 0 for k = 1)."""
+    v[:n] = 0.0
+    if k < 2:
+        return
+    v[n - 1] = k * (k - 1) / (n * (n - 1.0))
+    for j in range(n, 2, -1):
+        v[j - 2] = v[j - 1] * (j - k) / (j - 2) if j > k else 0.0
+
+
+@jit
+def _pkpo_s(z, n, k, w, v, res):
+    """PKPO s_i = sum over k-subsets S holding i of max(S) / C(n, k), shifted by z[0]."""
+    tail = 0.0
+    base = k / n * z[0]
+    for i in range(n - 1, -1, -1):
+        y = z[i] - z[0]
+        res[i] = base + (w[i] * y + tail)
+        tail += v[i] * y
+
+
+@jit
+def _pkpo_loo1(z, n, v, res):
+    """s_loo-1: sum_{j<i} C(j-1, k-2) (z_i - z_j) / C(n, k), a sum of non-negative terms."""
+    res[0] = 0.0
+    cum = 0.0
+    for p in range(1, n):
+        cum += v[p]
+        res[p] = res[p - 1] + (z[p] - z[p - 1]) * cum
+
+
+@jit
+def _pkpo_loo(z, n, k, w, v, w1, res):
+    """s_loo = s_i - k / (n - 1) * best@k of the group without i (w1: the weights for n - 1).
+
+    best@k without i = z[0] + sum_{j<i} w1[j] y_j + sum_{j>i} w1[j-1] y_j with y = z - z[0].
+    """
+    _pkpo_s(z, n, k, w, v, res)
+    scale = k / (n - 1.0)
+    tail = 0.0
+    for i in range(n - 1, -1, -1):
+        res[i] -= scale * tail
+        if i >= 1:
+            tail += w1[i - 1] * (z[i] - z[0])
+    head = 0.0
+    for i in range(n):
+        res[i] -= scale * (z[0] + head)
+        if i < n - 1:
+            head += w1[i] * (z[i] - z[0])
+
+
+@jit
+def _maxk(z, n, k, w, v, res):
+    """((n/k) s_i - best@k) / sigma, sigma^2 = sum_i w_i (z_i - best@k)^2 (Chen et al. 2025).
+
+    Affine invariant, so computed on y = (z - z[0]) / (z[n-1] - z[0]) in [0, 1]. Every k-subset
+    has the same max when z[k-1] == z[n-1]: sigma = 0 and the advantage is exactly 0.
+    """
+    if z[k - 1] == z[n - 1]:
+        res[:n] = 0.0
+        return
+    span = z[n - 1] - z[0]
+    for i in range(n):
+        res[i] = (z[i] - z[0]) / span
+    best = 0.0
+    for i in range(n):
+        best += w[i] * res[i]
+    var = 0.0
+    for i in range(n):
+        var += w[i] * (res[i] - best) ** 2
+    tail = 0.0
+    scale = n / k
+    for i in range(n - 1, -1, -1):
+        y = res[i]
+        res[i] = scale * (w[i] * y + tail) - best
+        tail += v[i] * y
+    # var underflows only when the top scores tie over a block so long that every weight below
+    # it is < 1e-308; then |advantage| < 1e-150 and 0 is its correct rounding.
+    sigma = np.sqrt(var) if var > 0.0 else np.inf
+    for i in range(n):
+        res[i] /= sigma
+
+
+@jit
+def _std(z, n):
+    """Sample standard deviation (n - 1), two passes over the sorted group."""
+    if n < 2:
+        return 0.0
+    mean = 0.0
+    for i in range(n):
+        mean += z[i]
+    mean /= n
+    ss = 0.0
+    for i in range(n):
+        ss += (z[i] - mean) ** 2
+    return np.sqrt(ss / (n - 1))
+
+
+@jit
+def _sorted_group(z, n, k, est, w, v, w1, eps, res):
+    """Advantages at the sorted positions of one group; tied scores get one value."""
+    if est == EST_PKPO:
+        _pkpo_s(z, n, k, w, v, res)
+    elif est == EST_PKPO_LOO:
+        _pkpo_loo(z, n, k, w, v, w1, res)
+    elif est == EST_MAXK:
+        _maxk(z, n, k, w, v, res)
+    else:
+        _pkpo_loo1(z, n, v, res)
+        if est == EST_GRPO_PASSK:
+            scale = 1.0 / (_std(z, n) + eps)
+            for i in range(n):
+                res[i] *= scale
+    for i in range(1, n):
+        if z[i] == z[i - 1]:
+            res[i] = res[i - 1]
+
+
+@jit
+def ratio(a, b, m):
+    """C(a, m) / C(b, m) for 0 <= a <= b, as a product of m factors <= 1 (0 when m > a)."""
+    if m > a:
+        return 0.0
+    out = 1.0
+    for j in range(m):
+        out *= (a - j) / (b - j)
+    return out
+
+
+@jit
+def _binary(n, c, k, est, eps):
+    """Closed forms (a_correct, a_incorrect) for a group of 0/1 scores with c correct."""
+    if est == EST_PKPO:
+        return k / n, k / n * (1.0 - ratio(n - 1 - c, n - 1, k - 1))
+    if est == EST_PKPO_LOO:
+        m = n - 1.0
+        a1 = k / n - k / m * (1.0 - ratio(n - c, n - 1, k))
+        a0 = k / n * (1.0 - ratio(n - 1 - c, n - 1, k - 1))
+        a0 -= k / m * (1.0 - ratio(n - 1 - c, n - 1, k))
+        return a1, a0
+    if est == EST_MAXK:
+        q = ratio(n - c, n, k)  # 1 - pass@k
+        if c == 0 or q == 0.0:
+            return 0.0, 0.0
+        a1 = np.sqrt(q / (1.0 - q))
+        return a1, -c / (n - c) * a1
+    a1 = k / n * ratio(n - c, n - 1, k - 1)
+    if est == EST_GRPO_PASSK:
+        a1 = a1 / (np.sqrt(c * (n - c) / (n * (n - 1.0))) + eps) if 0 < c < n else 0.0
+    return a1, 0.0
+
+
+@jit
+def _binary_count(raw, n):
+    """Number of 1.0 scores when every score is 0.0 or 1.0, else -1."""
+    c = 0
+    for i in range(n):
+        if raw[i] == 1.0:
+            c += 1
+        elif raw[i] != 0.0:
+            return -1
+    return c
+
+
+@jit
+def _group_scale(z, n, norm, batch_scale, eps):
+    """The factor of the normalization: 1, 1 / (std + eps) of the group, or of the batch."""
+    if norm == NORM_BATCH:
+        return batch_scale
+    if norm == NORM_NONE:
+        return 1.0
+    lo = z[0]
+    hi = z[0]
+    for i in range(n):
+        lo = min(lo, z[i])
+        hi = max(hi, z[i])
+    if lo == hi:
+        return 0.0
+    return 1.0 / (_std(np.sort(z[:n]), n) + eps)
+
+
+@jit
+def _sort_group(raw, n, perm, z):
+    """perm: a stable argsort of raw[:n]; z = raw[perm] (insertion sort for small groups)."""
+    if n > 32:
+        perm[:n] = np.argsort(raw[:n], kind="mergesort")
+    else:
+        for i in range(n):
+            x = raw[i]
+            j = i
+            while j > 0 and raw[perm[j - 1]] > x:
+                perm[j] = perm[j - 1]
+                j -= 1
+            perm[j] = i
+    for i in range(n):
+        z[i] = raw[perm[i]]
+
+
+@jit
+def advantages_groups(values, order, offsets, k, est, closed, norm, batch_scale, eps, out):
+    """Per-rollout advantages into ``out`` (flat, holes untouched) for every CSR group."""
+    width = 1
+    for g in range(offsets.size - 1):
+        width = max(width, offsets[g + 1] - offsets[g])
+    raw = np.empty(width)
+    res = np.empty(width)
+    w = np.empty(width)
+    v = np.empty(width)
+    w1 = np.empty(width)
+    z = np.empty(width)
+    perm = np.empty(width, np.int64)
+    prev = -1
+    for g in range(offsets.size - 1):
+        lo = offsets[g]
+        n = offsets[g + 1] - lo
+        for t in range(n):
+            raw[t] = values[order[lo + t]]
+        if n == 0:
+            continue
+        scale = _group_scale(raw, n, norm, batch_scale, eps)
+        c = _binary_count(raw, n) if closed else -1
+        if c >= 0:
+            a1, a0 = _binary(n, c, k, est, eps)
+            for t in range(n):
+                a = a1 if raw[t] == 1.0 else a0
+                out[order[lo + t]] = a * scale if scale != 0.0 else 0.0
+            continue
+        if n != prev:
+            weights_max(n, k, w)
+            weights_pair(n, k, v)
+            if est == EST_PKPO_LOO:
+                weights_max(n - 1, k, w1)
+            prev = n
+        _sort_group(raw, n, perm, z)
+        _sorted_group(z, n, k, est, w, v, w1, eps, res)
+        for t in range(n):
+            out[order[lo + perm[t]]] = res[t] * scale if scale != 0.0 else 0.0
