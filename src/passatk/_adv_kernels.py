@@ -153,18 +153,22 @@ def _pkpo_loo1(z, n, v, res):
 def _pkpo_loo(z, n, k, w, v, w1, res):
     """s_loo = s_i - k / (n - 1) * best@k of the group without i (w1: the weights for n - 1).
 
-    best@k without i = z[0] + sum_{j<i} w1[j] y_j + sum_{j>i} w1[j-1] y_j with y = z - z[0].
+    With y = z - z[0]: s_i = (k/n) z[0] + w_i y_i + sum_{j>i} v_j y_j and best@k without i =
+    z[0] + sum_{j<i} w1[j] y_j + sum_{j>i} w1[j-1] y_j; the z[0] terms combine exactly.
     """
-    _pkpo_s(z, n, k, w, v, res)
     scale = k / (n - 1.0)
+    base = z[0] * (-k / (n * (n - 1.0)))
     tail = 0.0
+    tail1 = 0.0
     for i in range(n - 1, -1, -1):
-        res[i] -= scale * tail
+        y = z[i] - z[0]
+        res[i] = w[i] * y + tail - scale * tail1
+        tail += v[i] * y
         if i >= 1:
-            tail += w1[i - 1] * (z[i] - z[0])
+            tail1 += w1[i - 1] * y
     head = 0.0
     for i in range(n):
-        res[i] -= scale * (z[0] + head)
+        res[i] = base + (res[i] - scale * head)
         if i < n - 1:
             head += w1[i] * (z[i] - z[0])
 
