@@ -121,3 +121,99 @@ def verl_maj_at_k(scores, answers, k):
 def mean_std_at_n(scores):
     """(mean, population variance) of the scores."""
     return _moments(Fraction(v) for v in scores)
+
+
+# ---------------------------------------------------------------- advantages (rl.advantages)
+# Brute force over every k-subset, in exact rationals (Fraction of each float score); only the
+# final square root of the max@k Training sigma is in floating point.
+
+
+def _adv_best(scores, k):
+    """E[max of k drawn without replacement], exactly."""
+    subsets = list(itertools.combinations([Fraction(x) for x in scores], k))
+    return sum(max(s) for s in subsets) / len(subsets)
+
+
+def _adv_s(scores, k):
+    """PKPO s_i: sum over k-subsets S holding i of max(S), over C(n, k)."""
+    n = len(scores)
+    g = [Fraction(x) for x in scores]
+    out = []
+    for i in range(n):
+        total = sum(max(g[j] for j in s) for s in itertools.combinations(range(n), k) if i in s)
+        out.append(Fraction(total) / math.comb(n, k))
+    return out
+
+
+def _adv_without(scores, i):
+    return list(scores[:i]) + list(scores[i + 1 :])
+
+
+def adv_pkpo(scores, k):
+    return _adv_s(scores, k)
+
+
+def adv_pkpo_loo(scores, k):
+    n = len(scores)
+    s = _adv_s(scores, k)
+    return [s[i] - k * _adv_best(_adv_without(scores, i), k) / (n - 1) for i in range(n)]
+
+
+def adv_pkpo_loo1(scores, k):
+    n = len(scores)
+    s = _adv_s(scores, k)
+    return [s[i] - Fraction(k, n) * _adv_best(_adv_without(scores, i), k - 1) for i in range(n)]
+
+
+def adv_maxk_training(scores, k):
+    """((n/k) s_i - best@k) / sigma, sigma^2 = Var of the max over k-subsets; 0 if sigma = 0."""
+    n = len(scores)
+    maxima = [max(s) for s in itertools.combinations([Fraction(x) for x in scores], k)]
+    mean = sum(maxima) / len(maxima)
+    var = sum((m - mean) ** 2 for m in maxima) / len(maxima)
+    if var == 0:
+        return [0.0] * n
+    return [float(Fraction(n, k) * s - mean) / math.sqrt(var) for s in _adv_s(scores, k)]
+
+
+def adv_passk_training_binary(correct, k):
+    """Chen et al. (2025), analytic: A_pos = (1 - R) / sigma and
+    A_neg = (1 - R - C(N_neg - 1, k - 1) / C(n - 1, k - 1)) / sigma, sigma = sqrt(R (1 - R))."""
+    n = len(correct)
+    neg = n - sum(1 for x in correct if x)
+    r = 1 - Fraction(math.comb(neg, k), math.comb(n, k))
+    if r * (1 - r) == 0:
+        return [0.0] * n
+    sigma = math.sqrt(r * (1 - r))
+    a_pos = float(1 - r) / sigma
+    a_neg = float(1 - r - Fraction(math.comb(neg - 1, k - 1), math.comb(n - 1, k - 1))) / sigma
+    return [a_pos if x else a_neg for x in correct]
+
+
+def adv_group_std(values, scores, eps=1e-6):
+    """GRPO's division by the group's sample std + eps; exactly 0 for an all-equal group."""
+    g = [Fraction(x) for x in scores]
+    if len(set(g)) == 1:
+        return [0.0] * len(g)
+    mean = sum(g) / len(g)
+    std = math.sqrt(sum((x - mean) ** 2 for x in g) / (len(g) - 1))
+    return [float(v) / (std + eps) for v in values]
+
+
+def verl_grpo_passk_numpy(scores, index, eps=1e-6):
+    """verl's grpo_passk, step for step, in float32 numpy: per group, the arg-max gets
+    (r_max - r_second_max) / (std + eps), std with n - 1; everyone else 0."""
+    import numpy as np
+
+    scores = np.asarray(scores, np.float32)
+    out = np.zeros_like(scores)
+    members = {}
+    for i, label in enumerate(index):
+        members.setdefault(label, []).append(i)
+    for idx in members.values():
+        rewards = scores[idx]
+        order = np.argsort(-rewards, kind="stable")
+        adv = rewards[order[0]] - rewards[order[1]]
+        adv = adv / (np.std(rewards, ddof=1, dtype=np.float32) + np.float32(eps))
+        out[idx[order[0]]] = adv
+    return out
