@@ -313,6 +313,8 @@ def factorize(labels, size, *, name="groups"):
     arr = _labels_array(labels, name)
     if len(arr) != size:
         raise ValueError(f"{name} has length {len(arr)} but scores have {size} rollouts")
+    if len(arr) == 0:
+        return np.zeros(0, np.int64), arr[:0]
     if arr.dtype.kind in "biufSUMm":
         return _factorize_fixed(arr, name)
     runs = _contiguous_runs(arr)
