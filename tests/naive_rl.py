@@ -47,7 +47,8 @@ def worst_at_k(scores, k):
 def g_pass_at_k(correct, k, tau):
     """Share of k-subsets with at least ceil(tau k) correct (tau a Fraction)."""
     need = math.ceil(Fraction(tau) * k)
-    return _mean(Fraction(int(sum(correct[i] for i in s) >= need)) for s in _subsets(len(correct), k))
+    hits = (int(sum(correct[i] for i in s) >= need) for s in _subsets(len(correct), k))
+    return _mean(Fraction(h) for h in hits)
 
 
 def mg_pass_at_k(correct, k):

@@ -18,65 +18,59 @@ MAJ_MAX_N = 1000  # exact subset counts C(n_b, s) stay far inside float64 up to 
 MAJ_MAX_K_VERL = 700  # (k p)^s / s! scaled by k stays below exp(700)
 
 
-@jit(parallel=True)
-def gather_sorted(x, order, offsets, sv, n):
-    """Sort each group's non-NaN scores into ``sv``; ``n[g]`` is how many there are."""
-    for g in prange(offsets.size - 1):
-        lo = offsets[g]
-        m = 0
-        for i in range(lo, offsets[g + 1]):
-            v = x[order[i]]
-            if not math.isnan(v):
-                sv[lo + m] = v
-                m += 1
-        sv[lo:lo + m] = np.sort(sv[lo:lo + m])
-        n[g] = m
+# Rows of the (rows, G, len(ks)) output of group_pass; G-Pass@k_tau t is row ROW_GPASS + t.
+ROW_PASS, ROW_HAT, ROW_BEST, ROW_WORST, ROW_BEST_SD, ROW_WORST_SD, ROW_MG, ROW_GPASS = range(8)
+# Switches of group_pass, one int each in its ``want`` argument.
+WANT_C, WANT_PASS, WANT_HAT, WANT_ORDER, WANT_BOOT, WANT_GPASS, WANT_MEAN = range(7)
 
 
-@jit(parallel=True)
-def count_correct(sv, offsets, n, threshold, c):
-    """c[g] = how many scores are >= threshold (sorted input: one scan from the top)."""
-    for g in prange(n.size):
-        lo = offsets[g]
-        m = 0
-        for i in range(lo + n[g] - 1, lo - 1, -1):
-            if sv[i] < threshold:
-                break
+@jit(inline="always")
+def _gather(x, order, lo, hi, sv):
+    """Sort the group's non-NaN scores into sv[lo:]; returns how many there are."""
+    m = 0
+    for i in range(lo, hi):
+        v = x[order[i]]
+        if not math.isnan(v):
+            sv[lo + m] = v
             m += 1
-        c[g] = m
+    sv[lo:lo + m] = np.sort(sv[lo:lo + m])
+    return m
 
 
-@jit(parallel=True)
-def mean_std(sv, offsets, n, out):
-    """out[g] = (mean, population std) of the group's scores; NaN for an empty group."""
-    for g in prange(n.size):
-        lo = offsets[g]
-        m = n[g]
-        if m == 0:
-            out[g, 0] = np.nan
-            out[g, 1] = np.nan
-            continue
-        s = 0.0
-        for i in range(lo, lo + m):
-            s += sv[i]
-        mu = s / m
-        q = 0.0
-        for i in range(lo, lo + m):
-            q += (sv[i] - mu) ** 2
-        out[g, 0] = mu
-        out[g, 1] = math.sqrt(q / m)
+@jit(inline="always")
+def _count(sv, lo, m, threshold):
+    """How many of the sorted scores are >= threshold: one scan from the top."""
+    c = 0
+    for i in range(lo + m - 1, lo - 1, -1):
+        if sv[i] < threshold:
+            break
+        c += 1
+    return c
 
 
-@jit(parallel=True)
-def pass_table(n, c, ks, mode, th, tl, out):
-    """out[g, j] = pass@ks[j] (MODE_PASS) or pass^ks[j] (MODE_HAT); NaN where k > n."""
-    for g in prange(n.size):
-        for j in range(ks.size):
-            k = ks[j]
-            if k <= n[g]:
-                out[g, j] = K.value(n[g], c[g], k, mode, th, tl)
-            else:
-                out[g, j] = np.nan
+@jit(inline="always")
+def _mean_std(sv, lo, m, ms, g):
+    """ms[g] = (mean, population std) of the group's scores; NaN for an empty group."""
+    if m == 0:
+        ms[g, 0] = ms[g, 1] = np.nan
+        return
+    s = 0.0
+    for i in range(lo, lo + m):
+        s += sv[i]
+    mu = s / m
+    q = 0.0
+    for i in range(lo, lo + m):
+        q += (sv[i] - mu) ** 2
+    ms[g, 0] = mu
+    ms[g, 1] = math.sqrt(q / m)
+
+
+@jit(inline="always")
+def _pass_row(m, c, ks, mode, th, tl, out, row, g):
+    """pass@k (MODE_PASS) or pass^k (MODE_HAT) exactly as passatk.pass_at_k computes it."""
+    for j in range(ks.size):
+        k = ks[j]
+        out[row, g, j] = K.value(m, c, k, mode, th, tl) if k <= m else np.nan
 
 
 @jit(inline="always")
@@ -119,23 +113,21 @@ def _boot_moments(sv, lo, m, k, desc):
     return mu, math.sqrt(var)
 
 
-@jit(parallel=True)
-def order_stats(sv, offsets, n, ks, boot, best, worst, best_sd, worst_sd):
-    """best@k and worst@k per group and k; with ``boot``, verl's bootstrap mean and std."""
-    for g in prange(n.size):
-        lo = offsets[g]
-        m = n[g]
-        for j in range(ks.size):
-            k = ks[j]
-            if k > m:
-                best[g, j] = worst[g, j] = best_sd[g, j] = worst_sd[g, j] = np.nan
-            elif boot:
-                best[g, j], best_sd[g, j] = _boot_moments(sv, lo, m, k, False)
-                worst[g, j], worst_sd[g, j] = _boot_moments(sv, lo, m, k, True)
-            else:
-                best[g, j] = _unbiased_sum(sv, lo, m, k, False)
-                worst[g, j] = _unbiased_sum(sv, lo, m, k, True)
-                best_sd[g, j] = worst_sd[g, j] = np.nan
+@jit(inline="always")
+def _order_rows(sv, lo, m, ks, boot, out, g):
+    """best@k and worst@k for every k; with ``boot``, verl's bootstrap mean and std."""
+    for j in range(ks.size):
+        k = ks[j]
+        if k > m:
+            for row in (ROW_BEST, ROW_WORST, ROW_BEST_SD, ROW_WORST_SD):
+                out[row, g, j] = np.nan
+        elif boot:
+            out[ROW_BEST, g, j], out[ROW_BEST_SD, g, j] = _boot_moments(sv, lo, m, k, False)
+            out[ROW_WORST, g, j], out[ROW_WORST_SD, g, j] = _boot_moments(sv, lo, m, k, True)
+        else:
+            out[ROW_BEST, g, j] = _unbiased_sum(sv, lo, m, k, False)
+            out[ROW_WORST, g, j] = _unbiased_sum(sv, lo, m, k, True)
+            out[ROW_BEST_SD, g, j] = out[ROW_WORST_SD, g, j] = np.nan
 
 
 @jit(inline="always")
@@ -200,26 +192,64 @@ def _gpass_one(n, c, k, j0, th, tl, row, summed):
     return 2.0 * acc / k
 
 
-@jit(parallel=True)
-def gpass_table(n, c, ks, j0, th, tl, gp, mg):
-    """G-Pass@k_tau (gp[g, t, j], needing j0[t, j] successes; Liu et al. 2024) and
-    mG-Pass@k (mg[g, j]); NaN where k > n.
+@jit(inline="always")
+def _gpass_rows(m, c, ks, j0, th, tl, out, g, row, summed):
+    """G-Pass@k_tau (Liu et al. 2024) for every tau and k, and mG-Pass@k; NaN where k > m.
 
-    G-Pass@k_tau = P(X >= ceil(tau k)) for X ~ Hyp(n, c, k), and mG-Pass@k
+    G-Pass@k_tau = P(X >= ceil(tau k)) for X ~ Hyp(m, c, k), and mG-Pass@k
     = (2/k) sum_{i=ceil(k/2)+1}^{k} P(X >= i) = (2/k) sum_x P(X = x) max(0, x - ceil(k/2)).
     """
     nt = j0.shape[0]
-    for g in prange(n.size):
-        row = np.empty(nt)
-        summed = np.empty(nt, np.bool_)
-        for j in range(ks.size):
-            k = ks[j]
-            if k > n[g]:
-                gp[g, :, j] = np.nan
-                mg[g, j] = np.nan
-            else:
-                mg[g, j] = _gpass_one(n[g], c[g], k, j0[:, j], th, tl, row, summed)
-                gp[g, :, j] = row
+    for j in range(ks.size):
+        k = ks[j]
+        if k > m:
+            for t in range(nt):
+                out[ROW_GPASS + t, g, j] = np.nan
+            out[ROW_MG, g, j] = np.nan
+        else:
+            out[ROW_MG, g, j] = _gpass_one(m, c, k, j0[:, j], th, tl, row, summed)
+            for t in range(nt):
+                out[ROW_GPASS + t, g, j] = row[t]
+
+
+@jit
+def _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms, g):
+    """Every requested metric of group g except maj@k."""
+    lo = offsets[g]
+    m = _gather(x, order, lo, offsets[g + 1], sv)
+    n[g] = m
+    if want[WANT_C]:
+        c[g] = _count(sv, lo, m, threshold)
+    if want[WANT_PASS]:
+        _pass_row(m, c[g], ks, K.MODE_PASS, th, tl, out, ROW_PASS, g)
+    if want[WANT_HAT]:
+        _pass_row(m, c[g], ks, K.MODE_HAT, th, tl, out, ROW_HAT, g)
+    if want[WANT_ORDER]:
+        _order_rows(sv, lo, m, ks, want[WANT_BOOT] != 0, out, g)
+    if want[WANT_GPASS]:
+        row = np.empty(j0.shape[0])
+        summed = np.empty(j0.shape[0], np.bool_)
+        _gpass_rows(m, c[g], ks, j0, th, tl, out, g, row, summed)
+    if want[WANT_MEAN]:
+        _mean_std(sv, lo, m, ms, g)
+
+
+@jit
+def group_pass(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms):
+    """All per-group metrics but maj@k, group after group.
+
+    Group g's scored rollouts end up sorted in ``sv[offsets[g]:offsets[g] + n[g]]``; ``c``
+    counts those >= threshold; ``out`` rows are the ROW_* metrics, ``ms`` is (mean, std).
+    """
+    for g in range(offsets.size - 1):
+        _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms, g)
+
+
+@jit(parallel=True)
+def group_pass_parallel(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms):
+    """:func:`group_pass` with the groups spread over numba's threads."""
+    for g in prange(offsets.size - 1):
+        _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms, g)
 
 
 @jit(inline="always")
@@ -293,75 +323,80 @@ def _sort_classes(cls_n, cls_v, cls_w, lo, nc):
             j -= 1
 
 
-@jit(parallel=True)
-def class_tables(x, codes, order, offsets, cls_n, cls_v, cls_w, m_out, n0_out):
-    """:func:`class_table` for every group."""
-    for g in prange(offsets.size - 1):
-        class_table(x, codes, order, offsets, cls_n, cls_v, cls_w, m_out, n0_out, g)
-
-
 @jit
-def _times_class(P, Q1, Q2, cb, ct, v, w, t, kmax, top, second):
-    """Multiply the state by one class: it draws s < t (factor cb[s]) or exactly t (joins
-    the tied winners, factor ct; Q gains its value v, or v^2-mean w, per path)."""
-    J = P.shape[1] - 1
-    NP = np.zeros_like(P)
-    N1 = np.zeros_like(Q1)
-    N2 = np.zeros_like(Q2)
-    for d in range(top + 1):
-        for j in range(J + 1):
-            p = P[d, j]
+def _times_class(S, N, cb, deg, v, w, t, kmax, top, jcur, jmax, second):
+    """N = S times one class, which draws s < t rollouts (factor cb[s]) or exactly t and
+    joins the tied winners (factor cb[t]; Q1 and Q2 gain its mean value v, mean square w).
+
+    S[0] counts draws (P), S[1] and S[2] sum the winners' values over them; axis 1 is how
+    many classes are tied at t so far, axis 2 the rollouts drawn so far.
+    """
+    layers = 3 if second else 2
+    hi = min(top + t, kmax)
+    for a in range(layers):
+        for j in range(min(jcur + 1, jmax) + 1):
+            N[a, j, :hi + 1] = 0.0
+    ct = cb[t] if t <= deg else 0.0
+    for j in range(jcur + 1):
+        for d in range(top + 1):
+            p = S[0, j, d]
             if p == 0.0:
                 continue
-            room = kmax - d - (t if j == 0 else 0)
-            for s in range(min(t - 1, room) + 1):
-                if cb[s] != 0.0:
-                    NP[d + s, j] += cb[s] * p
-                    N1[d + s, j] += cb[s] * Q1[d, j]
-                    if second:
-                        N2[d + s, j] += cb[s] * Q2[d, j]
-            if ct != 0.0 and j < J and d + t <= kmax:
-                NP[d + t, j + 1] += ct * p
-                N1[d + t, j + 1] += ct * (Q1[d, j] + v * p)
+            smax = min(t - 1, deg, kmax - d - (t if j == 0 else 0))
+            for s in range(smax + 1):
+                N[0, j, d + s] += cb[s] * p
+                N[1, j, d + s] += cb[s] * S[1, j, d]
+            if second:
+                for s in range(smax + 1):
+                    N[2, j, d + s] += cb[s] * S[2, j, d]
+            if ct != 0.0 and j < jmax and d + t <= kmax:
+                N[0, j + 1, d + t] += ct * p
+                N[1, j + 1, d + t] += ct * (S[1, j, d] + v * p)
                 if second:
-                    N2[d + t, j + 1] += ct * (Q2[d, j] + w * p)
-    return NP, N1, N2
+                    N[2, j + 1, d + t] += ct * (S[2, j, d] + w * p)
+    return hi
 
 
 @jit
-def _maj_dp(coef, vb, wb, c0, kmax, second, num1, num2):
+def _maj_dp(coef, deg, vb, wb, c0, kmax, second, num1, num2):
     """num1[d] = sum over draws of d rollouts, weighted by the coefficients, of the mean
     value of the tied most frequent answers (num2: of the mean square).
 
-    For each top count t, every class draws s < t or exactly t, and the classes drawn t
-    times (j of them, tracked) share the win equally: 1/j each. No answer (c0) never wins.
+    For each top count t, every class draws s < t or exactly t, and the j classes drawn t
+    times share the win: 1/j each. The classes that gave no answer (c0) never win, so
+    their factor multiplies the sum over t once, at the end.
     """
     m = coef.shape[0]
+    S = np.zeros((3, m + 1, kmax + 1))
+    N = np.zeros((3, m + 1, kmax + 1))
+    r1 = np.zeros(kmax + 1)
+    r2 = np.zeros(kmax + 1)
     for t in range(1, kmax + 1):
         reach = 0
         for b in range(m):
-            if coef[b, t] != 0.0:
-                reach += 1
-        J = min(reach, kmax // t)
-        if J == 0:
+            reach += deg[b] >= t
+        jmax = min(reach, kmax // t)
+        if jmax == 0:
             break
-        P = np.zeros((kmax + 1, J + 1))
-        Q1 = np.zeros((kmax + 1, J + 1))
-        Q2 = np.zeros((kmax + 1, J + 1)) if second else np.zeros((1, 1))
-        P[0, 0] = 1.0
+        S[:, 0, 0] = 0.0
+        S[0, 0, 0] = 1.0
         top = 0
+        jcur = 0
         for b in range(m):
-            P, Q1, Q2 = _times_class(P, Q1, Q2, coef[b], coef[b, t], vb[b], wb[b], t, kmax,
-                                     top, second)
-            top = min(top + t, kmax)
-        for d in range(top + 1):
-            for j in range(1, J + 1):
-                q1 = Q1[d, j] / j
-                q2 = Q2[d, j] / j if second else 0.0
-                for s in range(kmax - d + 1):
-                    num1[d + s] += c0[s] * q1
-                    if second:
-                        num2[d + s] += c0[s] * q2
+            top = _times_class(S, N, coef[b], deg[b], vb[b], wb[b], t, kmax, top, jcur, jmax,
+                               second)
+            jcur = min(jcur + (deg[b] >= t), jmax)
+            S, N = N, S
+        for j in range(1, jcur + 1):
+            for d in range(top + 1):
+                r1[d] += S[1, j, d] / j
+                if second:
+                    r2[d] += S[2, j, d] / j
+    for d in range(kmax + 1):
+        for s in range(kmax - d + 1):
+            num1[d + s] += c0[s] * r1[d]
+            if second:
+                num2[d + s] += c0[s] * r2[d]
 
 
 @jit
@@ -380,23 +415,17 @@ def _maj_unbiased_one(cls_n, cls_v, lo, nc, n0, m, ks, th, tl, out, g):
     num = np.zeros(kmax + 1)
     if kmax > 0:
         coef = np.zeros((nc, kmax + 1))
+        deg = np.minimum(cls_n[lo:lo + nc], kmax)
         for b in range(nc):
-            for s in range(min(cls_n[lo + b], kmax) + 1):
+            for s in range(deg[b] + 1):
                 coef[b, s] = _binom(cls_n[lo + b], s, th, tl)
         c0 = np.zeros(kmax + 1)
         for s in range(min(n0, kmax) + 1):
             c0[s] = _binom(n0, s, th, tl)
-        _maj_dp(coef, cls_v[lo:lo + nc], cls_v[lo:lo + nc], c0, kmax, False, num, num)
+        _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_v[lo:lo + nc], c0, kmax, False, num, num)
     for j in range(ks.size):
         k = ks[j]
         out[g, j] = num[k] / _binom(m, k, th, tl) if k <= m else np.nan
-
-
-@jit(parallel=True)
-def maj_unbiased(cls_n, cls_v, offsets, nclass, n0, n, ks, th, tl, out):
-    """out[g, j] = maj@ks[j], exact over all k-subsets with ties split equally."""
-    for g in prange(n.size):
-        _maj_unbiased_one(cls_n, cls_v, offsets[g], nclass[g], n0[g], n[g], ks, th, tl, out, g)
 
 
 @jit
@@ -428,7 +457,8 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
             _poisson_coef(n0, m, lam, kmax, c0)
         else:
             c0[0] = 1.0
-        _maj_dp(coef, cls_v[lo:lo + nc], cls_w[lo:lo + nc], c0, kmax, True, num1, num2)
+        deg = np.full(nc, kmax, np.int64)
+        _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_w[lo:lo + nc], c0, kmax, True, num1, num2)
     for j in range(ks.size):
         k = ks[j]
         if k > m:
@@ -442,21 +472,46 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
         sd[g, j] = math.sqrt(max(num2[k] * f - mu * mu, 0.0))
 
 
+@jit
+def _maj_group(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd, g):
+    """maj@k of group g: exact over k-subsets, or verl's bootstrap mean and std (boot)."""
+    cls_n, cls_v, cls_w, nclass, n0 = cls
+    class_table(x, codes, order, offsets, cls_n, cls_v, cls_w, nclass, n0, g)
+    lo = offsets[g]
+    if boot:
+        _maj_verl_one(cls_n, cls_v, cls_w, lo, nclass[g], n0[g], n[g], ks, mean, sd, g)
+    else:
+        _maj_unbiased_one(cls_n, cls_v, lo, nclass[g], n0[g], n[g], ks, th, tl, mean, g)
+        for j in range(ks.size):
+            sd[g, j] = np.nan
+
+
+@jit
+def maj(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd):
+    """mean[g, j] = maj@ks[j] (and sd[g, j] its bootstrap std with ``boot``), group by group.
+
+    ``codes`` are answer codes (-1: no answer); ``cls`` is scratch (sizes, means, mean
+    squares, class counts, no-answer counts) for the canonical class tables.
+    """
+    for g in range(n.size):
+        _maj_group(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd, g)
+
+
 @jit(parallel=True)
-def maj_verl(cls_n, cls_v, cls_w, offsets, nclass, n0, n, ks, mean, sd):
-    """Exact mean and std of verl's with-replacement maj@k bootstrap, per group and k."""
+def maj_parallel(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd):
+    """:func:`maj` with the groups spread over numba's threads."""
     for g in prange(n.size):
-        _maj_verl_one(cls_n, cls_v, cls_w, offsets[g], nclass[g], n0[g], n[g], ks, mean, sd, g)
+        _maj_group(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd, g)
 
 
-@jit(parallel=True)
+@jit
 def column_stats(vals, exclude, mean, se, used):
     """Mean over groups and its standard error, per row of ``vals`` (metrics x groups).
 
     A row with a missing (NaN) group has a NaN mean unless ``exclude``; the finite values
     are sorted before summing, so the result does not depend on the order of the groups.
     """
-    for r in prange(vals.shape[0]):
+    for r in range(vals.shape[0]):
         row = vals[r]
         fin = np.sort(row[~np.isnan(row)])
         used[r] = fin.size
