@@ -6,7 +6,7 @@ per-rollout advantages that optimize pass@k; ``verl`` registers them in verl. Fo
 usage: docs/rl.md.
 
 >>> from passatk import rl
->>> rl.group_metrics([1, 0, 0, 1], ["a", "a", "b", "b"], k=2).summary()["pass@2/mean"]
+>>> rl.group_metrics([1, 1, 0, 1], ["a", "a", "b", "b"], k=2).summary()["pass^2/mean"]
 0.5
 """
 
