@@ -324,6 +324,16 @@ def test_torch_in_torch_out():
     assert got.tolist() == [1.0, 0.0, 0.0, 1.0]
 
 
+def test_cuda_tensor_comes_back_on_its_device():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device here")
+    x = torch.tensor([[1.0, 0.0, 0.5, 0.0], [0.0, 0.0, 1.0, 1.0]], device="cuda")
+    out = rl.advantages(x, k=2, estimator="maxk-training")
+    assert out.device == x.device and out.dtype == torch.float32
+    assert torch.equal(out.cpu(), rl.advantages(x.cpu(), k=2, estimator="maxk-training"))
+
+
 def test_dense_holes_and_nan_drop():
     dense = np.array([[1.0, np.nan, 0.0, 0.5], [np.nan] * 4, [0.0, 1.0, np.nan, 1.0]])
     got = rl.advantages(dense, k=2, estimator="pkpo")
@@ -431,6 +441,8 @@ def test_errors_name_the_rule_and_position():
         rl.advantages([1, 0], k=2.0)
     with pytest.raises(ValueError, match=r"group 'b' \(first rollout at scores\[1\]\) has n=2"):
         rl.advantages([1, 0, 0, 1, 1], ["a", "b", "a", "b", "a"], k=3)
+    with pytest.raises(ValueError, match=r"group 'b' \(first rollout at scores\[1\]\)"):
+        rl.advantages([1, 0, 0, 1, 1], np.array(["a", "b", "a", "b", "a"]), k=3)
     with pytest.raises(ValueError, match=r"needs k <= n - 1.*scores\[1, 0\]\) has n=3"):
         rl.advantages([[1, 0, 1, 0], [1, 0, np.nan, 1]], k=3, estimator="pkpo-loo")
     with pytest.raises(ValueError, match="normalize must be 'none'"):

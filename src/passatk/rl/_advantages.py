@@ -113,8 +113,9 @@ def _check_group_sizes(lay, k, estimator):
     if bad.size:
         g = int(bad[0])
         rule = f"k <= n - {extra}" if extra else "k <= n"
+        label = lay.labels[g : g + 1].tolist()[0]  # the Python value, not np.str_(...)
         raise ValueError(
-            f"estimator {estimator!r} needs {rule}, but k={k} and group {lay.labels[g]!r} "
+            f"estimator {estimator!r} needs {rule}, but k={k} and group {label!r} "
             f"(first rollout at scores[{_fmt(lay.position(lay.first[g]))}]) has n={int(n[g])} "
             "scored rollouts"
         )
