@@ -168,6 +168,11 @@ def test_coerce_types_and_restore():
     assert s.kind == "list" and s.shape == (2, 2) and isinstance(s.restore(s.values), np.ndarray)
     s = coerce_scores((True, False))
     assert s.values.tolist() == [1.0, 0.0]
+    from fractions import Fraction
+
+    s = coerce_scores(np.array([1, 0.5, Fraction(1, 4), np.float32(2)], dtype=object))
+    assert s.values.tolist() == [1.0, 0.5, 0.25, 2.0] and s.restore(s.values).dtype == np.float64
+    assert coerce_scores([Fraction(1, 2), 1]).values.tolist() == [0.5, 1.0]
 
 
 def test_coerce_torch():

@@ -176,9 +176,10 @@ def _as_float64(a):
 
 
 def _check_dtype(a, name):
-    if a.dtype.kind not in _REAL_KINDS:
-        if a.dtype.kind == "O":
-            _first_non_real(a.ravel(), name, a.shape)
+    """Real or bool dtypes pass; an object array passes when every item is a real number."""
+    if a.dtype.kind == "O":
+        _first_non_real(a.ravel(), name, a.shape)
+    elif a.dtype.kind not in _REAL_KINDS:
         raise TypeError(f"{name} must hold real numbers or bool, got dtype {a.dtype}")
 
 
@@ -194,9 +195,9 @@ def _from_sequence(seq, name):
         raise ValueError(
             f"{name}: rows of a dense 2-D list must have equal length ({exc})"
         ) from None
-    if a.dtype.kind not in _REAL_KINDS:
-        _first_non_real(a.ravel() if a.dtype.kind == "O" else _flat_items(seq), name, a.shape)
-        raise TypeError(f"{name} must hold real numbers or bool, got dtype {a.dtype}")
+    if a.dtype.kind not in _REAL_KINDS and a.dtype.kind != "O":
+        _first_non_real(_flat_items(seq), name, a.shape)
+    _check_dtype(a, name)
     return _as_float64(a)
 
 
