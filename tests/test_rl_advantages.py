@@ -1,7 +1,9 @@
 """rl.advantages against brute-force enumeration over every k-subset (tests/naive_rl.py)."""
 
 import math
+import sys
 import threading
+import types
 import uuid
 from fractions import Fraction
 
@@ -167,14 +169,36 @@ def test_verl_adapter_options():
         rl.verl.make_estimator("grpo")
 
 
-def test_verl_register_without_verl_says_so():
-    try:
-        import verl  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="needs verl"):
-            rl.verl.register(k=4)
-    else:  # pragma: no cover - verl is not in the test environment
-        assert "passatk_pkpo_loo1" in rl.verl.register(k=4, prefix="passatk_test_")
+def test_verl_register_without_verl_says_so(monkeypatch):
+    monkeypatch.setitem(sys.modules, "verl", None)  # import verl now raises ImportError
+    with pytest.raises(ImportError, match="needs verl installed"):
+        rl.verl.register(k=4)
+
+
+def test_verl_register_uses_verls_registry(monkeypatch):
+    registry = {}
+
+    def register_adv_est(name):
+        def decorator(fn):
+            registry[name] = fn
+            return fn
+
+        return decorator
+
+    core_algos = types.ModuleType("verl.trainer.ppo.core_algos")
+    core_algos.register_adv_est = register_adv_est
+    for name in ("verl", "verl.trainer", "verl.trainer.ppo"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "verl.trainer.ppo.core_algos", core_algos)
+    names = rl.verl.register(k=2, normalize="group-std", estimators=["pkpo-loo1", "pkpo"])
+    assert names == ["passatk_pkpo_loo1", "passatk_pkpo"] and sorted(registry) == sorted(names)
+    scores, index = _verl_batch(np.random.default_rng(6), groups=3, n=4)
+    adv, _ = registry["passatk_pkpo"](
+        token_level_rewards=scores[:, None], response_mask=np.ones((12, 1), np.float32),
+        index=index, config=None,
+    )
+    want = rl.advantages(scores, index, k=2, estimator="pkpo", normalize="group-std")
+    np.testing.assert_array_equal(adv[:, 0], want)
 
 
 @pytest.mark.parametrize("normalize", ["group-std", "batch-std"])
