@@ -258,7 +258,9 @@ def _exact_binary(n, c, k, estimator):
 
 
 @pytest.mark.parametrize(
-    "n,c,k", [(3000, 5, 1500), (4000, 3990, 7), (2048, 1, 2048), (5000, 2500, 2500)]
+    "n,c,k",
+    [(3000, 5, 1500), (4000, 3990, 7), (2048, 1, 2048), (5000, 2500, 2500), (5000, 2500, 10),
+     (3000, 2990, 5)],
 )
 def test_large_n_binary_closed_forms_are_exact_to_rounding(n, c, k):
     scores = np.zeros(n)
@@ -268,7 +270,7 @@ def test_large_n_binary_closed_forms_are_exact_to_rounding(n, c, k):
         got = rl.advantages(scores, k=k, estimator=estimator)
         np.testing.assert_allclose(got[[0, -1]], [float(a1), float(a0)], rtol=1e-11, atol=0)
         general = _general_path(scores, k, estimator)
-        np.testing.assert_allclose(general, got, rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(general, got, rtol=1e-11, atol=1e-300)
     _, q = _exact_binary(n, c, k, "maxk")
     got = rl.advantages(scores, k=k, estimator="passk-training")
     if 0 < q < 1:
@@ -276,7 +278,7 @@ def test_large_n_binary_closed_forms_are_exact_to_rounding(n, c, k):
         np.testing.assert_allclose(got[[0, -1]], [a_pos, -c / (n - c) * a_pos], rtol=1e-11)
     else:
         np.testing.assert_array_equal(got, 0.0)
-    assert np.isfinite(_general_path(scores, k, "maxk-training")).all()
+    np.testing.assert_allclose(_general_path(scores, k, "maxk-training"), got, rtol=1e-11, atol=0)
 
 
 def test_large_n_continuous_matches_exact_integer_sums():
@@ -302,7 +304,16 @@ def test_large_n_continuous_matches_exact_integer_sums():
         pref_c += d[i + 1] if i + 1 < n else 0
         pref_cg += (d[i + 1] if i + 1 < n else 0) * int(ints[i])
     np.testing.assert_allclose(loo1, np.array(want1)[perm], rtol=1e-11, atol=1e-300)
-    assert np.isfinite(rl.advantages(scores, k=k, estimator="maxk-training")).all()
+    # max@k Training in integers: best = B / (64 T), var = V / (64^2 T^3), T = C(n, k).
+    t = math.comb(n, k)
+    b = sum(ci * int(g) for ci, g in zip(c, ints, strict=True))
+    var = Fraction(sum(ci * (int(g) * t - b) ** 2 for ci, g in zip(c, ints, strict=True)),
+                   4096 * t**3)
+    num = [Fraction(n * (c[i] * int(ints[i]) + suffix[i + 1]) - k * b, 64 * k * t)
+           for i in range(n)]
+    want2 = np.array([float(x) for x in num]) / math.sqrt(var)
+    maxk = rl.advantages(scores[perm], k=k, estimator="maxk-training")
+    np.testing.assert_allclose(maxk, want2[perm], rtol=1e-11, atol=1e-13)
 
 
 def test_identities():

@@ -177,32 +177,33 @@ def _pkpo_loo(z, n, k, w, v, w1, res):
 def _maxk(z, n, k, w, v, res):
     """((n/k) s_i - best@k) / sigma, sigma^2 = sum_i w_i (z_i - best@k)^2 (Chen et al. 2025).
 
-    Affine invariant, so computed on y = (z - z[0]) / (z[n-1] - z[0]) in [0, 1]. Every k-subset
-    has the same max when z[k-1] == z[n-1]: sigma = 0 and the advantage is exactly 0.
+    Affine invariant, so computed on the gaps to the top, d = (z[n-1] - z) / (z[n-1] - z[0])
+    in [0, 1]: best@k = 1 - D with D = sum_i w_i d_i, and (n/k) s_i = 1 - (n/k) E_i with
+    E_i = w_i d_i + sum_{j>i} v_j d_j. D and E_i are sums of non-negative terms, so a tiny
+    sigma (pass@k near 1) keeps its relative accuracy. When z[k-1] == z[n-1] every k-subset
+    has the same max: sigma = 0 and the advantage is exactly 0.
     """
     if z[k - 1] == z[n - 1]:
         res[:n] = 0.0
         return
     span = z[n - 1] - z[0]
     for i in range(n):
-        res[i] = (z[i] - z[0]) / span
-    best = 0.0
+        res[i] = (z[n - 1] - z[i]) / span
+    gap = 0.0
     for i in range(n):
-        best += w[i] * res[i]
+        gap += w[i] * res[i]
     var = 0.0
     for i in range(n):
-        var += w[i] * (res[i] - best) ** 2
+        var += w[i] * (res[i] - gap) ** 2
+    # var underflows only when the top scores tie over a block so long that every weight below
+    # it is < 1e-308; then |advantage| < 1e-150 and 0 is its correct rounding.
+    sigma = np.sqrt(var)
     tail = 0.0
     scale = n / k
     for i in range(n - 1, -1, -1):
-        y = res[i]
-        res[i] = scale * (w[i] * y + tail) - best
-        tail += v[i] * y
-    # var underflows only when the top scores tie over a block so long that every weight below
-    # it is < 1e-308; then |advantage| < 1e-150 and 0 is its correct rounding.
-    sigma = np.sqrt(var) if var > 0.0 else np.inf
-    for i in range(n):
-        res[i] /= sigma
+        d = res[i]
+        res[i] = (gap - scale * (w[i] * d + tail)) / sigma if var > 0.0 else 0.0
+        tail += v[i] * d
 
 
 @jit
