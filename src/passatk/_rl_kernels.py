@@ -18,8 +18,10 @@ MAJ_MAX_N = 1000  # exact subset counts C(n_b, s) stay far inside float64 up to 
 MAJ_MAX_K_VERL = 700  # (k p)^s / s! scaled by k stays below exp(700)
 
 
-# Rows of the (rows, G, len(ks)) output of group_pass; G-Pass@k_tau t is row ROW_GPASS + t.
-ROW_PASS, ROW_HAT, ROW_BEST, ROW_WORST, ROW_BEST_SD, ROW_WORST_SD, ROW_MG, ROW_GPASS = range(8)
+# Rows of the (rows, len(ks), G) output of group_pass; G-Pass@k_tau t is row ROW_GPASS + t;
+# mean@n and std@n sit at k index 0 of their rows.
+(ROW_PASS, ROW_HAT, ROW_BEST, ROW_WORST, ROW_BEST_SD, ROW_WORST_SD, ROW_MG, ROW_MEAN, ROW_STD,
+ ROW_GPASS) = range(10)
 # Switches of group_pass, one int each in its ``want`` argument.
 WANT_C, WANT_PASS, WANT_HAT, WANT_ORDER, WANT_BOOT, WANT_GPASS, WANT_MEAN = range(7)
 
@@ -49,10 +51,10 @@ def _count(sv, lo, m, threshold):
 
 
 @jit(inline="always")
-def _mean_std(sv, lo, m, ms, g):
-    """ms[g] = (mean, population std) of the group's scores; NaN for an empty group."""
+def _mean_std(sv, lo, m, out, g):
+    """mean@n and the population std@n of the group's scores; NaN for an empty group."""
     if m == 0:
-        ms[g, 0] = ms[g, 1] = np.nan
+        out[ROW_MEAN, 0, g] = out[ROW_STD, 0, g] = np.nan
         return
     s = 0.0
     for i in range(lo, lo + m):
@@ -61,8 +63,8 @@ def _mean_std(sv, lo, m, ms, g):
     q = 0.0
     for i in range(lo, lo + m):
         q += (sv[i] - mu) ** 2
-    ms[g, 0] = mu
-    ms[g, 1] = math.sqrt(q / m)
+    out[ROW_MEAN, 0, g] = mu
+    out[ROW_STD, 0, g] = math.sqrt(q / m)
 
 
 @jit(inline="always")
@@ -70,64 +72,83 @@ def _pass_row(m, c, ks, mode, th, tl, out, row, g):
     """pass@k (MODE_PASS) or pass^k (MODE_HAT) exactly as passatk.pass_at_k computes it."""
     for j in range(ks.size):
         k = ks[j]
-        out[row, g, j] = K.value(m, c, k, mode, th, tl) if k <= m else np.nan
+        out[row, j, g] = K.value(m, c, k, mode, th, tl) if k <= m else np.nan
 
 
 @jit(inline="always")
-def _unbiased_sum(sv, lo, m, k, desc):
-    """sum_i C(i-1, k-1)/C(m, k) g_(i) (best@k), or worst@k on the reversed order.
+def _weights(m, ks, boot, wts, state):
+    """wts[j, i - 1] = the weight of the i-th smallest of m scores in best@ks[j].
 
-    The weights come from w_m = k/m and w_{i-1} = w_i (i-k)/(i-1): no binomial is formed,
-    so nothing overflows, and a weight that underflows is below every one that counts.
+    Unbiased: C(i-1, k-1)/C(m, k), from w_m = k/m and w_{i-1} = w_i (i-k)/(i-1), so no
+    binomial is formed, nothing overflows, and a weight that underflows is below every one
+    that counts. verl's bootstrap (boot): (i/m)^k - ((i-1)/m)^k, the chance that the largest
+    of k draws with replacement is the i-th smallest. worst@k reads the same weights from
+    the other end. They depend on (m, k) only: state[0] remembers the m they are for.
     """
-    w = k / m
-    acc = 0.0
-    for i in range(m, k - 1, -1):
-        v = sv[lo + m - i] if desc else sv[lo + i - 1]
-        acc += w * v
-        if i > k:
-            w = w * (i - k) / (i - 1)
-    return acc
+    if state[0] == m:
+        return
+    state[0] = m
+    for j in range(ks.size):
+        k = ks[j]
+        if k > m:
+            continue
+        if boot:
+            for i in range(1, m + 1):
+                wts[j, i - 1] = _boot_weight(i, m, k)
+            continue
+        w = k / m
+        for i in range(m, k - 1, -1):
+            wts[j, i - 1] = w
+            if i > k:
+                w = w * (i - k) / (i - 1)
+        wts[j, :k - 1] = 0.0
 
 
 @jit(inline="always")
 def _boot_weight(i, m, k):
-    """(i/m)^k - ((i-1)/m)^k, the chance that the largest of k draws with replacement is
-    the i-th smallest, as ((i-1)/m)^k expm1(k log1p(1/(i-1))) to keep its relative accuracy."""
+    """(i/m)^k - ((i-1)/m)^k as ((i-1)/m)^k expm1(k log1p(1/(i-1))): no cancellation."""
     if i == 1:
         return (1.0 / m) ** k
     return ((i - 1.0) / m) ** k * math.expm1(k * math.log1p(1.0 / (i - 1.0)))
 
 
 @jit(inline="always")
-def _boot_moments(sv, lo, m, k, desc):
-    """Mean and std of max (or min, desc) of k draws with replacement, exactly."""
-    mu = 0.0
-    for i in range(1, m + 1):
-        v = sv[lo + m - i] if desc else sv[lo + i - 1]
-        mu += _boot_weight(i, m, k) * v
-    var = 0.0
-    for i in range(1, m + 1):
-        v = sv[lo + m - i] if desc else sv[lo + i - 1]
-        var += _boot_weight(i, m, k) * (v - mu) ** 2
-    return mu, math.sqrt(var)
+def _weighted(sv, lo, m, w, desc):
+    """sum_i w[i-1] g_(i) over the sorted scores (desc: g_(m+1-i)), largest weight first."""
+    acc = 0.0
+    for i in range(m, 0, -1):
+        acc += w[i - 1] * (sv[lo + m - i] if desc else sv[lo + i - 1])
+    return acc
 
 
 @jit(inline="always")
-def _order_rows(sv, lo, m, ks, boot, out, g):
+def _weighted_sd(sv, lo, m, w, desc, mu):
+    """sqrt(sum_i w[i-1] (g_(i) - mu)^2): the centred form keeps the small variances."""
+    acc = 0.0
+    for i in range(m, 0, -1):
+        acc += w[i - 1] * ((sv[lo + m - i] if desc else sv[lo + i - 1]) - mu) ** 2
+    return math.sqrt(acc)
+
+
+@jit(inline="always")
+def _order_rows(sv, lo, m, ks, boot, out, g, wts, state):
     """best@k and worst@k for every k; with ``boot``, verl's bootstrap mean and std."""
+    _weights(m, ks, boot, wts, state)
     for j in range(ks.size):
         k = ks[j]
         if k > m:
             for row in (ROW_BEST, ROW_WORST, ROW_BEST_SD, ROW_WORST_SD):
-                out[row, g, j] = np.nan
-        elif boot:
-            out[ROW_BEST, g, j], out[ROW_BEST_SD, g, j] = _boot_moments(sv, lo, m, k, False)
-            out[ROW_WORST, g, j], out[ROW_WORST_SD, g, j] = _boot_moments(sv, lo, m, k, True)
+                out[row, j, g] = np.nan
+            continue
+        best = _weighted(sv, lo, m, wts[j], False)
+        worst = _weighted(sv, lo, m, wts[j], True)
+        out[ROW_BEST, j, g] = best
+        out[ROW_WORST, j, g] = worst
+        if boot:
+            out[ROW_BEST_SD, j, g] = _weighted_sd(sv, lo, m, wts[j], False, best)
+            out[ROW_WORST_SD, j, g] = _weighted_sd(sv, lo, m, wts[j], True, worst)
         else:
-            out[ROW_BEST, g, j] = _unbiased_sum(sv, lo, m, k, False)
-            out[ROW_WORST, g, j] = _unbiased_sum(sv, lo, m, k, True)
-            out[ROW_BEST_SD, g, j] = out[ROW_WORST_SD, g, j] = np.nan
+            out[ROW_BEST_SD, j, g] = out[ROW_WORST_SD, j, g] = np.nan
 
 
 @jit(inline="always")
@@ -193,27 +214,49 @@ def _gpass_one(n, c, k, j0, th, tl, row, summed):
 
 
 @jit(inline="always")
-def _gpass_rows(m, c, ks, j0, th, tl, out, g, row, summed):
+def _gpass_rows(m, c, ks, j0, th, tl, out, g, memo, filled, state):
     """G-Pass@k_tau (Liu et al. 2024) for every tau and k, and mG-Pass@k; NaN where k > m.
 
     G-Pass@k_tau = P(X >= ceil(tau k)) for X ~ Hyp(m, c, k), and mG-Pass@k
     = (2/k) sum_{i=ceil(k/2)+1}^{k} P(X >= i) = (2/k) sum_x P(X = x) max(0, x - ceil(k/2)).
+    They depend on (m, c) only: memo[c] keeps them while the groups have m rollouts.
     """
     nt = j0.shape[0]
+    if state[1] != m:
+        state[1] = m
+        filled[:] = False
+    if not filled[c]:
+        filled[c] = True
+        summed = np.empty(nt, np.bool_)
+        for j in range(ks.size):
+            k = ks[j]
+            if k > m:
+                memo[c, :, j] = np.nan
+            else:
+                memo[c, nt, j] = _gpass_one(m, c, k, j0[:, j], th, tl, memo[c, :, j], summed)
     for j in range(ks.size):
-        k = ks[j]
-        if k > m:
-            for t in range(nt):
-                out[ROW_GPASS + t, g, j] = np.nan
-            out[ROW_MG, g, j] = np.nan
-        else:
-            out[ROW_MG, g, j] = _gpass_one(m, c, k, j0[:, j], th, tl, row, summed)
-            for t in range(nt):
-                out[ROW_GPASS + t, g, j] = row[t]
+        for t in range(nt):
+            out[ROW_GPASS + t, j, g] = memo[c, t, j]
+        out[ROW_MG, j, g] = memo[c, nt, j]
 
 
 @jit
-def _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms, g):
+def _largest(offsets):
+    nmax = 0
+    for g in range(offsets.size - 1):
+        nmax = max(nmax, offsets[g + 1] - offsets[g])
+    return nmax
+
+
+@jit
+def _scratch(nmax, ks, j0):
+    """Buffers that let groups of one size share work: best/worst weights, G-Pass memo."""
+    return (np.empty((ks.size, nmax + 1)), np.empty((nmax + 1, j0.shape[0] + 1, ks.size)),
+            np.zeros(nmax + 1, np.bool_), np.full(2, -1, np.int64))
+
+
+@jit
+def _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, g, scratch):
     """Every requested metric of group g except maj@k."""
     lo = offsets[g]
     m = _gather(x, order, lo, offsets[g + 1], sv)
@@ -224,32 +267,38 @@ def _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out
         _pass_row(m, c[g], ks, K.MODE_PASS, th, tl, out, ROW_PASS, g)
     if want[WANT_HAT]:
         _pass_row(m, c[g], ks, K.MODE_HAT, th, tl, out, ROW_HAT, g)
+    wts, memo, filled, state = scratch
     if want[WANT_ORDER]:
-        _order_rows(sv, lo, m, ks, want[WANT_BOOT] != 0, out, g)
+        _order_rows(sv, lo, m, ks, want[WANT_BOOT] != 0, out, g, wts, state)
     if want[WANT_GPASS]:
-        row = np.empty(j0.shape[0])
-        summed = np.empty(j0.shape[0], np.bool_)
-        _gpass_rows(m, c[g], ks, j0, th, tl, out, g, row, summed)
+        _gpass_rows(m, c[g], ks, j0, th, tl, out, g, memo, filled, state)
     if want[WANT_MEAN]:
-        _mean_std(sv, lo, m, ms, g)
+        _mean_std(sv, lo, m, out, g)
 
 
 @jit
-def group_pass(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms):
+def group_pass(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out):
     """All per-group metrics but maj@k, group after group.
 
     Group g's scored rollouts end up sorted in ``sv[offsets[g]:offsets[g] + n[g]]``; ``c``
-    counts those >= threshold; ``out`` rows are the ROW_* metrics, ``ms`` is (mean, std).
+    counts those >= threshold; ``out[row, j, g]`` holds the ROW_* metrics for ks[j].
     """
+    scratch = _scratch(_largest(offsets), ks, j0)
     for g in range(offsets.size - 1):
-        _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms, g)
+        _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, g, scratch)
 
 
 @jit(parallel=True)
-def group_pass_parallel(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms):
-    """:func:`group_pass` with the groups spread over numba's threads."""
-    for g in prange(offsets.size - 1):
-        _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, ms, g)
+def group_pass_parallel(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out):
+    """:func:`group_pass` with blocks of groups spread over numba's threads."""
+    G = offsets.size - 1
+    nblocks = min(G, 256)
+    nmax = _largest(offsets)
+    for b in prange(nblocks):
+        scratch = _scratch(nmax, ks, j0)
+        for g in range(b * G // nblocks, (b + 1) * G // nblocks):
+            _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, g,
+                       scratch)
 
 
 @jit(inline="always")
@@ -425,7 +474,7 @@ def _maj_unbiased_one(cls_n, cls_v, lo, nc, n0, m, ks, th, tl, out, g):
         _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_v[lo:lo + nc], c0, kmax, False, num, num)
     for j in range(ks.size):
         k = ks[j]
-        out[g, j] = num[k] / _binom(m, k, th, tl) if k <= m else np.nan
+        out[j, g] = num[k] / _binom(m, k, th, tl) if k <= m else np.nan
 
 
 @jit
@@ -462,14 +511,14 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
     for j in range(ks.size):
         k = ks[j]
         if k > m:
-            mean[g, j] = sd[g, j] = np.nan
+            mean[j, g] = sd[j, g] = np.nan
             continue
         f = 1.0
         for i in range(1, k + 1):
             f *= i / lam
         mu = num1[k] * f
-        mean[g, j] = mu
-        sd[g, j] = math.sqrt(max(num2[k] * f - mu * mu, 0.0))
+        mean[j, g] = mu
+        sd[j, g] = math.sqrt(max(num2[k] * f - mu * mu, 0.0))
 
 
 @jit
@@ -483,12 +532,12 @@ def _maj_group(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd, g):
     else:
         _maj_unbiased_one(cls_n, cls_v, lo, nclass[g], n0[g], n[g], ks, th, tl, mean, g)
         for j in range(ks.size):
-            sd[g, j] = np.nan
+            sd[j, g] = np.nan
 
 
 @jit
 def maj(x, codes, order, offsets, n, ks, boot, th, tl, cls, mean, sd):
-    """mean[g, j] = maj@ks[j] (and sd[g, j] its bootstrap std with ``boot``), group by group.
+    """mean[j, g] = maj@ks[j] (and sd[j, g] its bootstrap std with ``boot``), group by group.
 
     ``codes`` are answer codes (-1: no answer); ``cls`` is scratch (sizes, means, mean
     squares, class counts, no-answer counts) for the canonical class tables.
@@ -510,11 +559,14 @@ def column_stats(vals, exclude, mean, se, used):
 
     A row with a missing (NaN) group has a NaN mean unless ``exclude``; the finite values
     are sorted before summing, so the result does not depend on the order of the groups.
+    Returns how many rows miss a group.
     """
+    short = 0
     for r in range(vals.shape[0]):
         row = vals[r]
         fin = np.sort(row[~np.isnan(row)])
         used[r] = fin.size
+        short += fin.size < row.size
         if fin.size == 0 or (fin.size < row.size and not exclude):
             mean[r] = se[r] = np.nan
             continue
@@ -527,3 +579,24 @@ def column_stats(vals, exclude, mean, se, used):
         for v in fin:
             q += (v - mu) ** 2
         se[r] = math.sqrt(q / (fin.size - 1) / fin.size)
+    return short
+
+
+@jit
+def smallest_group(offsets):
+    """The fewest rollouts any group with at least one has (0 if none has any)."""
+    low = 0
+    for g in range(offsets.size - 1):
+        m = offsets[g + 1] - offsets[g]
+        if m > 0 and (low == 0 or m < low):
+            low = m
+    return low
+
+
+@jit
+def first_non_binary(x):
+    """The first flat index whose score is neither 0, 1 nor NaN, or -1."""
+    for i in range(x.size):
+        if x[i] != 0.0 and x[i] != 1.0 and not math.isnan(x[i]):
+            return i
+    return -1

@@ -6,9 +6,12 @@ citations in docs/rl.md). Inputs go through ``_groups`` (coercion, factorization
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
+import types
 from fractions import Fraction
+from typing import NamedTuple
 
 import numpy as np
 
@@ -100,22 +103,70 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
     lay = layout(s.values, groups, nan=nan)
     x = s.values.reshape(-1)
     ks = _ks(k, lay)
-    if threshold is None and not set(plan).isdisjoint(BINARY):
-        _check_binary(x, lay)
     taus = _taus(tau) if "g-pass@k" in plan else ()
+    cols = _columns(plan, tuple(ks.tolist()), taus, estimator)
+    if threshold is None and cols.binary:
+        _check_binary(x, lay)
     G = lay.offsets.size - 1
     sv = np.empty(x.size)
     n = np.empty(G, np.int64)
     c = np.zeros(G, np.int64)
-    out = np.empty((R.ROW_GPASS + len(taus), G, ks.size))
-    ms = np.empty((G, 2))
+    out = np.empty((R.ROW_GPASS + len(taus), ks.size, G))
     th, tl = table()
     kernel = R.group_pass_parallel if x.size * ks.size >= _PARALLEL else R.group_pass
     kernel(x, lay.order, lay.offsets, ks, 1.0 if threshold is None else float(threshold),
-           _want(plan, estimator), _j0(taus, ks), th, tl, sv, n, c, out, ms)
-    maj = _maj(x, n, lay, ks, answers, estimator) if "maj@k" in plan else None
-    names, parts = _columns(plan, ks, taus, estimator, out, ms, maj)
-    return _finish(lay, n, names, parts, estimator, short_groups)
+           cols.want, cols.j0, th, tl, sv, n, c, out)
+    full = out.reshape(-1, G)
+    if "maj@k" in plan:
+        full = np.concatenate((full, *_maj(x, n, lay, ks, answers, estimator)))
+    return _finish(lay, n, cols, full[cols.source], estimator, short_groups)
+
+
+class _Columns(NamedTuple):
+    names: tuple  # column names
+    source: np.ndarray  # row of each column in the kernels' outputs, stacked
+    index: types.MappingProxyType  # name -> column
+    keys: tuple  # summary() keys
+    want: np.ndarray  # group_pass switches
+    j0: np.ndarray  # successes each G-Pass@k_tau needs, (taus, ks)
+    binary: bool  # whether a binary metric is asked for
+
+
+@functools.lru_cache(maxsize=256)
+def _columns(plan, ks, taus, estimator):
+    """Names and output rows of every column, in the order of ``plan``, then k, then tau.
+
+    Depends on the options only, so it is cached (bounded; lru_cache is thread-safe).
+    """
+    K, T, verl = len(ks), len(taus), estimator == "verl"
+    maj0 = (R.ROW_GPASS + T) * K
+    rows = {"pass@k": (R.ROW_PASS, None), "pass^k": (R.ROW_HAT, None),
+            "best@k": (R.ROW_BEST, R.ROW_BEST_SD), "worst@k": (R.ROW_WORST, R.ROW_WORST_SD),
+            "mg-pass@k": (R.ROW_MG, None), "maj@k": (None, None)}
+    names, source = [], []
+    for metric in plan:
+        if metric in ("mean@n", "std@n"):
+            names.append(metric)
+            source.append((R.ROW_MEAN if metric == "mean@n" else R.ROW_STD) * K)
+            continue
+        for j, k in enumerate(ks):
+            if metric == "g-pass@k":
+                names.extend(f"g-pass@{k}_{tau!r}" for tau in taus)
+                source.extend((R.ROW_GPASS + t) * K + j for t in range(T))
+                continue
+            row, sd = rows[metric]
+            names.append(f"{metric[:-1]}{k}")
+            source.append(maj0 + j if metric == "maj@k" else row * K + j)
+            if verl and metric in ("best@k", "worst@k", "maj@k"):
+                names.append(f"{metric[:-1]}{k}/std")
+                source.append(maj0 + K + j if metric == "maj@k" else sd * K + j)
+    keys = []
+    for name in names:
+        keys.extend([name] if name.endswith("/std") else [f"{name}/mean", f"{name}/se"])
+    return _Columns(tuple(names), np.array(source, np.int64),
+                    types.MappingProxyType({nm: i for i, nm in enumerate(names)}),
+                    tuple(keys), _want(plan, estimator), _j0(taus, ks),
+                    not set(plan).isdisjoint(BINARY))
 
 
 def _want(plan, estimator):
@@ -127,45 +178,16 @@ def _want(plan, estimator):
     want[R.WANT_BOOT] = estimator == "verl"
     want[R.WANT_GPASS] = "g-pass@k" in plan or "mg-pass@k" in plan
     want[R.WANT_MEAN] = "mean@n" in plan or "std@n" in plan
+    want.flags.writeable = False
     return want
 
 
 def _j0(taus, ks):
     """Successes G-Pass@k_tau needs: max(1, ceil(tau k)), tau read as the decimal it shows."""
-    rows = [[max(1, math.ceil(Fraction(repr(t)) * k)) for k in ks.tolist()] for t in taus]
-    return np.array(rows, np.int64).reshape(len(taus), ks.size)
-
-
-def _columns(plan, ks, taus, estimator, out, ms, maj):
-    """(names, per-group arrays) in the order of ``plan``, then k, then tau."""
-    verl = estimator == "verl"
-    rows = {"pass@k": (R.ROW_PASS, None), "pass^k": (R.ROW_HAT, None),
-            "best@k": (R.ROW_BEST, R.ROW_BEST_SD), "worst@k": (R.ROW_WORST, R.ROW_WORST_SD),
-            "mg-pass@k": (R.ROW_MG, None)}
-    names, parts = [], []
-    for metric in plan:
-        stem = metric[:-1]
-        if metric in ("mean@n", "std@n"):
-            names.append(metric)
-            parts.append(ms[:, 0 if metric == "mean@n" else 1])
-            continue
-        for j, k in enumerate(ks.tolist()):
-            if metric == "g-pass@k":
-                for t, tau in enumerate(taus):
-                    names.append(f"g-pass@{k}_{tau!r}")
-                    parts.append(out[R.ROW_GPASS + t, :, j])
-                continue
-            if metric == "maj@k":
-                cols = (maj[0][:, j], maj[1][:, j] if verl else None)
-            else:
-                row, sd = rows[metric]
-                cols = (out[row, :, j], out[sd, :, j] if verl and sd is not None else None)
-            names.append(f"{stem}{k}")
-            parts.append(cols[0])
-            if cols[1] is not None:
-                names.append(f"{stem}{k}/std")
-                parts.append(cols[1])
-    return names, parts
+    rows = [[max(1, math.ceil(Fraction(repr(t)) * k)) for k in ks] for t in taus]
+    j0 = np.array(rows, np.int64).reshape(len(taus), len(ks))
+    j0.flags.writeable = False
+    return j0
 
 
 def _plan(metrics, answers, estimator, short_groups, threshold):
@@ -194,14 +216,8 @@ def _plan(metrics, answers, estimator, short_groups, threshold):
 
 def _ks(k, lay):
     """The sorted distinct budgets, checked; by default the power-of-two ladder."""
-    n = lay.n
     if k is None:
-        scored = n[n > 0]
-        if scored.size == 0:
-            raise ValueError("scores hold no scored rollout, so there is no default k")
-        top = int(scored.min())
-        ladder = [1 << i for i in range(top.bit_length()) if (1 << i) < top]
-        return np.array([*ladder, top], np.int64)
+        return _ladder(R.smallest_group(lay.offsets))
     items = [k] if isinstance(k, int | np.integer) and not isinstance(k, bool) else k
     if isinstance(k, bool) or not hasattr(items, "__iter__"):
         raise TypeError(f"k must be an int or a sequence of ints, got {type(k).__name__} {k!r}")
@@ -216,6 +232,17 @@ def _ks(k, lay):
     if not out:
         raise ValueError("k must hold at least one budget")
     return np.array(sorted(set(out)), np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def _ladder(top):
+    """1, 2, 4, ... below the smallest group, and its size."""
+    if top == 0:
+        raise ValueError("scores hold no scored rollout, so there is no default k")
+    ladder = [1 << i for i in range(top.bit_length()) if (1 << i) < top]
+    out = np.array([*ladder, top], np.int64)
+    out.flags.writeable = False
+    return out
 
 
 def _taus(tau):
@@ -235,9 +262,8 @@ def _taus(tau):
 
 def _check_binary(x, lay):
     """Without a threshold, the binary metrics need every score to be 0 or 1."""
-    bad = (x != 0.0) & (x != 1.0) & ~np.isnan(x)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    i = R.first_non_binary(x)
+    if i >= 0:
         pos = lay.position(i)
         where = pos if isinstance(pos, int) else ", ".join(map(str, pos))
         raise ValueError(
@@ -253,8 +279,8 @@ def _maj(x, n, lay, ks, answers, estimator):
     G = n.size
     cls = (np.empty(x.size, np.int64), np.empty(x.size), np.empty(x.size),
            np.empty(G, np.int64), np.empty(G, np.int64))
-    mean = np.empty((G, ks.size))
-    sd = np.empty((G, ks.size))
+    mean = np.empty((ks.size, G))
+    sd = np.empty((ks.size, G))
     verl = estimator == "verl"
     if verl:
         _check_maj_size(n, ks, lay, R.MAJ_MAX_K_VERL, "k")
@@ -310,18 +336,20 @@ def _answers_2d(answers, shape):
     return arr
 
 
-def _finish(lay, n, names, parts, estimator, short_groups):
-    matrix = np.array(parts, dtype=np.float64).reshape(len(parts), n.size)
-    mean = np.empty(len(parts))
-    se = np.empty(len(parts))
-    used = np.empty(len(parts), np.int64)
-    R.column_stats(matrix, short_groups == "exclude", mean, se, used)
+def _finish(lay, n, cols, matrix, estimator, short_groups):
+    M = matrix.shape[0]
+    mean = np.empty(M)
+    se = np.empty(M)
+    used = np.empty(M, np.int64)
+    short = R.column_stats(matrix, short_groups == "exclude", mean, se, used)
     missing = {}
-    for i, name in enumerate(names):
-        if used[i] < n.size:
-            missing[name] = _reason(name, matrix[i], n, lay.labels, short_groups, int(used[i]))
-    return _results.build(lay.labels, n, names, matrix, mean, se, used, missing,
-                          estimator, short_groups)
+    if short:
+        for i, name in enumerate(cols.names):
+            if used[i] < n.size:
+                missing[name] = _reason(name, matrix[i], n, lay.labels, short_groups,
+                                        int(used[i]))
+    return _results.GroupMetrics(lay.labels, n, cols.names, matrix, mean, se, used, missing,
+                                 estimator, short_groups, cols.index, cols.keys)
 
 
 def _reason(name, row, n, labels, short_groups, used):

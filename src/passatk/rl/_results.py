@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import types
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,9 +11,10 @@ import numpy as np
 __all__ = ["GroupMetrics"]
 
 
-@dataclass(frozen=True, eq=False, repr=False)
 class GroupMetrics:
     """Per-group metrics and their means over groups, from :func:`passatk.rl.group_metrics`.
+
+    Read-only: the attributes cannot be rebound and the arrays cannot be written.
 
     Attributes
     ----------
@@ -25,8 +25,11 @@ class GroupMetrics:
     names : tuple of str
         The metric columns, e.g. ``("pass@1", "pass@2", "best@2", "mean@n")``; with
         ``estimator="verl"``, ``"best@k/std"`` (and worst, maj) hold the bootstrap's std.
+    matrix : numpy.ndarray
+        float64 ``(len(names), len(groups))``: every column's per-group values, NaN where
+        missing.
     values : mapping of str to numpy.ndarray
-        Per-group values of each column (read-only float64, NaN where missing).
+        ``matrix`` by column name.
     mean, se : mapping of str to float
         Mean over groups and its standard error (sample std over groups / sqrt(groups)).
         NaN when a group is missing that column (unless ``short_groups="exclude"``) or,
@@ -39,16 +42,40 @@ class GroupMetrics:
         The options the metrics were computed with.
     """
 
-    groups: np.ndarray
-    n: np.ndarray
-    names: tuple
-    values: types.MappingProxyType
-    mean: types.MappingProxyType
-    se: types.MappingProxyType
-    used: types.MappingProxyType
-    missing: types.MappingProxyType
-    estimator: str
-    short_groups: str
+    __slots__ = ("_index", "_keys", "_mean", "_se", "_used", "estimator", "groups", "matrix",
+                 "missing", "n", "names", "short_groups")
+
+    def __init__(self, groups, n, names, matrix, mean, se, used, missing, estimator,
+                 short_groups, index, keys):
+        for a in (groups, n, matrix):
+            a.flags.writeable = False
+        fields = dict(groups=groups, n=n, names=names, matrix=matrix, _mean=mean, _se=se,
+                      _used=used, missing=types.MappingProxyType(missing),
+                      estimator=estimator, short_groups=short_groups, _index=index,
+                      _keys=keys)
+        for key, val in fields.items():
+            object.__setattr__(self, key, val)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"GroupMetrics is read-only; cannot set {name!r}")
+
+    __delattr__ = __setattr__
+
+    @property
+    def values(self) -> types.MappingProxyType:
+        return types.MappingProxyType(dict(zip(self.names, self.matrix, strict=True)))
+
+    @property
+    def mean(self) -> types.MappingProxyType:
+        return types.MappingProxyType(dict(zip(self.names, self._mean.tolist(), strict=True)))
+
+    @property
+    def se(self) -> types.MappingProxyType:
+        return types.MappingProxyType(dict(zip(self.names, self._se.tolist(), strict=True)))
+
+    @property
+    def used(self) -> types.MappingProxyType:
+        return types.MappingProxyType(dict(zip(self.names, self._used.tolist(), strict=True)))
 
     @property
     def per_group(self) -> types.MappingProxyType:
@@ -61,14 +88,10 @@ class GroupMetrics:
         Bootstrap std columns (``estimator="verl"``) give their mean over groups under
         their own name (``"best@4/std"``), as verl logs them. A missing value is NaN.
         """
-        out: dict[str, float] = {}
-        for name in self.names:
-            if name.endswith("/std"):
-                out[name] = self.mean[name]
-            else:
-                out[f"{name}/mean"] = self.mean[name]
-                out[f"{name}/se"] = self.se[name]
-        return out
+        std = np.array([name.endswith("/std") for name in self.names])
+        pairs = np.stack([self._mean, self._se], axis=1)
+        vals = pairs[~std].reshape(-1) if not std.any() else _interleave(pairs, std)
+        return dict(zip(self._keys, vals.tolist(), strict=True))
 
     def to_pandas(self):
         """One row per group: ``group``, ``n`` and every column; needs pandas."""
@@ -88,24 +111,13 @@ class GroupMetrics:
                 f"means: {shown}{more})")
 
 
+def _interleave(pairs, std):
+    """(mean, se) for ordinary columns, the mean alone for bootstrap-std columns."""
+    out = []
+    for row, is_std in zip(pairs, std, strict=True):
+        out.extend(row[:1] if is_std else row)
+    return np.array(out)
+
+
 def _fmt(v: Any) -> str:
     return "nan" if math.isnan(v) else f"{v:.4g}"
-
-
-def build(groups, n, names, matrix, mean, se, used, missing, estimator, short_groups):
-    """Freeze the arrays and wrap them; ``matrix`` is (columns, groups)."""
-    for a in (groups, n, matrix):
-        a.flags.writeable = False
-    values = dict(zip(names, matrix, strict=True))
-    return GroupMetrics(
-        groups=groups,
-        n=n,
-        names=tuple(names),
-        values=types.MappingProxyType(values),
-        mean=types.MappingProxyType(dict(zip(names, mean.tolist(), strict=True))),
-        se=types.MappingProxyType(dict(zip(names, se.tolist(), strict=True))),
-        used=types.MappingProxyType(dict(zip(names, used.tolist(), strict=True))),
-        missing=types.MappingProxyType(missing),
-        estimator=estimator,
-        short_groups=short_groups,
-    )
