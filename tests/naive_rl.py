@@ -174,7 +174,11 @@ def adv_maxk_training(scores, k):
     var = sum((m - mean) ** 2 for m in maxima) / len(maxima)
     if var == 0:
         return [0.0] * n
-    return [float(Fraction(n, k) * s - mean) / math.sqrt(var) for s in _adv_s(scores, k)]
+    out = []
+    for s in _adv_s(scores, k):
+        num = Fraction(n, k) * s - mean
+        out.append(math.copysign(math.sqrt(num * num / var), num))  # no underflow of var
+    return out
 
 
 def adv_passk_training_binary(correct, k):

@@ -130,13 +130,19 @@ def weights_pair(n, k, v):
 
 @jit
 def _pkpo_s(z, n, k, w, v, res):
-    """PKPO s_i = sum over k-subsets S holding i of max(S) / C(n, k), shifted by z[0]."""
+    """PKPO s_i = sum over k-subsets S holding i of max(S) / C(n, k).
+
+    The weights of s_i sum to k/n, so s_i = (k/n) z[n-1] - (w_i d_i + sum_{j>i} v_j d_j) with
+    the gaps to the top d = z[n-1] - z >= 0: maxima sit near the top, and the sum is of
+    non-negative terms.
+    """
     tail = 0.0
-    base = k / n * z[0]
+    top = z[n - 1]
+    base = k / n * top
     for i in range(n - 1, -1, -1):
-        y = z[i] - z[0]
-        res[i] = base + (w[i] * y + tail)
-        tail += v[i] * y
+        d = top - z[i]
+        res[i] = base - (w[i] * d + tail)
+        tail += v[i] * d
 
 
 @jit
@@ -153,42 +159,45 @@ def _pkpo_loo1(z, n, v, res):
 def _pkpo_loo(z, n, k, w, v, w1, res):
     """s_loo = s_i - k / (n - 1) * best@k of the group without i (w1: the weights for n - 1).
 
-    With y = z - z[0]: s_i = (k/n) z[0] + w_i y_i + sum_{j>i} v_j y_j and best@k without i =
-    z[0] + sum_{j<i} w1[j] y_j + sum_{j>i} w1[j-1] y_j; the z[0] terms combine exactly.
+    With the gaps d = z[n-1] - z: s_i = (k/n) z[n-1] - (w_i d_i + sum_{j>i} v_j d_j) and
+    best@k without i = z[n-1] - (sum_{j<i} w1[j] d_j + sum_{j>i} w1[j-1] d_j); the z[n-1]
+    terms combine exactly into -k z[n-1] / (n (n-1)).
     """
     scale = k / (n - 1.0)
-    base = z[0] * (-k / (n * (n - 1.0)))
+    top = z[n - 1]
+    base = top * (-k / (n * (n - 1.0)))
     tail = 0.0
     tail1 = 0.0
     for i in range(n - 1, -1, -1):
-        y = z[i] - z[0]
-        res[i] = w[i] * y + tail - scale * tail1
-        tail += v[i] * y
+        d = top - z[i]
+        res[i] = scale * tail1 - (w[i] * d + tail)
+        tail += v[i] * d
         if i >= 1:
-            tail1 += w1[i - 1] * y
+            tail1 += w1[i - 1] * d
     head = 0.0
     for i in range(n):
-        res[i] = base + (res[i] - scale * head)
+        res[i] = base + (res[i] + scale * head)
         if i < n - 1:
-            head += w1[i] * (z[i] - z[0])
+            head += w1[i] * (top - z[i])
 
 
 @jit
 def _maxk(z, n, k, w, v, res):
     """((n/k) s_i - best@k) / sigma, sigma^2 = sum_i w_i (z_i - best@k)^2 (Chen et al. 2025).
 
-    Affine invariant, so computed on the gaps to the top, d = (z[n-1] - z) / (z[n-1] - z[0])
-    in [0, 1]: best@k = 1 - D with D = sum_i w_i d_i, and (n/k) s_i = 1 - (n/k) E_i with
-    E_i = w_i d_i + sum_{j>i} v_j d_j. D and E_i are sums of non-negative terms, so a tiny
-    sigma (pass@k near 1) keeps its relative accuracy. When z[k-1] == z[n-1] every k-subset
-    has the same max: sigma = 0 and the advantage is exactly 0.
+    Affine invariant, so computed on the gaps to the top, d = (z[n-1] - z) / (z[n-1] - z[k-1]),
+    in [0, 1] wherever a weight is non-zero (the max of a k-subset is never below z[k-1];
+    w and v vanish below k-1, where d is set to 0): best@k = 1 - D with D = sum_i w_i d_i,
+    and (n/k) s_i = 1 - (n/k) E_i with E_i = w_i d_i + sum_{j>i} v_j d_j. D and E_i are sums of
+    non-negative terms, so a tiny sigma (pass@k near 1) keeps its relative accuracy. When
+    z[k-1] == z[n-1] every k-subset has the same max: sigma = 0 and the advantage is exactly 0.
     """
     if z[k - 1] == z[n - 1]:
         res[:n] = 0.0
         return
-    span = z[n - 1] - z[0]
+    span = z[n - 1] - z[k - 1]
     for i in range(n):
-        res[i] = (z[n - 1] - z[i]) / span
+        res[i] = (z[n - 1] - z[i]) / span if i >= k - 1 else 0.0
     gap = 0.0
     for i in range(n):
         gap += w[i] * res[i]
