@@ -373,6 +373,8 @@ def _contiguous_runs(arr):
         return None
     try:
         starts = np.flatnonzero(np.asarray(arr[1:] != arr[:-1], dtype=bool)) + 1
+        if 2 * starts.size > len(arr):
+            return None  # runs of mostly one rollout: groups are mixed, the dict is faster
         heads = arr[np.concatenate(([0], starts))]
         if len(set(heads.tolist())) != len(heads):
             return None
