@@ -93,7 +93,10 @@ def pkpo_loo1_loop(scores, index, k):
     return out
 
 
-def _run(benchmark, name, fn, target=None):
+def _run(benchmark, name, fn, target=None, group=None, baseline=False):
+    # Saved runs carry the group and its in-run baseline, for bench/compare.py's ratios.
+    group = group or "rl-advantages " + name.split()[-1 if baseline else 0]
+    benchmark.extra_info.update(group=group, row=name, baseline=baseline)
     fn()  # warm up (numba compile or cache load)
     benchmark(fn)
     stats = getattr(benchmark, "stats", None)
@@ -136,16 +139,26 @@ def test_passk_training_binary(benchmark, batch, which):
 
 def test_baseline_pkpo_loo1_loop(benchmark, batch):
     _run(benchmark, "loop pkpo-loo1",
-         lambda: pkpo_loo1_loop(batch["continuous"], batch["index"], K))
+         lambda: pkpo_loo1_loop(batch["continuous"], batch["index"], K), baseline=True)
 
 
 def test_baseline_chen_loop(benchmark, batch):
-    _run(benchmark, "loop passk-training", lambda: chen_loop(batch["binary"], batch["index"], K))
+    _run(benchmark, "loop passk-training", lambda: chen_loop(batch["binary"], batch["index"], K),
+         baseline=True)
 
 
 def test_call_overhead_one_group_of_eight(benchmark):
     scores = np.random.default_rng(1).random(8)
-    _run(benchmark, "n=8 one group", lambda: rl.advantages(scores, k=K), 20e-6)
+    _run(benchmark, "n=8 one group", lambda: rl.advantages(scores, k=K), 20e-6, group="rl-n=8")
+
+
+def test_baseline_one_group_of_eight_loop(benchmark):
+    scores = np.random.default_rng(1).random(8).astype(np.float32)
+    index = np.array(["a"] * 8, dtype=object)
+    np.testing.assert_allclose(rl.advantages(scores, k=K), pkpo_loo1_loop(scores, index, K),
+                               rtol=2e-6, atol=1e-7)
+    _run(benchmark, "loop n=8 one group", lambda: pkpo_loo1_loop(scores, index, K),
+         group="rl-n=8", baseline=True)
 
 
 def test_zz_summary():
@@ -153,8 +166,8 @@ def test_zz_summary():
         pytest.skip("run with --benchmark-enable for the medians and ratios")
     lines = ["", f"{'call':<28} {'median':>10} {'loop/x':>8}"]
     for name, median in _MEDIANS.items():
-        est = name.split()[0]
-        base = _MEDIANS.get(f"loop {est}")
+        est = name.removeprefix("loop ").split()[0]
+        base = _MEDIANS.get(f"loop {est}") or _MEDIANS.get(f"loop {name}")
         ratio = f"{base / median:8.0f}" if base and not name.startswith("loop") else ""
         lines.append(f"{name:<28} {median * 1e6:8.1f}us {ratio:>8}")
     print("\n".join(lines))

@@ -109,8 +109,9 @@ def _check_group_sizes(lay, k, estimator):
     """Every group with a scored rollout needs n >= k (n >= k + 1 for pkpo-loo)."""
     extra = ESTIMATORS[estimator][2]
     n = lay.n
-    bad = np.flatnonzero((n > 0) & (n < k + extra))
-    if bad.size:
+    short = n < k + extra
+    bad = np.flatnonzero(short & (n > 0)) if short.any() else ()
+    if len(bad):
         g = int(bad[0])
         rule = f"k <= n - {extra}" if extra else "k <= n"
         label = lay.labels[g : g + 1].tolist()[0]  # the Python value, not np.str_(...)

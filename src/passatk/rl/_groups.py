@@ -267,12 +267,19 @@ def layout(values, groups=None, *, nan="raise", name="scores"):
         i = int(np.flatnonzero(holes)[0])
         raise ValueError(f"{name}[{i}] is NaN; pass nan='drop' to leave such rollouts out")
     if groups is None:
-        codes = np.zeros(values.size, np.int64)
-        labels = np.zeros(1 if values.size else 0, np.int64)
-    else:
-        codes, labels = factorize(groups, values.size)
+        return _one_group(values.size, holes if any_hole else None)
+    codes, labels = factorize(groups, values.size)
     order, offsets, first = _adv_kernels.csr(codes, labels.size, holes)
     return Layout(order, offsets, labels, first, values.shape)
+
+
+def _one_group(size, holes):
+    """1-D scores without groups: one group (none when empty)."""
+    order = np.arange(size, dtype=np.int64) if holes is None else np.flatnonzero(~holes)
+    count = 1 if size else 0
+    offsets = np.array([0, order.size][: count + 1], dtype=np.int64)
+    zeros = np.zeros(count, np.int64)
+    return Layout(order, offsets, zeros, zeros, (size,))
 
 
 def _dense_layout(shape, holes):
