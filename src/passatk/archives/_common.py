@@ -49,6 +49,8 @@ class Context:
     skip_records: list[SkippedRecord] = field(default_factory=list)
     metric: str | None = None
     metric_file: str | None = None
+    notes: list[str] = field(default_factory=list)
+    sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> None:

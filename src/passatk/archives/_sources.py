@@ -64,13 +64,19 @@ def _sidecar_or_companion(path: Path) -> bool:
     for suffix in (".jsonl", ".json"):
         if name.endswith(suffix) and not name.endswith(".results.json"):
             base = name[: -len(suffix)]
-            if _exists(folder, f"{base}_eval_results.json"):  # EvalPlus, BigCodeBench inputs
+            if _has_eval_results(folder, base):  # EvalPlus, BigCodeBench inputs
                 return True
             if suffix == ".json" and _exists(folder, f"{base}.results.json"):  # MultiPL-E
                 return True
     if name.endswith("_eval.json") and _exists(folder, f"{name[:-5]}_all.json"):
         return True  # LiveCodeBench aggregate next to *_eval_all.json
     return False
+
+
+def _has_eval_results(folder: Path, base: str) -> bool:
+    """``X_eval_results.json``, EvalPlus's newer ``X.eval_results.json``, or BigCodeBench's
+    hard subset ``X_hard_eval_results.json``."""
+    return any(_exists(folder, f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
 
 
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
