@@ -42,8 +42,8 @@ class GroupMetrics:
         The options the metrics were computed with.
     """
 
-    __slots__ = ("_index", "_keys", "_mean", "_se", "_used", "estimator", "groups", "matrix",
-                 "missing", "n", "names", "short_groups")
+    __slots__ = ("_index", "_keys", "_maps", "_mean", "_se", "_used", "estimator", "groups",
+                 "matrix", "missing", "n", "names", "short_groups")
 
     def __init__(self, groups, n, names, matrix, mean, se, used, missing, estimator,
                  short_groups, index, keys):
@@ -52,7 +52,7 @@ class GroupMetrics:
         fields = dict(groups=groups, n=n, names=names, matrix=matrix, _mean=mean, _se=se,
                       _used=used, missing=types.MappingProxyType(missing),
                       estimator=estimator, short_groups=short_groups, _index=index,
-                      _keys=keys)
+                      _keys=keys, _maps={})
         for key, val in fields.items():
             object.__setattr__(self, key, val)
 
@@ -61,21 +61,30 @@ class GroupMetrics:
 
     __delattr__ = __setattr__
 
+    def _map(self, what, rows):
+        # Built on first use: a training loop that logs summary() never pays for them.
+        # Two threads may both build one; they build equal read-only mappings.
+        got = self._maps.get(what)
+        if got is None:
+            got = types.MappingProxyType(dict(zip(self.names, rows, strict=True)))
+            self._maps[what] = got
+        return got
+
     @property
     def values(self) -> types.MappingProxyType:
-        return types.MappingProxyType(dict(zip(self.names, self.matrix, strict=True)))
+        return self._map("values", self.matrix)
 
     @property
     def mean(self) -> types.MappingProxyType:
-        return types.MappingProxyType(dict(zip(self.names, self._mean.tolist(), strict=True)))
+        return self._map("mean", self._mean.tolist())
 
     @property
     def se(self) -> types.MappingProxyType:
-        return types.MappingProxyType(dict(zip(self.names, self._se.tolist(), strict=True)))
+        return self._map("se", self._se.tolist())
 
     @property
     def used(self) -> types.MappingProxyType:
-        return types.MappingProxyType(dict(zip(self.names, self._used.tolist(), strict=True)))
+        return self._map("used", self._used.tolist())
 
     @property
     def per_group(self) -> types.MappingProxyType:
