@@ -407,20 +407,26 @@ def _times_class(S, N, cb, deg, v, w, t, kmax, top, jcur, jmax, second):
 
 
 @jit
-def _maj_dp(coef, deg, vb, wb, c0, kmax, second, num1, num2):
+def _maj_dp(coef, deg, vb, wb, c0, kmax, second, t2, tail, num1, num2):
     """num1[d] = sum over draws of d rollouts, weighted by the coefficients, of the mean
     value of the tied most frequent answers (num2: of the mean square).
 
     For each top count t, every class draws s < t or exactly t, and the j classes drawn t
     times share the win: 1/j each. The classes that gave no answer (c0) never win, so
-    their factor multiplies the sum over t once, at the end.
+    their factor multiplies the sum over t once, at the end. Classes come smallest first;
+    past t2 only the last can draw t, the others draw freely, and ``tail`` is their product:
+    one term per t instead of a dynamic program.
     """
     m = coef.shape[0]
     S = np.zeros((3, m + 1, kmax + 1))
     N = np.zeros((3, m + 1, kmax + 1))
     r1 = np.zeros(kmax + 1)
     r2 = np.zeros(kmax + 1)
-    for t in range(1, kmax + 1):
+    for t in range(t2 + 1, deg[m - 1] + 1 if m else 0):
+        for d in range(t, kmax + 1):
+            r1[d] += vb[m - 1] * coef[m - 1, t] * tail[d - t]
+            r2[d] += wb[m - 1] * coef[m - 1, t] * tail[d - t]
+    for t in range(1, min(t2, kmax) + 1):
         reach = 0
         for b in range(m):
             reach += deg[b] >= t
@@ -471,7 +477,13 @@ def _maj_unbiased_one(cls_n, cls_v, lo, nc, n0, m, ks, th, tl, out, g):
         c0 = np.zeros(kmax + 1)
         for s in range(min(n0, kmax) + 1):
             c0[s] = _binom(n0, s, th, tl)
-        _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_v[lo:lo + nc], c0, kmax, False, num, num)
+        t2 = deg[nc - 2] if nc > 1 else 0
+        rest = m - n0 - (cls_n[lo + nc - 1] if nc else 0)
+        tail = np.zeros(kmax + 1)
+        for s in range(min(rest, kmax) + 1):
+            tail[s] = _binom(rest, s, th, tl)
+        vals = cls_v[lo:lo + nc]
+        _maj_dp(coef, deg, vals, vals, c0, kmax, False, t2, tail, num, num)
     for j in range(ks.size):
         k = ks[j]
         out[j, g] = num[k] / _binom(m, k, th, tl) if k <= m else np.nan
@@ -507,7 +519,8 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
         else:
             c0[0] = 1.0
         deg = np.full(nc, kmax, np.int64)
-        _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_w[lo:lo + nc], c0, kmax, True, num1, num2)
+        _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_w[lo:lo + nc], c0, kmax, True, kmax, c0,
+                num1, num2)
     for j in range(ks.size):
         k = ks[j]
         if k > m:
