@@ -231,7 +231,9 @@ def _ks(k, lay):
         out.append(operator.index(v))
     if not out:
         raise ValueError("k must hold at least one budget")
-    return np.array(sorted(set(out)), np.int64)
+    ks = np.array(sorted(set(out)), np.int64)
+    ks.flags.writeable = False  # like the cached ladder: one array type for the kernels
+    return ks
 
 
 @functools.lru_cache(maxsize=64)
