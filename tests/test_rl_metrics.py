@@ -243,6 +243,20 @@ def test_metric_selection_and_threshold():
     assert only_cont.names == ("best@2", "worst@2", "mean@n", "std@n")
 
 
+def test_threshold_is_compared_in_the_scores_precision():
+    x32 = np.array([0.7, 0.2, 0.69], np.float32)
+    res = rl.group_metrics(x32, k=1, metrics=["pass@k"], threshold=0.7)
+    assert res.values["pass@1"][0] == passatk.pass_at_k(3, 1, 1)
+    res64 = rl.group_metrics(x32.astype(np.float64), k=1, metrics=["pass@k"], threshold=0.7)
+    assert res64.values["pass@1"][0] == 0.0  # float32(0.7) widened is below 0.7
+    torch = pytest.importorskip("torch")
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        t = torch.tensor([0.7, 0.2, 0.69], dtype=dtype)
+        got = rl.group_metrics(t, k=1, metrics=["pass@k"], threshold=0.7).values["pass@1"][0]
+        want = int((t >= 0.7).sum()) / 3
+        assert got == pytest.approx(want, abs=0)
+
+
 def test_bool_and_integer_dtypes_give_the_same_floats():
     base = rl.group_metrics([[1.0, 0.0, 1.0], [0.0, 0.0, 1.0]])
     for x in ([[True, False, True], [False, False, True]],

@@ -56,7 +56,8 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
         ``answers`` is given.
     threshold : float, optional
         A rollout counts as correct for pass@k, pass^k, G-Pass@k and mG-Pass@k when its
-        score is ``>= threshold``. Without it those metrics need scores that are 0 or 1
+        score is ``>= threshold``, compared in the scores' own float type (a float32 0.7
+        passes threshold=0.7). Without it those metrics need scores that are 0 or 1
         (bool, int, or float 0.0 and 1.0). best@k, worst@k, maj@k, mean@n and std@n always
         use the scores themselves.
     answers : sequence of hashables, optional
@@ -114,8 +115,8 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
     out = np.empty((R.ROW_GPASS + len(taus), ks.size, G))
     th, tl = table()
     kernel = R.group_pass_parallel if x.size * ks.size >= _PARALLEL else R.group_pass
-    kernel(x, lay.order, lay.offsets, ks, 1.0 if threshold is None else float(threshold),
-           cols.want, cols.j0, th, tl, sv, n, c, out)
+    kernel(x, lay.order, lay.offsets, ks, _threshold(s, threshold), cols.want, cols.j0, th, tl,
+           sv, n, c, out)
     full = out.reshape(-1, G)
     if "maj@k" in plan:
         full = np.concatenate((full, *_maj(x, n, lay, ks, answers, estimator)))
@@ -260,6 +261,19 @@ def _taus(tau):
         if float(t) not in out:
             out.append(float(t))
     return tuple(out)
+
+
+def _threshold(s, threshold):
+    """The threshold rounded to the scores' own float type, so that a float32 score of 0.7
+    passes threshold=0.7; 1.0 (a score of 1 is correct) without one."""
+    if threshold is None:
+        return 1.0
+    if s.kind == "torch" and s.dtype.is_floating_point:
+        torch = __import__("sys").modules["torch"]
+        return float(torch.tensor(threshold, dtype=s.dtype).item())
+    if s.kind == "numpy" and s.dtype.kind == "f":
+        return float(np.asarray(threshold, dtype=s.dtype))
+    return float(threshold)
 
 
 def _check_binary(x, lay):
