@@ -378,6 +378,16 @@ def test_errors_name_the_rule_and_position(kwargs, exc, match):
         rl.group_metrics(**kwargs)
 
 
+def test_empty_and_all_hole_inputs_are_missing_not_errors():
+    empty = rl.group_metrics([], k=2)
+    assert empty.groups.size == 0 and math.isnan(empty.summary()["pass@2/mean"])
+    holes = rl.group_metrics(np.full((3, 4), np.nan), k=1)
+    assert holes.n.tolist() == [0, 0, 0] and holes.used["pass@1"] == 0
+    assert holes.missing["pass@1"].startswith("3 of 3 groups have no scored rollouts")
+    with pytest.raises(ValueError, match="no scored rollout, so there is no default k"):
+        rl.group_metrics(np.full((3, 4), np.nan))
+
+
 def test_nan_drop_leaves_the_rollout_out():
     res = rl.group_metrics([1, float("nan"), 0, 1], ["a", "a", "b", "b"], k=2, nan="drop")
     assert res.n.tolist() == [1, 2]

@@ -117,7 +117,7 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
     kernel = R.group_pass_parallel if x.size * ks.size >= _PARALLEL else R.group_pass
     kernel(x, lay.order, lay.offsets, ks, _threshold(s, threshold), cols.want, cols.j0, th, tl,
            sv, n, c, out)
-    full = out.reshape(-1, G)
+    full = out.reshape(out.shape[0] * ks.size, G)
     if "maj@k" in plan:
         full = np.concatenate((full, *_maj(x, n, lay, ks, answers, estimator)))
     return _finish(lay, n, cols, full[cols.source], estimator, short_groups)
