@@ -575,23 +575,27 @@ def column_stats(vals, exclude, mean, se, used):
     Returns how many rows miss a group.
     """
     short = 0
+    buf = np.empty(vals.shape[1])
     for r in range(vals.shape[0]):
-        row = vals[r]
-        fin = np.sort(row[~np.isnan(row)])
-        used[r] = fin.size
-        short += fin.size < row.size
-        if fin.size == 0 or (fin.size < row.size and not exclude):
+        m = 0
+        for v in vals[r]:
+            if not math.isnan(v):
+                buf[m] = v
+                m += 1
+        used[r] = m
+        short += m < vals.shape[1]
+        if m == 0 or (m < vals.shape[1] and not exclude):
             mean[r] = se[r] = np.nan
             continue
-        mu = fin.sum() / fin.size
+        fin = buf[:m]
+        if m > 1:
+            fin.sort()
+        mu = fin.sum() / m
         mean[r] = mu
-        if fin.size < 2:
-            se[r] = np.nan
-            continue
         q = 0.0
         for v in fin:
             q += (v - mu) ** 2
-        se[r] = math.sqrt(q / (fin.size - 1) / fin.size)
+        se[r] = math.sqrt(q / (m - 1) / m) if m > 1 else np.nan
     return short
 
 

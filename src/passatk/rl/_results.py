@@ -47,14 +47,23 @@ class GroupMetrics:
 
     def __init__(self, groups, n, names, matrix, mean, se, used, missing, estimator,
                  short_groups, index, keys):
-        for a in (groups, n, matrix):
-            a.flags.writeable = False
-        fields = dict(groups=groups, n=n, names=names, matrix=matrix, _mean=mean, _se=se,
-                      _used=used, missing=types.MappingProxyType(missing),
-                      estimator=estimator, short_groups=short_groups, _index=index,
-                      _keys=keys, _maps={})
-        for key, val in fields.items():
-            object.__setattr__(self, key, val)
+        groups.setflags(write=False)
+        n.setflags(write=False)
+        matrix.setflags(write=False)
+        put = object.__setattr__
+        put(self, "groups", groups)
+        put(self, "n", n)
+        put(self, "names", names)
+        put(self, "matrix", matrix)
+        put(self, "_mean", mean)
+        put(self, "_se", se)
+        put(self, "_used", used)
+        put(self, "missing", types.MappingProxyType(missing))
+        put(self, "estimator", estimator)
+        put(self, "short_groups", short_groups)
+        put(self, "_index", index)
+        put(self, "_keys", keys)
+        put(self, "_maps", {})
 
     def __setattr__(self, name, value):
         raise AttributeError(f"GroupMetrics is read-only; cannot set {name!r}")
