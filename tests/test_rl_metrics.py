@@ -394,6 +394,18 @@ def test_nan_drop_leaves_the_rollout_out():
     assert math.isnan(res.values["pass@2"][0]) and res.values["pass@2"][1] == 1.0
 
 
+@pytest.mark.parametrize("estimator", ["unbiased", "verl"])
+def test_maj_with_huge_scores_stays_finite(estimator):
+    # C(1000, 500) is 2.7e299: times a score of 1e12 it would overflow without the scaling.
+    x = np.r_[np.full(500, 1e12), np.full(500, -3e11)]
+    answers = ["a"] * 500 + ["b"] * 500
+    k = [1, 500] if estimator == "unbiased" else [1, 600]
+    res = rl.group_metrics(x, k=k, metrics=["maj@k"], answers=answers, estimator=estimator)
+    assert res.values["maj@1"][0] == pytest.approx(0.5 * 1e12 - 0.5 * 3e11, rel=1e-13)
+    # the two answers are symmetric: the value at any k is the same mean
+    assert res.values[f"maj@{k[1]}"][0] == pytest.approx(3.5e11, rel=1e-12)
+
+
 def test_maj_size_limit_is_an_error_not_a_guess():
     x = np.ones(1001)
     with pytest.raises(ValueError, match="maj@k is computed for n <= 1000"):

@@ -468,6 +468,7 @@ def _maj_unbiased_one(cls_n, cls_v, lo, nc, n0, m, ks, th, tl, out, g):
     """maj@k over all k-subsets: the DP with coefficients C(n_b, s), divided by C(m, k)."""
     kmax = _kmax(ks, m)
     num = np.zeros(kmax + 1)
+    scale = 1.0
     if kmax > 0:
         coef = np.zeros((nc, kmax + 1))
         deg = np.minimum(cls_n[lo:lo + nc], kmax)
@@ -482,11 +483,22 @@ def _maj_unbiased_one(cls_n, cls_v, lo, nc, n0, m, ks, th, tl, out, g):
         tail = np.zeros(kmax + 1)
         for s in range(min(rest, kmax) + 1):
             tail[s] = _binom(rest, s, th, tl)
-        vals = cls_v[lo:lo + nc]
+        scale = _pow2_scale(cls_v[lo:lo + nc])
+        vals = cls_v[lo:lo + nc] / scale
         _maj_dp(coef, deg, vals, vals, c0, kmax, False, t2, tail, num, num)
     for j in range(ks.size):
         k = ks[j]
-        out[j, g] = num[k] / _binom(m, k, th, tl) if k <= m else np.nan
+        out[j, g] = num[k] / _binom(m, k, th, tl) * scale if k <= m else np.nan
+
+
+@jit
+def _pow2_scale(v):
+    """A power of two at or above max |v| (1 for all zeros): dividing by it is exact and
+    keeps the dynamic program's sums, up to C(n, k) times the values, inside float64."""
+    top = 0.0
+    for x in v:
+        top = max(top, abs(x))
+    return math.ldexp(1.0, math.frexp(top)[1]) if top > 0.0 else 1.0
 
 
 @jit
@@ -509,6 +521,7 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
     lam = float(max(kmax, 1))
     num1 = np.zeros(kmax + 1)
     num2 = np.zeros(kmax + 1)
+    scale = 1.0
     if kmax > 0:
         coef = np.zeros((nc, kmax + 1))
         for b in range(nc):
@@ -519,8 +532,9 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
         else:
             c0[0] = 1.0
         deg = np.full(nc, kmax, np.int64)
-        _maj_dp(coef, deg, cls_v[lo:lo + nc], cls_w[lo:lo + nc], c0, kmax, True, kmax, c0,
-                num1, num2)
+        scale = _pow2_scale(cls_v[lo:lo + nc])
+        _maj_dp(coef, deg, cls_v[lo:lo + nc] / scale, cls_w[lo:lo + nc] / scale / scale, c0,
+                kmax, True, kmax, c0, num1, num2)
     for j in range(ks.size):
         k = ks[j]
         if k > m:
@@ -530,8 +544,8 @@ def _maj_verl_one(cls_n, cls_v, cls_w, lo, nc, n0, m, ks, mean, sd, g):
         for i in range(1, k + 1):
             f *= i / lam
         mu = num1[k] * f
-        mean[j, g] = mu
-        sd[j, g] = math.sqrt(max(num2[k] * f - mu * mu, 0.0))
+        mean[j, g] = mu * scale
+        sd[j, g] = math.sqrt(max(num2[k] * f - mu * mu, 0.0)) * scale
 
 
 @jit
