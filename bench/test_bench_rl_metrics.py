@@ -75,25 +75,28 @@ def _one_prompt(vals, preds, n_bootstrap, seed):
         k *= 2
     ks.append(n_resps)
     for k in ks:
-        for name, fn in (("best", np.max), ("worst", np.min)):
-            metric[f"{name}@{k}/mean"], metric[f"{name}@{k}/std"] = _bootstrap(
-                vals, k, fn, n_bootstrap, seed)
+        # One bootstrap serves max and min; maj@k has its own, as in verl.
+        (bm, bs), (wm, ws) = _bootstrap(vals, k, (np.max, np.min), n_bootstrap, seed)
+        metric[f"best@{k}/mean"], metric[f"best@{k}/std"] = bm, bs
+        metric[f"worst@{k}/mean"], metric[f"worst@{k}/std"] = wm, ws
         if preds is not None:
             vote = list(zip(vals, preds, strict=True))
-            metric[f"maj@{k}/mean"], metric[f"maj@{k}/std"] = _bootstrap(
-                vote, k, _majority, n_bootstrap, seed)
+            [(mm, ms)] = _bootstrap(vote, k, (_majority,), n_bootstrap, seed)
+            metric[f"maj@{k}/mean"], metric[f"maj@{k}/std"] = mm, ms
     return metric
 
 
-def _bootstrap(data, k, reduce_fn, n_bootstrap, seed):
+def _bootstrap(data, k, reduce_fns, n_bootstrap, seed):
     # verl reseeds the legacy global RNG on every call; a RandomState draws the same stream
     # without touching the process's global state.
     rng = np.random.RandomState(seed)
-    got = []
+    got = [[] for _ in reduce_fns]
     for _ in range(n_bootstrap):
         idx = rng.choice(len(data), size=k, replace=True)
-        got.append(reduce_fn([data[i] for i in idx]))
-    return np.mean(got), np.std(got)
+        sample = [data[i] for i in idx]
+        for out, fn in zip(got, reduce_fns, strict=True):
+            out.append(fn(sample))
+    return [(np.mean(v), np.std(v)) for v in got]
 
 
 def _majority(sample):
