@@ -127,3 +127,20 @@ def test_parallel_kernels_equal_serial_bit_for_bit(monkeypatch, estimator):
     par = rl.group_metrics(x, labels, **kw)
     np.testing.assert_array_equal(par.matrix, serial.matrix)
     assert par.summary() == pytest.approx(serial.summary(), rel=0, abs=0, nan_ok=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(score_values, st.sampled_from(["a", "b", "c", None])),
+                min_size=1, max_size=5))
+def test_verl_estimator_matches_enumeration_of_draws(group):
+    s = [v for v, _ in group]
+    a = [v for _, v in group]
+    ks = [k for k in (1, 2, 3) if k <= len(s)]
+    res = rl.group_metrics(s, k=ks, metrics=["best@k", "worst@k", "maj@k"], answers=a,
+                           estimator="verl")
+    for k in ks:
+        for name, (mu, var) in (("best", nv.verl_best_at_k(s, k)),
+                                ("worst", nv.verl_worst_at_k(s, k)),
+                                ("maj", nv.verl_maj_at_k(s, a, k))):
+            assert abs(Fraction(res.values[f"{name}@{k}"][0]) - mu) <= 4 * TOL
+            assert abs(res.values[f"{name}@{k}/std"][0] ** 2 - float(var)) <= 16 * TOL
