@@ -72,7 +72,7 @@ def _check_group(res, g, scores, answers, ks, threshold):
         assert _close(v[f"mg-pass@{k}"][g], nv.mg_pass_at_k(correct, k))
         for tau in TAUS:
             got = v[f"g-pass@{k}_{tau!r}"][g]
-            assert _close(got, nv.g_pass_at_k(correct, k, Fraction(repr(tau))))
+            assert _close(got, nv.g_pass_at_k(correct, k, Fraction(tau)))
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -402,6 +402,14 @@ def test_empty_and_all_hole_inputs_are_missing_not_errors():
     assert holes.missing["pass@1"].startswith("3 of 3 groups have no scored rollouts")
     with pytest.raises(ValueError, match="no scored rollout, so there is no default k"):
         rl.group_metrics(np.full((3, 4), np.nan))
+
+
+def test_g_pass_threshold_is_the_statistics_layers():
+    # (5/7) * 7 is 5.000000000000001 in floats; it needs 5 successes, like passatk.score.
+    x = np.r_[np.ones(5), np.zeros(2)]
+    res = rl.group_metrics(x, k=7, metrics=["g-pass@k"], tau=[5 / 7, 0.1])
+    assert res.values[f"g-pass@7_{5 / 7!r}"][0] == 1.0
+    assert res.values["g-pass@7_0.1"][0] == 1.0
 
 
 def test_nan_drop_leaves_the_rollout_out():

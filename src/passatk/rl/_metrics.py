@@ -10,13 +10,13 @@ import functools
 import math
 import operator
 import types
-from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
 
 from .. import _rl_kernels as R
 from .._lnfact import table
+from .._stats_gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
 
@@ -68,8 +68,9 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
         for best@k, worst@k and maj@k, the exact mean and std (columns ``".../std"``) of
         verl's with-replacement bootstrap, without sampling; it is biased low.
     tau : sequence of float, optional
-        Thresholds in (0, 1] for G-Pass@k_tau; default (0.25, 0.5, 0.75, 1.0). ceil(tau k)
-        is taken in exact decimal arithmetic from tau's shortest repr (0.1 means 1/10).
+        Thresholds in [0, 1] for G-Pass@k_tau; default (0.25, 0.5, 0.75, 1.0). It needs
+        ceil(tau k) successes, at least one; a tau k within rounding of an integer is that
+        integer (0.1 * 10 needs 1, (5/7) * 7 needs 5), as in ``passatk.score``.
     nan : {"raise", "drop"}
         1-D input: NaN is an error naming its index, or with "drop" an unscored rollout.
     short_groups : {"missing", "exclude"}
@@ -184,8 +185,8 @@ def _want(plan, estimator):
 
 
 def _j0(taus, ks):
-    """Successes G-Pass@k_tau needs: max(1, ceil(tau k)), tau read as the decimal it shows."""
-    rows = [[max(1, math.ceil(Fraction(repr(t)) * k)) for k in ks] for t in taus]
+    """Successes G-Pass@k_tau needs: ceil(tau k), at least 1, by the statistics layer's rule."""
+    rows = [[gpass_threshold(t, k) for k in ks] for t in taus]
     j0 = np.array(rows, np.int64).reshape(len(taus), len(ks))
     j0.flags.writeable = False
     return j0
