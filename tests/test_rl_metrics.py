@@ -450,3 +450,24 @@ def test_torch_tensors():
     assert flat.values["pass@2"].tolist() == [1.0, 1.0]
     bools = rl.group_metrics(torch.tensor([[True, False], [True, True]]), k=[1, 2])
     assert bools.values["pass^2"].tolist() == [0.0, 1.0]
+
+
+def test_groups_too_large_for_shared_buffers_take_the_per_group_path():
+    # 18 budgets x 200,001 weights and the G-Pass memo exceed the kernels' 16 MB of shared
+    # buffers, so weights and G-Pass values are recomputed per group: same results.
+    scipy_stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(4)
+    n = 200_000
+    x = (rng.random((2, n)) < [[0.001], [0.3]]).astype(float)
+    ks = [1, 7, 1000, 65536, n]
+    res = rl.group_metrics(x, k=ks, metrics=["pass@k", "pass^k", "best@k", "g-pass@k"],
+                           tau=[0.0, 0.5, 1.0])
+    for g in range(2):
+        c = int(x[g].sum())
+        for k in ks:
+            v = {name: res.values[name][g] for name in res.names}
+            assert v[f"g-pass@{k}_0.0"] == v[f"pass@{k}"] == passatk.pass_at_k(n, c, k)
+            assert v[f"g-pass@{k}_1.0"] == v[f"pass^{k}"]
+            assert v[f"best@{k}"] == pytest.approx(v[f"pass@{k}"], rel=1e-11, abs=1e-300)
+            want = scipy_stats.hypergeom.sf(math.ceil(k / 2) - 1, n, c, k)
+            assert v[f"g-pass@{k}_0.5"] == pytest.approx(want, rel=1e-9, abs=1e-300)

@@ -16,6 +16,7 @@ from ._jit import jit, prange
 
 MAJ_MAX_N = 1000  # exact subset counts C(n_b, s) stay far inside float64 up to here
 MAJ_MAX_K_VERL = 700  # (k p)^s / s! scaled by k stays below exp(700)
+SCRATCH_MAX = 1 << 21  # doubles (16 MB) of shared per-call work buffers, at most
 
 
 # Rows of the (rows, len(ks), G) output of group_pass; G-Pass@k_tau t is row ROW_GPASS + t;
@@ -76,32 +77,37 @@ def _pass_row(m, c, ks, mode, th, tl, out, row, g):
 
 
 @jit(inline="always")
-def _weights(m, ks, boot, wts, state):
-    """wts[j, i - 1] = the weight of the i-th smallest of m scores in best@ks[j].
+def _weight_row(m, k, boot, row):
+    """row[i - 1] = the weight of the i-th smallest of m scores in best@k.
 
     Unbiased: C(i-1, k-1)/C(m, k), from w_m = k/m and w_{i-1} = w_i (i-k)/(i-1), so no
     binomial is formed, nothing overflows, and a weight that underflows is below every one
     that counts. verl's bootstrap (boot): (i/m)^k - ((i-1)/m)^k, the chance that the largest
     of k draws with replacement is the i-th smallest. worst@k reads the same weights from
-    the other end. They depend on (m, k) only: state[0] remembers the m they are for.
+    the other end.
     """
+    if boot:
+        for i in range(1, m + 1):
+            row[i - 1] = _boot_weight(i, m, k)
+        return
+    w = k / m
+    for i in range(m, k - 1, -1):
+        row[i - 1] = w
+        if i > k:
+            w = w * (i - k) / (i - 1)
+    row[:k - 1] = 0.0
+
+
+@jit(inline="always")
+def _weights(m, ks, boot, wts, state):
+    """wts[j] = the weights of best@ks[j] for groups of m; they depend on (m, k) only, so
+    state[0] remembers the m they are for."""
     if state[0] == m:
         return
     state[0] = m
     for j in range(ks.size):
-        k = ks[j]
-        if k > m:
-            continue
-        if boot:
-            for i in range(1, m + 1):
-                wts[j, i - 1] = _boot_weight(i, m, k)
-            continue
-        w = k / m
-        for i in range(m, k - 1, -1):
-            wts[j, i - 1] = w
-            if i > k:
-                w = w * (i - k) / (i - 1)
-        wts[j, :k - 1] = 0.0
+        if ks[j] <= m:
+            _weight_row(m, ks[j], boot, wts[j])
 
 
 @jit(inline="always")
@@ -132,21 +138,28 @@ def _weighted_sd(sv, lo, m, w, desc, mu):
 
 @jit(inline="always")
 def _order_rows(sv, lo, m, ks, boot, out, g, wts, state):
-    """best@k and worst@k for every k; with ``boot``, verl's bootstrap mean and std."""
-    _weights(m, ks, boot, wts, state)
+    """best@k and worst@k for every k; with ``boot``, verl's bootstrap mean and std.
+
+    With one row of ``wts`` (groups too large to keep a row per k) each k recomputes it."""
+    shared = wts.shape[0] == ks.size
+    if shared:
+        _weights(m, ks, boot, wts, state)
     for j in range(ks.size):
         k = ks[j]
         if k > m:
             for row in (ROW_BEST, ROW_WORST, ROW_BEST_SD, ROW_WORST_SD):
                 out[row, j, g] = np.nan
             continue
-        best = _weighted(sv, lo, m, wts[j], False)
-        worst = _weighted(sv, lo, m, wts[j], True)
+        w = wts[j] if shared else wts[0]
+        if not shared:
+            _weight_row(m, k, boot, w)
+        best = _weighted(sv, lo, m, w, False)
+        worst = _weighted(sv, lo, m, w, True)
         out[ROW_BEST, j, g] = best
         out[ROW_WORST, j, g] = worst
         if boot:
-            out[ROW_BEST_SD, j, g] = _weighted_sd(sv, lo, m, wts[j], False, best)
-            out[ROW_WORST_SD, j, g] = _weighted_sd(sv, lo, m, wts[j], True, worst)
+            out[ROW_BEST_SD, j, g] = _weighted_sd(sv, lo, m, w, False, best)
+            out[ROW_WORST_SD, j, g] = _weighted_sd(sv, lo, m, w, True, worst)
         else:
             out[ROW_BEST_SD, j, g] = out[ROW_WORST_SD, j, g] = np.nan
 
@@ -222,22 +235,25 @@ def _gpass_rows(m, c, ks, j0, th, tl, out, g, memo, filled, state):
     They depend on (m, c) only: memo[c] keeps them while the groups have m rollouts.
     """
     nt = j0.shape[0]
+    kept = filled.size > 1  # else the memo is one slot, too large to keep per c
+    slot = c if kept else 0
     if state[1] != m:
         state[1] = m
         filled[:] = False
-    if not filled[c]:
-        filled[c] = True
+    if not (kept and filled[slot]):
+        filled[slot] = kept
         summed = np.empty(nt, np.bool_)
         for j in range(ks.size):
             k = ks[j]
             if k > m:
-                memo[c, :, j] = np.nan
+                memo[slot, :, j] = np.nan
             else:
-                memo[c, nt, j] = _gpass_one(m, c, k, j0[:, j], th, tl, memo[c, :, j], summed)
+                memo[slot, nt, j] = _gpass_one(m, c, k, j0[:, j], th, tl, memo[slot, :, j],
+                                               summed)
     for j in range(ks.size):
         for t in range(nt):
-            out[ROW_GPASS + t, j, g] = memo[c, t, j]
-        out[ROW_MG, j, g] = memo[c, nt, j]
+            out[ROW_GPASS + t, j, g] = memo[slot, t, j]
+        out[ROW_MG, j, g] = memo[slot, nt, j]
 
 
 @jit
@@ -249,10 +265,17 @@ def _largest(offsets):
 
 
 @jit
-def _scratch(nmax, ks, j0):
-    """Buffers that let groups of one size share work: best/worst weights, G-Pass memo."""
-    return (np.empty((ks.size, nmax + 1)), np.empty((nmax + 1, j0.shape[0] + 1, ks.size)),
-            np.zeros(nmax + 1, np.bool_), np.full(2, -1, np.int64))
+def _scratch(nmax, ks, j0, want):
+    """Buffers that let groups of one size share work: best/worst weights per k, G-Pass
+    values per c. Past SCRATCH_MAX doubles they shrink to one row, recomputed per group:
+    memory stays within a small multiple of the input's."""
+    rows = ks.size if ks.size * (nmax + 1) <= SCRATCH_MAX else 1
+    wts = np.empty((rows, nmax + 1) if want[WANT_ORDER] else (1, 1))
+    slots = nmax + 1 if (nmax + 1) * (j0.shape[0] + 1) * ks.size <= SCRATCH_MAX else 1
+    if not want[WANT_GPASS]:
+        slots = 1
+    memo = np.empty((slots, j0.shape[0] + 1, ks.size))
+    return wts, memo, np.zeros(slots, np.bool_), np.full(2, -1, np.int64)
 
 
 @jit
@@ -283,7 +306,7 @@ def group_pass(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out
     Group g's scored rollouts end up sorted in ``sv[offsets[g]:offsets[g] + n[g]]``; ``c``
     counts those >= threshold; ``out[row, j, g]`` holds the ROW_* metrics for ks[j].
     """
-    scratch = _scratch(_largest(offsets), ks, j0)
+    scratch = _scratch(_largest(offsets), ks, j0, want)
     for g in range(offsets.size - 1):
         _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, g, scratch)
 
@@ -295,7 +318,7 @@ def group_pass_parallel(x, order, offsets, ks, threshold, want, j0, th, tl, sv, 
     nblocks = min(G, 256)
     nmax = _largest(offsets)
     for b in prange(nblocks):
-        scratch = _scratch(nmax, ks, j0)
+        scratch = _scratch(nmax, ks, j0, want)
         for g in range(b * G // nblocks, (b + 1) * G // nblocks):
             _one_group(x, order, offsets, ks, threshold, want, j0, th, tl, sv, n, c, out, g,
                        scratch)
