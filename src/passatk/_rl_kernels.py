@@ -441,8 +441,9 @@ def _maj_dp(coef, deg, vb, wb, c0, kmax, second, t2, tail, num1, num2):
     one term per t instead of a dynamic program.
     """
     m = coef.shape[0]
-    S = np.zeros((3, m + 1, kmax + 1))
-    N = np.zeros((3, m + 1, kmax + 1))
+    jdim = min(m, kmax)  # at most kmax // t classes tie at t
+    S = np.zeros((3, jdim + 1, kmax + 1))
+    N = np.zeros((3, jdim + 1, kmax + 1))
     r1 = np.zeros(kmax + 1)
     r2 = np.zeros(kmax + 1)
     for t in range(t2 + 1, deg[m - 1] + 1 if m else 0):
