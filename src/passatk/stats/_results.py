@@ -12,11 +12,12 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "CompareResult",
     "CompareRow",
+    "ConfidenceInterval",
     "PlanResult",
     "ScoreResult",
     "ScoreRow",
@@ -24,6 +25,13 @@ __all__ = [
     "TaskResult",
     "TaskRow",
 ]
+
+
+class ConfidenceInterval(NamedTuple):
+    """The two ends of an interval, as scipy's ``ConfidenceInterval(low, high)``."""
+
+    low: float | None
+    high: float | None
 
 
 def _plain(v: Any) -> Any:
