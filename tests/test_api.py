@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import passatk
-from passatk import _lnfact, reference
-from passatk._api import fail_at_k
+from passatk import _lnfact, fail_at_k, reference
 
 FUNCS = [passatk.pass_at_k, passatk.pass_hat_k, fail_at_k]
 

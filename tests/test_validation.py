@@ -85,8 +85,9 @@ def test_bad_rng_names_the_argument():
 
 
 def test_rng_in_compare_and_simulate():
-    a = passatk.compare([10] * 30, [i % 11 for i in range(30)], [10] * 30, [5] * 30, k=[1, 2], rng=5)
-    b = passatk.compare([10] * 30, [i % 11 for i in range(30)], [10] * 30, [5] * 30, k=[1, 2], seed=5)
+    runs = ([10] * 30, [i % 11 for i in range(30)], [10] * 30, [5] * 30)
+    a = passatk.compare(*runs, k=[1, 2], rng=5)
+    b = passatk.compare(*runs, k=[1, 2], seed=5)
     assert a == b
     s1 = passatk.simulate(20, 5, 1.0, 1.0, rng=np.random.SeedSequence(9))
     s2 = passatk.simulate(20, 5, 1.0, 1.0, seed=9)

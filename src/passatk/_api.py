@@ -174,8 +174,8 @@ def fail_at_k(n, c, k, *, errors="raise"):
 
     Examples
     --------
-    >>> from passatk._api import fail_at_k
-    >>> fail_at_k(10, 2, 3)
+    >>> import passatk
+    >>> passatk.fail_at_k(10, 2, 3)
     0.4666666666666667
     """
     return _compute(n, c, k, K.MODE_FAIL, errors)
