@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import operator
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _kernels as K
 from ._jit import threads_usable
@@ -113,7 +115,8 @@ def _dispatch(flat, mode, th, tl, out):
     return K.bulk(n, c, k, mode, th, tl, out)
 
 
-def pass_at_k(n, c, k, *, errors="raise"):
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+              errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
     """Unbiased pass@k = 1 - C(n-c, k) / C(n, k) (Chen et al. 2021, eq. 1).
 
     The probability that at least one of k samples, drawn without replacement from n samples
@@ -153,7 +156,8 @@ def pass_at_k(n, c, k, *, errors="raise"):
     return _compute(n, c, k, K.MODE_PASS, errors)
 
 
-def pass_hat_k(n, c, k, *, errors="raise"):
+def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+               errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
     """pass^k = C(c, k) / C(n, k): the probability that all k draws pass (tau-bench).
 
     Same inputs, rules and accuracy as :func:`pass_at_k`.
@@ -169,7 +173,8 @@ def pass_hat_k(n, c, k, *, errors="raise"):
     return _compute(n, c, k, K.MODE_HAT, errors)
 
 
-def fail_at_k(n, c, k, *, errors="raise"):
+def fail_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+              errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
     """P0 = C(n-c, k) / C(n, k) = 1 - pass@k, with small relative error even when tiny.
 
     Examples
@@ -181,7 +186,7 @@ def fail_at_k(n, c, k, *, errors="raise"):
     return _compute(n, c, k, K.MODE_FAIL, errors)
 
 
-def pass_at_k_plugin(n, c, k):
+def pass_at_k_plugin(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> float | np.ndarray:
     """The plug-in approximation 1 - (1 - c/n)**k, kept for comparison. It is biased.
 
     Replacing the without-replacement probability by (1 - c/n)**k underestimates pass@k:
@@ -210,7 +215,7 @@ def pass_at_k_plugin(n, c, k):
     return float(out) if out.ndim == 0 else out
 
 
-def k_ladder(k_max):
+def k_ladder(k_max: int) -> list[int]:
     """The default budgets of a curve: 1, 2, 5, 10, 20, 50, ... below ``k_max``, then ``k_max``.
 
     >>> from passatk._api import k_ladder
@@ -227,7 +232,8 @@ def k_ladder(k_max):
     return [*out, k_max]
 
 
-def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
+def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
+                    errors: Literal["raise", "nan"] = "raise") -> np.ndarray:
     """pass@k for every k = 1..k_max in one call, along a new trailing axis.
 
     Parameters

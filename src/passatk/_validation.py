@@ -9,9 +9,17 @@ purpose: it is the stdlib-only oracle the tests hold this code against
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+#: What ``rng=`` (and its alias ``seed=``) accepts: whatever numpy.random.default_rng does.
+RngLike = (None | int | Sequence[int] | np.random.SeedSequence | np.random.BitGenerator
+           | np.random.Generator)
+#: The budgets of ``score``/``compare``: one k, several, or a named set.
+KSpec = int | Sequence[int] | ArrayLike | Literal["all", "ladder"]
 
 #: Counts must be exact in a double: n < 2**53.
 MAX_N = 2**53

@@ -8,8 +8,11 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import (
+    KSpec,
+    RngLike,
     check_counts,
     choice,
     confidence_level,
@@ -144,9 +147,12 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
                     only_a, only_b)
 
 
-def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric="pass@k",
-            unmatched="raise", duplicates="raise", missing="raise", confidence=0.95,
-            n_resamples=10_000, rng=None, seed=None, group=None, clusters=None):
+def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: KSpec = 1, *,
+            task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
+            metric: str = "pass@k", unmatched: str = "raise", duplicates: str = "raise",
+            missing: str = "raise", confidence: float = 0.95, n_resamples: int = 10_000,
+            rng: RngLike = None, seed: RngLike = None, group: Mapping | None = None,
+            clusters: ArrayLike | None = None) -> CompareResult:
     """Paired comparison of run A and run B on the same tasks, at one or several k.
 
     Tasks are matched by id (or by position when no ids are given). Per k, with

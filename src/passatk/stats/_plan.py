@@ -20,8 +20,17 @@ import itertools
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_counts, check_n, choice, int_array, normalize_rng, positive_int
+from .._validation import (
+    RngLike,
+    check_counts,
+    check_n,
+    choice,
+    int_array,
+    normalize_rng,
+    positive_int,
+)
 from ._common import _show
 from ._compare import _compare_iv, _match_runs
 from ._dist import norm_ppf, t_ppf
@@ -124,7 +133,8 @@ def _power_iv(x, name, sd, alpha, power):
     return x, sd, alpha, power
 
 
-def tasks_needed(delta, sd, *, alpha=0.05, power=0.8):
+def tasks_needed(delta: float, sd: float, *, alpha: float = 0.05,
+                 power: float = 0.8) -> PlanResult:
     """Tasks needed to detect a mean difference ``delta`` with the paired t test of ``compare``.
 
     The smallest N whose two-sided t test on N - 1 df has the requested power, from the
@@ -152,7 +162,8 @@ def tasks_needed(delta, sd, *, alpha=0.05, power=0.8):
                            "(noncentral t, N - 1 df)")
 
 
-def min_detectable_effect(n_tasks, sd, *, alpha=0.05, power=0.8):
+def min_detectable_effect(n_tasks: int, sd: float, *, alpha: float = 0.05,
+                          power: float = 0.8) -> PlanResult:
     """Minimum difference that the paired t test on ``n_tasks`` tasks detects with ``power``.
 
     Solved on the noncentral t distribution (N - 1 df); the normal-theory value
@@ -174,8 +185,9 @@ def min_detectable_effect(n_tasks, sd, *, alpha=0.05, power=0.8):
                       note="two-sided paired t test (noncentral t, N - 1 df)")
 
 
-def paired_sd(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None,
-              metric="pass@k"):
+def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
+              task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
+              metric: str = "pass@k") -> PlanResult:
     """The sd of the per-task differences D_i from a pilot pair of runs (``sd`` for planning).
 
     sigma_D = sd(thetahat_A,i - thetahat_B,i, ddof=1) over matched tasks (matched like
@@ -217,7 +229,8 @@ def _samples_iv(n, c, k, target_se, metric):
     return n, c, k, eps, metric
 
 
-def samples_needed(n, c, k, target_se, *, metric="pass@k"):
+def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
+                   metric: str = "pass@k") -> PlanResult:
     """Samples per task needed for a fixed-benchmark SE of at most ``target_se``.
 
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
@@ -285,7 +298,8 @@ def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
     return n_tasks, nn, a, b, rng, shape
 
 
-def simulate(n_tasks, n, a, b, *, rng=None, seed=None, n_benchmarks=None):
+def simulate(n_tasks: int, n: ArrayLike, a: float, b: float, *, rng: RngLike = None,
+             seed: RngLike = None, n_benchmarks: int | None = None) -> Simulation:
     """Simulate benchmark counts: p_i ~ Beta(a, b), then c_i ~ Binomial(n_i, p_i).
 
     Parameters

@@ -7,8 +7,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import (
+    KSpec,
+    RngLike,
     check_counts,
     choice,
     confidence_level,
@@ -162,9 +165,12 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
         choice(duplicates, "duplicates", ("raise", "merge")), _tau(tau))
 
 
-def score(n, c, k=1, *, metric="pass@k", task_ids=None, groups=None, clusters=None,
-          interval="auto", confidence=0.95, n_resamples=10_000, rng=None, seed=None,
-          prior=(1, 1), missing="raise", duplicates="raise", tau=0.5):
+def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[str] = "pass@k",
+          task_ids: ArrayLike | None = None, groups: Any = None,
+          clusters: ArrayLike | None = None, interval: str = "auto", confidence: float = 0.95,
+          n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
+          prior: tuple[float, float] = (1, 1), missing: str = "raise",
+          duplicates: str = "raise", tau: float = 0.5) -> ScoreResult:
     """Benchmark score per group and per k, with its standard errors and an interval.
 
     The score is the mean over tasks of the per-task estimate. For every (group, metric, k)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._api import fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
 from .._validation import check_counts, choice, confidence_level, int_array, positive_int
@@ -52,7 +53,7 @@ def _vhat(metric, n, c, k, tau=None):
     return v
 
 
-def task_variance(n, c, k, *, metric="pass@k"):
+def task_variance(n: ArrayLike, c: ArrayLike, k: int, *, metric: str = "pass@k") -> np.ndarray:
     """Unbiased estimate of the variance of each task's pass@k (or pass^k) estimate.
 
     Vhat = P0(n,c,k) * [P0(n,c,k) - P0(n-k,c,k)] with P0 = C(n-c,k)/C(n,k). It is unbiased
@@ -91,8 +92,9 @@ def task_variance(n, c, k, *, metric="pass@k"):
     return out
 
 
-def task_intervals(n, c, k=1, *, metric="pass@k", method="wilson", confidence=0.95,
-                   task_ids=None):
+def task_intervals(n: ArrayLike, c: ArrayLike, k: int = 1, *, metric: str = "pass@k",
+                   method: str = "wilson", confidence: float = 0.95,
+                   task_ids: ArrayLike | None = None) -> TaskResult:
     """Per-task estimates with a Wilson or Clopper-Pearson interval for each task.
 
     The interval for the task's success rate p (Wilson score, or the exact
