@@ -228,6 +228,14 @@ def check_n(n: np.ndarray, name: str = "n") -> None:
         raise ValueError(f"{text}; got {name}={int(n[i])} at index {i}")
 
 
+def count_arrays(n: Any, c: Any, nname: str = "n",
+                 cname: str = "c") -> tuple[np.ndarray, np.ndarray]:
+    """The counts of one run of tasks as 1-d int64 arrays, checked against the rules."""
+    n, c = int_array(n, nname), int_array(c, cname)
+    check_counts(n, c, nname, cname)
+    return n, c
+
+
 def check_counts(n: np.ndarray, c: np.ndarray, nname: str = "n", cname: str = "c") -> None:
     """The rules of one run of tasks (1-d n and c of one length, at least one task)."""
     if n.shape != c.shape:

@@ -10,16 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import (
-    KSpec,
-    RngLike,
-    check_counts,
-    choice,
-    confidence_level,
-    int_array,
-    n_resamples_arg,
-    normalize_rng,
-)
+from .. import _validation as V
 from . import _intervals as IV
 from . import _kernels as SK
 from ._common import (
@@ -93,10 +84,8 @@ def _task_ids_args(task_ids_a, task_ids_b, n_a, n_b):
 def _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a=None, task_ids_b=None, metric="pass@k",
                 unmatched="raise", duplicates="raise", missing="raise", confidence=0.95,
                 n_resamples=2, rng=None, seed=None, group=None, clusters=None):
-    n_a, c_a = int_array(n_a, "n_a"), int_array(c_a, "c_a")
-    n_b, c_b = int_array(n_b, "n_b"), int_array(c_b, "c_b")
-    check_counts(n_a, c_a, "n_a", "c_a")
-    check_counts(n_b, c_b, "n_b", "c_b")
+    n_a, c_a = V.count_arrays(n_a, c_a, "n_a", "c_a")
+    n_b, c_b = V.count_arrays(n_b, c_b, "n_b", "c_b")
     ids_a, ids_b = _task_ids_args(task_ids_a, task_ids_b, n_a, n_b)
     cl = None if clusters is None else _label_array(clusters, "clusters", n_a.size)
     ks = _k_spec(k)
@@ -106,11 +95,11 @@ def _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a=None, task_ids_b=None, metric=
         raise TypeError(f"group must be a mapping of labels, got {type(group).__name__}")
     return _CompareArgs(
         n_a, c_a, n_b, c_b, ks, ids_a, ids_b, cl,
-        choice(metric, "metric", ("pass@k", "pass^k", "plugin")),
-        choice(unmatched, "unmatched", ("raise", "exclude")),
-        choice(duplicates, "duplicates", ("raise", "merge")),
-        choice(missing, "missing", ("raise", "report")),
-        confidence_level(confidence), n_resamples_arg(n_resamples), normalize_rng(rng, seed),
+        V.choice(metric, "metric", ("pass@k", "pass^k", "plugin")),
+        V.choice(unmatched, "unmatched", ("raise", "exclude")),
+        V.choice(duplicates, "duplicates", ("raise", "merge")),
+        V.choice(missing, "missing", ("raise", "report")),
+        V.confidence_level(confidence), V.n_resamples_arg(n_resamples), V.normalize_rng(rng, seed),
         dict(group))
 
 
@@ -147,11 +136,11 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
                     only_a, only_b)
 
 
-def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: KSpec = 1, *,
+def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V.KSpec = 1, *,
             task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
             metric: str = "pass@k", unmatched: str = "raise", duplicates: str = "raise",
             missing: str = "raise", confidence: float = 0.95, n_resamples: int = 10_000,
-            rng: RngLike = None, seed: RngLike = None, group: Mapping | None = None,
+            rng: V.RngLike = None, seed: V.RngLike = None, group: Mapping | None = None,
             clusters: ArrayLike | None = None) -> CompareResult:
     """Paired comparison of run A and run B on the same tasks, at one or several k.
 
@@ -188,11 +177,7 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: K
     confidence : float
     n_resamples : int
         Bootstrap resamples, and random sign patterns when N > 20; at most 10**7.
-    rng : None, int, sequence of int, SeedSequence, BitGenerator or Generator
-        The source of the randomness: whatever :func:`numpy.random.default_rng` accepts
-        (SPEC 7); the global state is never used.
-    seed : same as ``rng``
-        Alias of ``rng``, kept for compatibility; passing both is a TypeError.
+    rng, seed : as in :func:`passatk.score` (``seed`` is an alias of ``rng``)
     group : mapping, optional
         Labels copied into every row's ``group`` (e.g. ``{"a": "model-x", "b": "model-y"}``).
     clusters : array_like, optional

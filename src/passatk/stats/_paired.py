@@ -146,28 +146,27 @@ def signflip_test(d, *, n_resamples=10_000, rng=None, seed=None, exact_max=20):
     return (1 + count) / (n_resamples + 1), False
 
 
-def _holm(p):
+def _sorted_p(p):
+    """(p as float64, an all-NaN output, the indices of the non-NaN p in increasing order)."""
     p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(~np.isnan(p))
-    if ok.size == 0:
-        return out
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
-    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out[order] = adj
+    return p, np.full(p.shape, np.nan), ok[np.argsort(p[ok], kind="stable")]
+
+
+def _holm(p):
+    """Holm step-down adjusted p-values (NaN entries are left out and stay NaN)."""
+    p, out, order = _sorted_p(p)
+    m = order.size
+    if m:
+        out[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
     return out
 
 
 def _bh(p):
     """Benjamini-Hochberg adjusted p-values (NaN entries are left out and stay NaN)."""
-    p = np.asarray(p, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    if ok.size == 0:
-        return out
-    m = ok.size
-    order = ok[np.argsort(p[ok], kind="stable")]
-    scaled = p[order] * m / np.arange(1, m + 1)
-    out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    p, out, order = _sorted_p(p)
+    m = order.size
+    if m:
+        scaled = p[order] * m / np.arange(1, m + 1)
+        out[order] = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
     return out

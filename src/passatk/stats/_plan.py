@@ -24,9 +24,9 @@ from numpy.typing import ArrayLike
 
 from .._validation import (
     RngLike,
-    check_counts,
     check_n,
     choice,
+    count_arrays,
     int_array,
     normalize_rng,
     positive_int,
@@ -220,9 +220,7 @@ def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k:
 
 
 def _samples_iv(n, c, k, target_se, metric):
-    n = int_array(n, "n")
-    c = int_array(c, "c")
-    check_counts(n, c)
+    n, c = count_arrays(n, c)
     k = positive_int(k, "k")
     eps = _positive(target_se, "target_se")
     choice(metric, "metric", ("pass@k", "pass^k"))
@@ -309,11 +307,7 @@ def simulate(n_tasks: int, n: ArrayLike, a: float, b: float, *, rng: RngLike = N
         Samples per task (one value, or one per task).
     a, b : float
         Beta parameters of the task success rates.
-    rng : None, int, sequence of int, SeedSequence, BitGenerator or Generator
-        The source of the randomness: whatever :func:`numpy.random.default_rng` accepts
-        (SPEC 7); the global state is never used.
-    seed : same as ``rng``
-        Alias of ``rng``, kept for compatibility; passing both is a TypeError.
+    rng, seed : as in :func:`passatk.score` (``seed`` is an alias of ``rng``)
     n_benchmarks : int, optional
         Draw this many independent benchmarks at once (leading axis).
 

@@ -14,18 +14,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-__all__ = [
-    "CompareResult",
-    "CompareRow",
-    "ConfidenceInterval",
-    "PlanResult",
-    "ScoreResult",
-    "ScoreRow",
-    "Simulation",
-    "TaskResult",
-    "TaskRow",
-]
-
 
 class ConfidenceInterval(NamedTuple):
     """The two ends of an interval, as scipy's ``ConfidenceInterval(low, high)``."""

@@ -12,10 +12,9 @@ from numpy.typing import ArrayLike
 from .._validation import (
     KSpec,
     RngLike,
-    check_counts,
     choice,
     confidence_level,
-    int_array,
+    count_arrays,
     n_resamples_arg,
     normalize_rng,
 )
@@ -147,9 +146,7 @@ def _group_columns(groups, size):
 
 def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
               n_resamples, rng, seed, prior, missing, duplicates, tau):
-    n = int_array(n, "n")
-    c = int_array(c, "c")
-    check_counts(n, c)
+    n, c = count_arrays(n, c)
     ks = _k_spec(k)
     metrics = _metrics_arg(metric, ks, k)
     ids = None if task_ids is None else _label_array(task_ids, "task_ids", n.size)

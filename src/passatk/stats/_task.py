@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._api import fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
-from .._validation import check_counts, choice, confidence_level, int_array, positive_int
+from .._validation import choice, confidence_level, count_arrays, positive_int
 from . import _gpass as GP
 from . import _intervals as IV
 from . import _kernels as SK
@@ -80,9 +80,7 @@ def task_variance(n: ArrayLike, c: ArrayLike, k: int, *, metric: str = "pass@k")
     >>> task_variance([5], [2], 3)
     array([nan])
     """
-    n = int_array(n, "n")
-    c = int_array(c, "c")
-    check_counts(n, c)
+    n, c = count_arrays(n, c)
     k = positive_int(k, "k")
     choice(metric, "metric", ("pass@k", "pass^k"))
     out = np.full(n.shape, np.nan)
@@ -123,9 +121,7 @@ def task_intervals(n: ArrayLike, c: ArrayLike, k: int = 1, *, metric: str = "pas
     >>> [(row.task, row.value, round(row.ci_low, 4), round(row.ci_high, 4)) for row in r]
     [(0, 0.2, 0.0252, 0.5561), (1, 1.0, 0.025, 1.0)]
     """
-    n = int_array(n, "n")
-    c = int_array(c, "c")
-    check_counts(n, c)
+    n, c = count_arrays(n, c)
     k = positive_int(k, "k")
     choice(metric, "metric", ("pass@k", "pass^k"))
     choice(method, "method", ("wilson", "clopper-pearson"))
