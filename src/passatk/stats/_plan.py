@@ -211,7 +211,7 @@ def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k:
     short = np.flatnonzero((n_a < k) | (n_b < k))
     if short.size:
         raise ValueError(f"k={k} exceeds n for {short.size} of {n_a.size} matched tasks "
-                         f"(positions {_show(short)})")
+                         f"(task positions {_show(short)})")
     d = _theta(metric, n_a, c_a, k) - _theta(metric, n_b, c_b, k)
     return PlanResult(quantity="sd", value=float(np.std(d, ddof=1)),
                       inputs={"tasks": int(n_a.size), "k": k, "metric": metric,
