@@ -12,6 +12,7 @@ from importlib import import_module
 
 #: public name -> the module that defines it
 _LAZY = {
+    "fail_at_k": "._api",
     "pass_at_k": "._api",
     "pass_at_k_curve": "._api",
     "pass_at_k_plugin": "._api",
@@ -56,6 +57,7 @@ def __dir__():
 __all__ = [
     "__version__",
     "compare",
+    "fail_at_k",
     "min_detectable_effect",
     "pass_at_k",
     "pass_at_k_curve",

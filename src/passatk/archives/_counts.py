@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
+from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._errors import Skipped, show
 
 if TYPE_CHECKING:
@@ -18,8 +19,6 @@ __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
 GroupKey = tuple[tuple[str, object], ...]
 
 _DIGITS = re.compile(r"([0-9]+)")
-#: counts must stay exact in a double (the estimator's domain)
-MAX_COUNT = 2**53
 
 
 def _task_key(task: str) -> tuple:
