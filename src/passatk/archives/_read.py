@@ -160,7 +160,8 @@ def read_counts(
         Files may be gzip- or zstd-compressed (zstd needs the optional ``zstandard``).
         Directories are walked recursively for data files; globs may use ``**``. A walk or a
         glob skips JSON documents no reader recognizes (summaries; see ``Counts.notes``); a
-        file named explicitly is always read.
+        file named explicitly is always read. ``"-"`` is standard input; it and other pipes
+        are streamed once (the start that detection reads is kept for the reader).
     format : str, optional
         Skip detection and read every file in this format (see :func:`formats`):
         ``humaneval``, ``evalplus``, ``bigcodebench``, ``multipl-e``, ``lm-eval``,
