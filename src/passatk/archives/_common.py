@@ -6,6 +6,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._counts import GroupKey, StoredMetric
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
@@ -49,6 +50,12 @@ class Context:
     skip_records: list[SkippedRecord] = field(default_factory=list)
     metric: str | None = None
     metric_file: str | None = None
+    #: reading a byte range of a JSON Lines table: the columns of the file's first record
+    first_names: list[str] | None = None
+
+    def open(self, file: str) -> Any:
+        """Open ``file`` for the line readers (a byte-range reader overrides this)."""
+        return open_binary(file)
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> None:
@@ -151,7 +158,7 @@ def load_json_document(file: str) -> object:
 
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
     """Yield (line number, line) for non-blank lines, reading in large binary blocks."""
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         rest = b""
         lineno = 0
         while True:

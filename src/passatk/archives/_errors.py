@@ -90,6 +90,15 @@ class ArchiveError(ValueError):
         self.location = location(self.file, line, self.path)
         super().__init__(f"{self.location}: {self.what}")
 
+    def __reduce__(self) -> tuple:
+        # picklable, so that an error found by a worker process reaches the caller intact
+        return _rebuild_archive_error, (self.file, self.what, self.line, self.path)
+
+
+def _rebuild_archive_error(file: str, what: str, line: int | None, path: tuple | None
+                           ) -> ArchiveError:
+    return ArchiveError(file, what, line=line, path=path)
+
 
 @dataclass(frozen=True)
 class SkippedRecord:

@@ -24,7 +24,8 @@ from ._common import Context, Options, load_json_document
 from ._counts import Counts
 from ._detect import JSON_DOCUMENT_FORMATS, canonical_format, detect
 from ._errors import ArchiveError
-from ._sources import expand_paths, is_path_spec, path_group_value
+from ._remote import storage_options as _use_storage
+from ._sources import expand_paths, file_size, is_path_spec, path_group_value
 
 __all__ = ["read_counts"]
 
@@ -124,6 +125,9 @@ def read_counts(
     skip_bad: bool = False,
     filters: Mapping[str, object] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    scheduler: object | None = None,
+    storage_options: Mapping[str, object] | None = None,
+    split_bytes: int | None = None,
 ) -> Counts:
     """Read result archives into per-(group, task) counts (n, c).
 
@@ -155,8 +159,20 @@ def read_counts(
     filters : mapping, optional
         LiveCodeBench only: ``since`` and ``until`` (contest date ``YYYY-MM-DD``, both
         inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
-    progress : callable(done_bytes, total_bytes), optional
-        Called during reading with the (compressed) bytes read so far and the total.
+    progress : callable(done, total), optional
+        Called during reading with the (compressed) bytes read so far and the total; with a
+        ``scheduler``, with the tasks done so far and the number of tasks.
+    scheduler : str or distributed.Client, optional
+        Read on a Dask cluster (needs ``passatk[dask]``): ``"tcp://host:8786"`` (a running
+        scheduler), ``"local:N"`` (a LocalCluster of N worker processes, closed afterwards) or a
+        ``distributed.Client``. One task per file, and one per ``split_bytes`` byte range of
+        large uncompressed JSON Lines and CSV files; the result is identical to the local read.
+    storage_options : mapping, optional
+        Options for the fsspec file systems of URL inputs (``s3://``, ``gs://``, ``https://``,
+        ...), on top of fsspec's own configuration. A key ``"PROTOCOL.KEY"`` applies to that
+        protocol only.
+    split_bytes : int, optional
+        With a ``scheduler``: the byte-range size for splitting large files (default 64 MiB).
 
     Returns
     -------
@@ -187,15 +203,26 @@ def read_counts(
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
-    files = expand_paths(paths)
-    ctx = Context(opts, progress=progress)
-    sizes = [os.path.getsize(f) for f in files]
-    ctx.total_bytes = sum(sizes)
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
-    for file, size in zip(files, sizes, strict=True):
-        _read_one(file, fmt, ctx, filtering)
-        ctx.done_bytes += size
-        ctx.report(0)
+    with _use_storage(storage_options):
+        files = expand_paths(paths)
+        if scheduler is not None:
+            from ._dask import read_on_cluster
+
+            return read_on_cluster(files, fmt, opts, filtering, scheduler=scheduler,
+                                   progress=progress, split_bytes=split_bytes)
+        ctx = Context(opts, progress=progress)
+        sizes = [file_size(f) for f in files]
+        ctx.total_bytes = sum(sizes)
+        for file, size in zip(files, sizes, strict=True):
+            _read_one(file, fmt, ctx, filtering)
+            ctx.done_bytes += size
+            ctx.report(0)
+    return counts_of(ctx, files)
+
+
+def counts_of(ctx: Context, files: list[str] | tuple[str, ...]) -> Counts:
+    """The Counts of everything ``ctx`` has read from ``files``."""
     return Counts._from_acc(
         ctx.acc, metric=ctx.metric or "pass@k", stored=tuple(ctx.stored),
         skipped=ctx.skipped, files=tuple(files),

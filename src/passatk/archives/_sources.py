@@ -6,12 +6,16 @@ import glob
 import gzip
 import io
 import os
+import posixpath
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from ._errors import ArchiveError
+from ._remote import expand_url, is_url, open_url, url_isfile, url_size
 
-__all__ = ["expand_paths", "logical_name", "open_binary", "path_group_value", "read_head"]
+__all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary", "open_raw",
+           "path_group_value", "read_head"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -73,6 +77,33 @@ def _sidecar_or_companion(path: Path) -> bool:
     return False
 
 
+class _Listed:
+    """A URL in a listing, with the few Path methods the walk rules use."""
+
+    def __init__(self, url: str, listing: set[str]) -> None:
+        self.url, self.listing = url, listing
+        self.name = posixpath.basename(url)
+
+    @property
+    def parent(self) -> _Listed:
+        return _Listed(posixpath.dirname(self.url), self.listing)
+
+    def __truediv__(self, name: str) -> _Listed:
+        return _Listed(f"{self.url}/{name}", self.listing)
+
+    def exists(self) -> bool:
+        return self.url in self.listing
+
+    def __fspath__(self) -> str:
+        return self.url
+
+
+def _keep_listed(url: str, listing: set[str]) -> bool:
+    """The directory-walk rules applied to a URL of a remote listing."""
+    path = _Listed(url, listing)
+    return _is_data_file(path) and not _sidecar_or_companion(path)  # type: ignore[arg-type]
+
+
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
     """Expand files, globs and directories into a sorted list of files, without duplicates.
 
@@ -84,6 +115,8 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
     ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
     always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
+    fsspec URLs (``s3://bucket/runs/``, ``https://host/x.jsonl``) expand the same way through
+    fsspec (see :mod:`passatk.archives._remote`).
 
     Raises
     ------
@@ -115,7 +148,7 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     seen: set[str] = set()
 
     def add(p: str) -> None:
-        key = os.path.normpath(p)
+        key = p if is_url(p) else os.path.normpath(p)
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -124,7 +157,10 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
         p = os.fspath(item)
-        if os.path.isdir(p):
+        if is_url(p):
+            for f in expand_url(p, _keep_listed):
+                add(f)
+        elif os.path.isdir(p):
             found = sorted(
                 str(f)
                 for f in Path(p).rglob("*")
@@ -154,7 +190,7 @@ class _Opened:
     """A decompressed binary stream plus the raw file, whose position gives progress."""
 
     def __init__(self, path: str) -> None:
-        self.raw = open(path, "rb")
+        self.raw = open_raw(path)
         magic = self.raw.read(4)
         self.raw.seek(0)
         self.compression = None
@@ -200,6 +236,21 @@ class _Opened:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_raw(path: str) -> Any:
+    """Open a local file or a URL for binary reading, without decompressing."""
+    return open_url(path) if is_url(path) else open(path, "rb")
+
+
+def file_size(path: str) -> int:
+    """Size in bytes of a local file or of the object at a URL."""
+    return url_size(path) if is_url(path) else os.path.getsize(path)
+
+
+def is_file(path: str) -> bool:
+    """True when a local file or the object at a URL exists."""
+    return url_isfile(path) if is_url(path) else os.path.isfile(path)
 
 
 def open_binary(path: str) -> _Opened:
@@ -251,7 +302,7 @@ def path_group_value(spec: str, path: str) -> str:
     if what == "parent":
         return p.parent.name
     if what == "dir":
-        return str(p.parent)
+        return posixpath.dirname(path) if is_url(path) else str(p.parent)
     try:
         index = int(what)
     except ValueError:

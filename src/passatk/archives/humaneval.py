@@ -40,7 +40,6 @@ from ._common import (
     task_id,
 )
 from ._errors import ArchiveError
-from ._sources import open_binary
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
 
@@ -223,7 +222,7 @@ def read(file: str, ctx: Context) -> None:
             cell[1] += passed
         records += 1
 
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         buf = bytearray(BLOCK)
         view = memoryview(buf)
         scratch = np.empty(0, dtype=bool)

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
 from ._errors import ArchiveError, show
-from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
+from ._remote import is_url
+from ._sources import PARQUET_MAGIC, logical_name, open_raw, read_head
 
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
@@ -43,7 +44,7 @@ def container(file: str) -> str:
 # ------------------------------------------------------------------ row sources
 def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         text = io.TextIOWrapper(f.stream, encoding="utf-8", newline="")
         reader = csv.reader(text, delimiter=delimiter, strict=True)
         try:
@@ -99,7 +100,7 @@ def _parquet_rows(
             "(pip install 'passatk[parquet]')"
         ) from None
     try:
-        pf = pq.ParquetFile(file)
+        pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
     except Exception as e:  # pyarrow raises its own error types
         raise ArchiveError(file, f"malformed Parquet: {e}") from None
     names = list(pf.schema_arrow.names)
@@ -255,6 +256,8 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
             raise ArchiveError(file, first[1].what, line=first[0])
         names = list(first[1]) if isinstance(first[1], dict) else []
+        if ctx.first_names is not None:  # a byte range: the file's first record decides
+            names = ctx.first_names
         spec = columns(names, kind, ctx, file)
         rows = _chain(first, rows)
     _accumulate(file, ctx, spec, rows, strings)
