@@ -243,8 +243,10 @@ class Progress:
     DELAY = 1.0
 
     def __init__(
-        self, stream: TextIO | None = None, *, enabled: bool = True, delay: float | None = None
+        self, stream: TextIO | None = None, *, enabled: bool = True, delay: float | None = None,
+        units: str | None = None,
     ) -> None:
+        self.units = units  # counted units (tasks) rather than bytes
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
         self.enabled = enabled and bool(isatty and isatty())
@@ -265,6 +267,8 @@ class Progress:
             frac = min(max(done / total, 0.0), 1.0)
             bar = "#" * int(frac * 30)
             text = f"\rreading [{bar:<30}] {frac:6.1%}  {elapsed:5.1f} s"
+            if self.units:
+                text += f"  {done:.0f}/{total:.0f} {self.units}"
         else:
             text = f"\rreading {_human(done)}  {elapsed:5.1f} s"
         self.stream.write(text)
@@ -273,7 +277,7 @@ class Progress:
 
     def close(self) -> None:
         if self.drawn:
-            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.write("\r" + " " * 80 + "\r")
             self.stream.flush()
             self.drawn = False
 

@@ -74,7 +74,7 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
 
         return client, close
     try:
-        client = distributed.Client(text, timeout="20s")
+        client = distributed.Client(text, timeout="10s")
     except (OSError, TimeoutError) as e:
         raise ValueError(f"cannot connect to the Dask scheduler at {text}: "
                          f"{' '.join(str(e).split())}") from None
