@@ -1,0 +1,132 @@
+"""Byte ranges cut at line boundaries, and partial reads that merge into the sequential read."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+
+import pytest
+from corpus import big_humaneval, make_corpus, same
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from passatk.archives import ArchiveError, read_counts
+from passatk.archives._common import Options
+from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
+from passatk.archives._ranges import LineRange, plan_ranges
+
+
+def _ranges(data: bytes, split: int, buffer: int) -> tuple[list[bytes], int]:
+    parts, newlines = [], 0
+    for s, e in plan_ranges(len(data), split):
+        r = LineRange(io.BytesIO(data), s, e)
+        parts.append(io.BufferedReader(r, buffer_size=buffer).read())
+        newlines += r.newlines
+    return parts, newlines
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=20),
+       trailing=st.booleans(), split=st.integers(1, 40), buffer=st.integers(1, 9))
+def test_ranges_tile_the_lines(lines, trailing, split, buffer):
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    parts, newlines = _ranges(data, split, buffer)
+    assert b"".join(parts) == data  # every byte once, in order
+    assert newlines == data.count(b"\n")
+    filled = [p for p in parts if p]
+    assert all(p.endswith(b"\n") for p in filled[:-1])  # cuts fall after a newline
+
+
+def test_range_flags_csv_quotes_and_bare_cr():
+    for data, flagged in [(b"a,b\n1,2\n", False), (b"a,b\r\n1,2\r\n", False),
+                          (b'a,b\n"1\n2",3\n', True), (b"a,b\r1,2\n", True)]:
+        r = LineRange(io.BytesIO(data), 0, len(data))
+        r.read()
+        assert r.quote_or_cr is flagged, data
+
+
+def test_plan_ranges_rejects_a_bad_size():
+    with pytest.raises(ValueError, match="split_bytes must be a positive int"):
+        plan_ranges(10, 0)
+
+
+def _by_ranges(path: str, split: int, opts: Options, fmt=None):
+    size = os.path.getsize(path)
+    results = [read_range(path, s, e, fmt, opts, False) for s, e in plan_ranges(size, split)]
+    return results, finish_file(path, fmt, opts, False, None, *results)
+
+
+def _write_samples(path, rows, csv: bool):
+    with open(path, "w") as f:
+        if csv:
+            f.write("task_id,passed\n")
+        for i, (t, p) in enumerate(rows):
+            if csv:
+                f.write(f"{t},{p}\n" if i % 50 != 3 else f"{t},maybe\n")
+            else:
+                f.write(json.dumps({"task_id": t, "passed": p if i % 50 != 3 else "maybe"}) + "\n")
+
+
+@pytest.mark.parametrize("kind", ["humaneval", "csv", "jsonl"])
+@pytest.mark.parametrize("split", [300, 4096, 1 << 30])
+def test_ranges_merge_to_the_sequential_read(tmp_path, kind, split):
+    if kind == "humaneval":
+        path = big_humaneval(tmp_path / "x_results.jsonl", 3000)
+    else:
+        path = str(tmp_path / f"s.{kind}")
+        _write_samples(path, [(f"T/{i % 17}", int(i % 3 == 0)) for i in range(2000)],
+                       kind == "csv")
+    opts = Options(skip_bad=kind != "humaneval")
+    results, part = _by_ranges(path, split, opts)
+    if split < os.path.getsize(path):
+        assert len(results) > 1 and not any(r.fallback or r.whole for r in results)
+    same(to_counts(part, [path]), read_counts(path, skip_bad=opts.skip_bad))
+    if opts.skip_bad:  # skipped lines keep the line numbers of the file
+        assert part.skipped.count == 40
+        assert part.skipped.records[1].location == f"{path}:{54 + (kind == 'csv')}"
+
+
+def test_a_bad_range_reads_the_file_again_for_the_exact_error(tmp_path):
+    path = big_humaneval(tmp_path / "x_results.jsonl", 2000)
+    lines = (tmp_path / "x_results.jsonl").read_text().split("\n")
+    lines[1500] = '{"task_id": "T/1", "passed": "yes"}'
+    (tmp_path / "x_results.jsonl").write_text("\n".join(lines))
+    with pytest.raises(ArchiveError) as local:
+        read_counts(path)
+    results, part = _by_ranges(path, 5000, Options())
+    assert any(r.fallback for r in results)
+    assert str(part.error) == str(local.value) and f"{path}:1501:" in str(part.error)
+
+
+def test_quoted_csv_falls_back_to_the_whole_file(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("task_id,passed\n" + "".join(f'"T,{i % 5}",{i % 2}\n' for i in range(500)))
+    results, part = _by_ranges(str(path), 700, Options())
+    assert any(r.quote_or_cr for r in results)
+    same(to_counts(part, [str(path)]), read_counts(path))
+
+
+def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
+    folders = make_corpus(tmp_path)
+    for folder in ("he_gz", "counts", "lm"):
+        path = next(os.path.join(folders[folder], n) for n in sorted(os.listdir(folders[folder]))
+                    if not n.startswith("results_"))
+        results, part = _by_ranges(path, 64, Options())
+        assert results[0].whole is not None and all(r.covered for r in results[1:])
+        same(to_counts(part, [path]), read_counts(path))
+
+
+def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
+    folders = make_corpus(tmp_path)
+    he = os.path.join(folders["he"], "s_results.jsonl")
+    tau = os.path.join(folders["tau"], "tau.json")
+    bad = tmp_path / "bad_results.jsonl"
+    bad.write_text('{"task_id": "T/0", "completion": "", "passed": 3}\n')
+    opts = Options()
+    for files in ([he, tau], [tau, he], [he, str(bad), tau], [str(bad), he], [he, he, tau]):
+        parts = [read_file(f, None, opts, False) for f in files]
+        with pytest.raises(ArchiveError) as local:
+            read_counts(files)
+        for merged in (combine(*parts), combine(combine(*parts[:1]), combine(*parts[1:]))):
+            assert str(merged.error) == str(local.value)
