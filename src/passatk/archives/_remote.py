@@ -136,8 +136,21 @@ def _call(url: str, what: Callable[[], Any]) -> Any:
         raise ArchiveError(url, f"cannot read: {type(e).__name__}: {_text(e)}") from None
 
 
-def _url(fs: Any, path: str) -> str:
-    return fs.unstrip_protocol(path)
+def _speller(fs: Any, url: str, path: str) -> Callable[[str], str]:
+    """Found paths as URLs spelled like ``url`` (the store may spell its root differently)."""
+    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
+    magic = [i for i in (url.find(ch) for ch in "*?[") if i >= 0]
+    if magic:  # a glob: keep the folder before the first wildcard
+        cut_url = url[: url.rfind("/", 0, min(magic))]
+        tail = url[len(cut_url):]
+        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
+
+    def spell(found: str) -> str:
+        if cut_path and found.startswith(cut_path + "/"):
+            return cut_url + found[len(cut_path):]
+        return fs.unstrip_protocol(found)
+
+    return spell
 
 
 def url_size(url: str) -> int:
@@ -199,9 +212,10 @@ def expand_url(url: str, keep: Callable[[str, set[str]], bool]) -> list[str]:
     """Expand a URL: a glob (``*``, ``?``, ``[``) to its matching files, a directory (prefix)
     to the files under it that ``keep(url, all_urls)`` accepts, a file to itself."""
     fs, path = _filesystem(url)
+    spell = _speller(fs, url, path)
     if any(ch in path for ch in "*?["):
         found = _call(url, lambda: fs.glob(path, detail=True))
-        files = sorted(_url(fs, p) for p, info in found.items() if info.get("type") == "file")
+        files = sorted(spell(p) for p, info in found.items() if info.get("type") == "file")
         if not files:
             raise ArchiveError(url, "no file matches this pattern")
         return files
@@ -209,8 +223,8 @@ def expand_url(url: str, keep: Callable[[str, set[str]], bool]) -> list[str]:
     if info.get("type") != "directory":
         return [url]
     found = _call(url, lambda: fs.find(path, withdirs=False))
-    urls = {_url(fs, p) for p in found}
-    root = _url(fs, path).rstrip("/") + "/"
+    urls = {spell(p) for p in found}
+    root = url.rstrip("/") + "/"
     files = sorted(u for u in urls if keep(u, urls)
                    and not any(part.startswith(".") for part in u[len(root):].split("/")))
     if not files:

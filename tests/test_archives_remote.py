@@ -1,0 +1,191 @@
+"""fsspec URLs as inputs: memory://, file://, a real HTTP server and a real S3 API (moto)."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+from corpus import LAYOUT, make_corpus, same
+
+from passatk import cli
+from passatk.archives import ArchiveError, expand_paths, read_counts
+
+fsspec = pytest.importorskip("fsspec")
+
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:botocore"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning:werkzeug"),
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),  # aiohttp/botocore sockets at exit
+]
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return make_corpus(tmp_path_factory.mktemp("corpus"))
+
+
+def _upload(fs, corpus: dict[str, str], root: str) -> None:
+    for folder, path in corpus.items():
+        for dirpath, _, names in os.walk(path):
+            for name in names:
+                local = os.path.join(dirpath, name)
+                rel = os.path.relpath(local, os.path.dirname(path))
+                with open(local, "rb") as f:
+                    fs.pipe(f"{root}/{rel}", f.read())
+
+
+def _same_run(local_path: str, url: str, **kw) -> None:
+    """The URL read equals the local read, with the URL in place of the local path."""
+    local = read_counts(local_path, **kw)
+    remote = read_counts(url, **kw)
+    assert remote.files == tuple(f.replace(local_path, url) for f in local.files)
+    same(remote, type(local)(**{**local.__dict__, "files": remote.files,
+                                "stored": tuple(_moved(s, local_path, url) for s in local.stored)}))
+
+
+def _moved(stored, old: str, new: str):
+    import dataclasses
+
+    return dataclasses.replace(stored, source=stored.source.replace(old, new))
+
+
+# ------------------------------------------------------------------ memory:// and file://
+def test_memory_urls_every_format(corpus):
+    fs = fsspec.filesystem("memory")
+    _upload(fs, corpus, "/passatk-test")
+    for folder, _, _ in LAYOUT:
+        _same_run(corpus[folder], f"memory://passatk-test/{folder}")
+    # a glob, and a directory walk that leaves out the sidecars as a local walk does
+    files = expand_paths("memory://passatk-test/he*/*_results.jsonl*")
+    assert [f.rsplit("/", 2)[1] for f in files] == ["he", "he_gz", "he_zst"]
+    assert [f.rsplit("/", 1)[1] for f in expand_paths("memory://passatk-test/lm")] == [
+        n for n in os.listdir(corpus["lm"]) if n.startswith("samples_")]
+
+
+def test_file_urls(corpus):
+    _same_run(corpus["evalplus"], "file://" + corpus["evalplus"])
+
+
+def test_missing_objects_are_one_line_errors():
+    with pytest.raises(ArchiveError, match=r"^memory://passatk-none/x.jsonl: no such file"):
+        read_counts("memory://passatk-none/x.jsonl")
+    with pytest.raises(ArchiveError, match="no file matches this pattern"):
+        read_counts("memory://passatk-none/*.jsonl")
+    with pytest.raises(ArchiveError, match=r"cannot read nosuch:// URLs"):
+        read_counts("nosuch://bucket/x.jsonl")
+
+
+def test_corrupt_object_reports_url_and_line(corpus):
+    fs = fsspec.filesystem("memory")
+    good = open(os.path.join(corpus["he"], "s_results.jsonl"), "rb").read().split(b"\n")
+    good[7] = b'{"task_id": "HumanEval/0", "passed": "yes"}'
+    fs.pipe("/passatk-bad/x_results.jsonl", b"\n".join(good))
+    url = "memory://passatk-bad/x_results.jsonl"
+    with pytest.raises(ArchiveError, match=rf"^{url}:8: "):
+        read_counts(url)
+    assert read_counts(url, skip_bad=True).skipped.records[0].location == f"{url}:8"
+
+
+def test_without_fsspec_a_url_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "fsspec", None)
+    with pytest.raises(ArchiveError, match=r"pip install 'passatk\[remote\]'"):
+        read_counts("s3://bucket/x.jsonl")
+
+
+def test_plain_import_loads_no_optional_package():
+    code = ("import sys, passatk.archives, passatk.cli; "
+            "print(sorted(m for m in ('fsspec', 'dask', 'distributed', 's3fs') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------ a real HTTP server
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def http_root(corpus):
+    root = os.path.dirname(corpus["he"])
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=root))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("name", ["he/s_results.jsonl", "he_gz/s_results.jsonl.gz",
+                                  "he_zst/s_results.jsonl.zst", "crux/crux.json",
+                                  "samples_csv/s.csv", "counts/c.parquet"])
+def test_http_server(corpus, http_root, name):
+    folder = name.split("/")[0]
+    _same_run(os.path.join(corpus[folder], name.split("/")[1]), f"{http_root}/{name}")
+
+
+def test_http_missing_object(http_root):
+    assert cli.main(["score", f"{http_root}/none_results.jsonl"]) == 1
+
+
+# ------------------------------------------------------------------ a real S3 API (moto)
+@pytest.fixture(scope="module")
+def s3(corpus):
+    pytest.importorskip("s3fs")
+    server_mod = pytest.importorskip("moto.server")
+    server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    options = {"key": "testing", "secret": "testing", "endpoint_url": f"http://{host}:{port}",
+               "client_kwargs": {"region_name": "eu-west-1"}}
+    fs = fsspec.filesystem("s3", **options)
+    fs.mkdir("passatk-runs")
+    _upload(fs, corpus, "passatk-runs/v1")
+    yield options
+    server.stop()
+
+
+def test_s3_every_format(corpus, s3):
+    for folder, _, _ in LAYOUT:
+        url = f"s3://passatk-runs/v1/{folder}"
+        local = read_counts(corpus[folder])
+        remote = read_counts(url, storage_options=s3)
+        same(remote, type(local)(**{**local.__dict__, "files": remote.files, "stored": tuple(
+            _moved(s, corpus[folder], url) for s in local.stored)}))
+    # compressed objects stream, and globs expand on the store
+    he = read_counts("s3://passatk-runs/v1/he*/s_results.jsonl*", storage_options=s3)
+    assert len(he.files) == 3
+
+
+def test_s3_cli_matches_local(corpus, s3, capsys):
+    opts = [f"--storage-option=s3.{k}={v}" for k, v in s3.items() if k != "client_kwargs"]
+    opts.append('--storage-option=client_kwargs={"region_name": "eu-west-1"}')
+    assert cli.main(["score", corpus["bcb"], "-k", "1,5", "--format", "json"]) == 0
+    local = capsys.readouterr().out
+    assert cli.main(["score", "s3://passatk-runs/v1/bcb", "-k", "1,5", "--format", "json",
+                     *opts]) == 0
+    assert capsys.readouterr().out == local
+    assert cli.main(["score", "s3://passatk-runs/v1/none/", *opts]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("passatk: error: s3://passatk-runs/v1/none/: no such file") and \
+        err.count("\n") == 1
+
+
+def test_s3_without_credentials_is_one_line(s3, tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_CONFIG_FILE=str(tmp_path / "none"),
+               AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+               AWS_EC2_METADATA_DISABLED="true")
+    out = subprocess.run(
+        [sys.executable, "-m", "passatk", "score", "s3://passatk-runs/v1/he/s_results.jsonl",
+         f"--storage-option=endpoint_url={s3['endpoint_url']}"],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 1
+    assert out.stderr.startswith("passatk: error: s3://passatk-runs/v1/he/s_results.jsonl: ")
+    assert "credentials" in out.stderr.lower() and out.stderr.count("\n") == 1
