@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 
@@ -76,3 +77,35 @@ def same(a, b) -> None:
     assert a.stored == b.stored
     assert a.skipped == b.skipped
     assert a.files == b.files
+
+
+def upload(fs, corpus: dict[str, str], root: str) -> None:
+    """Copy the folders of ``corpus`` to ``root`` on the fsspec file system ``fs``."""
+    for path in corpus.values():
+        for dirpath, _, names in os.walk(path):
+            for name in names:
+                local = os.path.join(dirpath, name)
+                rel = os.path.relpath(local, os.path.dirname(path))
+                with open(local, "rb") as f:
+                    fs.pipe(f"{root}/{rel}", f.read())
+
+
+@contextlib.contextmanager
+def moto_s3(corpus: dict[str, str], bucket: str = "passatk-runs"):
+    """moto's S3 server on 127.0.0.1 holding ``corpus`` under ``s3://bucket/v1/``; yields the
+    storage options that reach it."""
+    import fsspec
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        options = {"key": "testing", "secret": "testing", "endpoint_url": f"http://{host}:{port}",
+                   "client_kwargs": {"region_name": "eu-west-1"}}
+        fs = fsspec.filesystem("s3", **options)
+        fs.mkdir(bucket)
+        upload(fs, corpus, f"{bucket}/v1")
+        yield options
+    finally:
+        server.stop()

@@ -1,4 +1,4 @@
-"""The Dask engine: a real LocalCluster with 2 worker processes gives the local read, bit for bit."""
+"""The Dask engine: a real LocalCluster of 2 worker processes gives the local read, exactly."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import signal
 import sys
 
 import pytest
-from corpus import LAYOUT, big_humaneval, make_corpus, same
+from corpus import LAYOUT, big_humaneval, make_corpus, moto_s3, same
 
 from passatk import cli
 from passatk.archives import ArchiveError, read_counts
@@ -83,7 +83,8 @@ def test_large_files_split_identically(client, tmp_path, split):
 def test_progress_counts_tasks(client, tmp_path):
     path = big_humaneval(tmp_path / "a_results.jsonl", 2000)
     seen = []
-    read_counts(path, scheduler=client, split_bytes=10000, progress=lambda d, t: seen.append((d, t)))
+    read_counts(path, scheduler=client, split_bytes=10000,
+                progress=lambda d, t: seen.append((d, t)))
     total = seen[-1][1]
     assert seen == [(i, total) for i in range(1, total + 1)] and total > 10
 
@@ -124,3 +125,13 @@ def test_a_killed_worker_changes_nothing(client, tmp_path):
     assert killed_at and killed_at[0][0] < killed_at[0][1]
     client.wait_for_workers(2, timeout=60)
     assert victim not in client.run(os.getpid).values()  # the nanny started a new process
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:botocore")
+def test_s3_urls_on_the_cluster(client, corpus):
+    pytest.importorskip("s3fs")
+    pytest.importorskip("moto.server")
+    with moto_s3(corpus, bucket="passatk-dask") as options:
+        runs = [f"s3://passatk-dask/v1/{f}" for f in ("he", "he_gz", "bcb", "samples_csv")]
+        kw = {"storage_options": options, "by": ["path:parent"]}
+        same(read_counts(runs, scheduler=client, split_bytes=200, **kw), read_counts(runs, **kw))

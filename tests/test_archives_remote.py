@@ -10,7 +10,7 @@ import sys
 import threading
 
 import pytest
-from corpus import LAYOUT, make_corpus, same
+from corpus import LAYOUT, make_corpus, moto_s3, same, upload
 
 from passatk import cli
 from passatk.archives import ArchiveError, expand_paths, read_counts
@@ -27,16 +27,6 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     return make_corpus(tmp_path_factory.mktemp("corpus"))
-
-
-def _upload(fs, corpus: dict[str, str], root: str) -> None:
-    for folder, path in corpus.items():
-        for dirpath, _, names in os.walk(path):
-            for name in names:
-                local = os.path.join(dirpath, name)
-                rel = os.path.relpath(local, os.path.dirname(path))
-                with open(local, "rb") as f:
-                    fs.pipe(f"{root}/{rel}", f.read())
 
 
 def _same_run(local_path: str, url: str, **kw) -> None:
@@ -57,7 +47,7 @@ def _moved(stored, old: str, new: str):
 # ------------------------------------------------------------------ memory:// and file://
 def test_memory_urls_every_format(corpus):
     fs = fsspec.filesystem("memory")
-    _upload(fs, corpus, "/passatk-test")
+    upload(fs, corpus, "/passatk-test")
     for folder, _, _ in LAYOUT:
         _same_run(corpus[folder], f"memory://passatk-test/{folder}")
     # a glob, and a directory walk that leaves out the sidecars as a local walk does
@@ -99,7 +89,8 @@ def test_without_fsspec_a_url_says_what_to_install(monkeypatch):
 
 def test_plain_import_loads_no_optional_package():
     code = ("import sys, passatk.archives, passatk.cli; "
-            "print(sorted(m for m in ('fsspec', 'dask', 'distributed', 's3fs') if m in sys.modules))")
+            "print(sorted(m for m in ('fsspec', 'dask', 'distributed', 's3fs') "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -138,17 +129,9 @@ def test_http_missing_object(http_root):
 @pytest.fixture(scope="module")
 def s3(corpus):
     pytest.importorskip("s3fs")
-    server_mod = pytest.importorskip("moto.server")
-    server = server_mod.ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    options = {"key": "testing", "secret": "testing", "endpoint_url": f"http://{host}:{port}",
-               "client_kwargs": {"region_name": "eu-west-1"}}
-    fs = fsspec.filesystem("s3", **options)
-    fs.mkdir("passatk-runs")
-    _upload(fs, corpus, "passatk-runs/v1")
-    yield options
-    server.stop()
+    pytest.importorskip("moto.server")
+    with moto_s3(corpus) as options:
+        yield options
 
 
 def test_s3_every_format(corpus, s3):

@@ -21,7 +21,7 @@ from ._counts import Counts
 from ._errors import ArchiveError
 from ._parts import combine, finish_file, read_file, read_range, split_candidate, to_counts
 from ._ranges import plan_ranges
-from ._remote import current_options
+from ._remote import current_options, storage_options
 from ._sources import file_size
 
 __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
@@ -81,20 +81,25 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
     return client, client.close
 
 
-def _sizes(files: list[str], split_bytes: int) -> dict[str, int]:
+def _sizes(files: list[str], storage: dict) -> dict[str, int]:
     """Sizes of the files that may be split (the listing does not keep them)."""
     candidates = [f for f in files if split_candidate(f)]
+
+    def size(file: str) -> int:
+        with storage_options(storage):  # a pool thread does not inherit the caller's
+            return file_size(file)
+
     if not candidates:
         return {}
     with ThreadPoolExecutor(max_workers=16) as pool:
-        return dict(zip(candidates, pool.map(file_size, candidates), strict=True))
+        return dict(zip(candidates, pool.map(size, candidates), strict=True))
 
 
 def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
                 filtering: bool, split_bytes: int) -> tuple[Any, list[Any]]:
     """Submit the read, range and reduction tasks; return the root and every future."""
     storage = current_options()
-    sizes = _sizes(files, split_bytes)
+    sizes = _sizes(files, storage)
     run = uuid.uuid4().hex[:12]
     counter = itertools.count()
     every: list[Any] = []
