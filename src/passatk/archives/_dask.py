@@ -64,7 +64,7 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
         if workers < 1:
             raise ValueError(f"scheduler 'local:N' needs N >= 1, got {scheduler!r}")
         cluster = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
             silence_logs=logging.ERROR)
         client = distributed.Client(cluster)
 
