@@ -135,3 +135,16 @@ def test_s3_urls_on_the_cluster(client, corpus):
         runs = [f"s3://passatk-dask/v1/{f}" for f in ("he", "he_gz", "bcb", "samples_csv")]
         kw = {"storage_options": options, "by": ["path:parent"]}
         same(read_counts(runs, scheduler=client, split_bytes=200, **kw), read_counts(runs, **kw))
+
+
+@pytest.mark.slow
+def test_cli_local_cluster_in_a_subprocess(corpus):
+    import subprocess
+
+    args = [sys.executable, "-m", "passatk", "score", corpus["he"], corpus["samples_jsonl"],
+            "-k", "1,5", "--format", "csv"]
+    local = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    dask = subprocess.run([*args, "--scheduler", "local:2"], capture_output=True, text=True,
+                          timeout=120)
+    assert local.returncode == dask.returncode == 0, dask.stderr
+    assert dask.stdout == local.stdout
