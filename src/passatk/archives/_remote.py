@@ -111,7 +111,7 @@ def _filesystem(url: str) -> tuple[Any, str]:
         raise ArchiveError(url, f"cannot read {protocol}:// URLs: {_text(e)}{hint}") from None
     options = _options_for(protocol)
     try:
-        fs = cls(**cls._get_kwargs_from_urls(url), **options)
+        fs = cls(**{**cls._get_kwargs_from_urls(url), **options})
     except Exception as e:  # the implementations raise their own error types
         raise ArchiveError(url, f"cannot connect to the store: {_text(e)}") from None
     return fs, cls._strip_protocol(url)
