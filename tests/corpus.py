@@ -77,6 +77,7 @@ def same(a, b) -> None:
     assert a.stored == b.stored
     assert a.skipped == b.skipped
     assert a.files == b.files
+    assert a.notes == b.notes
 
 
 def upload(fs, corpus: dict[str, str], root: str) -> None:

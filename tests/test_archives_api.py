@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -37,8 +39,10 @@ def test_merge_of_partial_reads_is_exact(tmp_path):
     for merged in (a.merge(b), b.merge(a), merge_counts([b, a])):
         assert _rows(merged) == _rows(full)
         assert merged.files == (*a.files, *b.files) or merged.files == (*b.files, *a.files)
-    assert _rows(read_counts([tmp_path / "a_results.jsonl", tmp_path / "b_results.jsonl"])) \
-        == _rows(full)
+    shards = [tmp_path / "a_results.jsonl", tmp_path / "b_results.jsonl"]
+    assert _rows(read_counts(shards, merge=True)) == _rows(full)
+    apart = read_counts(shards)  # never pooled unless asked
+    assert apart.group_dicts == [{"path": "a_results.jsonl"}, {"path": "b_results.jsonl"}]
 
 
 def test_merge_rules():
@@ -187,10 +191,15 @@ def test_path_specs_and_document_fields_as_groups(tmp_path):
         {"path:-3": "b", "path:parent": "t0.8", "metric_set": "base"},
         {"path:-3": "b", "path:parent": "t0.8", "metric_set": "plus"},
     ]
-    counts = read_counts(tmp_path, by=["path:stem", "hash"])
+    counts = read_counts(tmp_path, by=["path:stem", "hash"], merge=True)
     assert counts.group_dicts == [{"path:stem": "eval_results", "hash": "synthetic",
                                    "metric_set": s} for s in ("base", "plus")]
     assert counts.n.tolist() == [8, 4, 2] * 2
+    # without merge=True the two runs share these groups, so each keeps its own path
+    apart = read_counts(tmp_path, by=["path:stem", "hash"])
+    runs = [os.path.join(m, t, "eval_results.json") for m, t in (("a", "t0.2"), ("b", "t0.8"))]
+    assert [g["path"] for g in apart.group_dicts] == [runs[0]] * 2 + [runs[1]] * 2
+    assert apart.n.tolist() == [4, 2, 1] * 4
     with pytest.raises(ArchiveError) as info:
         read_counts(tmp_path / "a", by=["model"])
     path = tmp_path / "a" / "t0.2" / "eval_results.json"

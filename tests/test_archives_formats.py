@@ -44,7 +44,8 @@ ROUND_TRIP = [
     ("bigcodebench", "m_eval_results.json"), ("lm-eval", "samples_humaneval_2024-01-01T00.jsonl"),
     ("livecodebench", "m_eval_all.json"), ("opencompass", "humaneval.json"),
     ("cruxeval", "crux.json"), ("tau-bench", "tau.json"), ("counts", "c.jsonl"),
-    ("samples", "s.csv"),
+    ("samples", "s.csv"), ("code-eval", "humaneval-cpp-details.json"),
+    ("qwen-math", "test_cot_-1_seed0_t0.0_s0_e-1.jsonl"),
 ]
 
 
@@ -315,8 +316,8 @@ def test_undetectable(tmp_path):
 def test_format_list():
     names = [f.name for f in formats()]
     assert names == ["humaneval", "evalplus", "bigcodebench", "multipl-e", "lm-eval",
-                     "livecodebench", "opencompass", "cruxeval", "tau-bench", "counts",
-                     "samples"]
+                     "livecodebench", "opencompass", "cruxeval", "code-eval", "qwen-math",
+                     "tau-bench", "counts", "samples"]
     assert all(f.detection and f.passes and f.files for f in formats())
 
 

@@ -53,8 +53,9 @@ def test_plan_ranges_rejects_a_bad_size():
 
 def _by_ranges(path: str, split: int, opts: Options, fmt=None):
     size = os.path.getsize(path)
-    results = [read_range(path, s, e, fmt, opts, False) for s, e in plan_ranges(size, split)]
-    return results, finish_file(path, fmt, opts, False, None, *results)
+    results = [read_range(path, s, e, fmt, opts, False, True)
+               for s, e in plan_ranges(size, split)]
+    return results, finish_file(path, fmt, opts, False, True, None, *results)
 
 
 def _write_samples(path, rows, csv: bool):
@@ -81,7 +82,7 @@ def test_ranges_merge_to_the_sequential_read(tmp_path, kind, split):
     results, part = _by_ranges(path, split, opts)
     if split < os.path.getsize(path):
         assert len(results) > 1 and not any(r.fallback or r.whole for r in results)
-    same(to_counts(part, [path]), read_counts(path, skip_bad=opts.skip_bad))
+    same(to_counts(part, opts, [path], False), read_counts(path, skip_bad=opts.skip_bad))
     if opts.skip_bad:  # skipped lines keep the line numbers of the file
         assert part.skipped.count == 40
         assert part.skipped.records[1].location == f"{path}:{54 + (kind == 'csv')}"
@@ -104,7 +105,7 @@ def test_quoted_csv_falls_back_to_the_whole_file(tmp_path):
     path.write_text("task_id,passed\n" + "".join(f'"T,{i % 5}",{i % 2}\n' for i in range(500)))
     results, part = _by_ranges(str(path), 700, Options())
     assert any(r.quote_or_cr for r in results)
-    same(to_counts(part, [str(path)]), read_counts(path))
+    same(to_counts(part, Options(), [str(path)], False), read_counts(path))
 
 
 def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
@@ -114,7 +115,7 @@ def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
                     if not n.startswith("results_"))
         results, part = _by_ranges(path, 64, Options())
         assert results[0].whole is not None and all(r.covered for r in results[1:])
-        same(to_counts(part, [path]), read_counts(path))
+        same(to_counts(part, Options(), [path], False), read_counts(path))
 
 
 def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
@@ -125,8 +126,30 @@ def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
     bad.write_text('{"task_id": "T/0", "completion": "", "passed": 3}\n')
     opts = Options()
     for files in ([he, tau], [tau, he], [he, str(bad), tau], [str(bad), he], [he, he, tau]):
-        parts = [read_file(f, None, opts, False) for f in files]
+        parts = [read_file(f, None, opts, False, True) for f in files]
         with pytest.raises(ArchiveError) as local:
             read_counts(files)
         for merged in (combine(*parts), combine(combine(*parts[:1]), combine(*parts[1:]))):
             assert str(merged.error) == str(local.value)
+
+
+@pytest.mark.parametrize("escaped", [False, True])
+@pytest.mark.parametrize("split", [700, 5000])
+def test_a_shared_error_text_gives_the_same_note(tmp_path, split, escaped):
+    path = tmp_path / "x_results.jsonl"
+    text = "failed: no setitimer a\\/b" if escaped else "failed: no setitimer a/b"
+    lines = []
+    for i in range(300):
+        ok = "true" if i % 3 else "false"
+        result = "passed" if i % 3 else text
+        if i % 7 == 0:  # other key order: parsed by json.loads
+            lines.append(f'{{"passed": {ok}, "result": "{result}", "task_id": "T/{i % 5}", '
+                         '"completion": ""}')
+        else:
+            lines.append(f'{{"task_id": "T/{i % 5}", "completion": "", "result": "{result}", '
+                         f'"passed": {ok}}}')
+    path.write_text("\n".join(lines) + "\n")
+    local = read_counts(path)
+    assert len(local.notes) == 1 and "every failed sample carries" in local.notes[0]
+    results, part = _by_ranges(str(path), split, Options())
+    same(to_counts(part, Options(), [str(path)], False), local)

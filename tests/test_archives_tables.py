@@ -138,9 +138,10 @@ def test_bad_count_tables(tmp_path, text, message):
     ('{"task_id": "t", "n": 3, "c": true}\n', "1: column \"c\" must be an integer, got True"),
     ('{"task_id": "t", "n": 3, "c": 1}\n{"task_id": "u", "n": 3}\n', '2: missing column "c"'),
     ('{"task_id": "t", "passed": "yes"}\n',
-     "1: column \"passed\" must be a pass flag (true/false/1/0), got 'yes'"),
+     "1: column \"passed\" must be a pass flag (true/false, 1/0, 1.0/0.0), got 'yes'"),
     ('{"task_id": "t", "passed": 2}\n',
-     '1: column "passed" must be a pass flag (true/false/1/0), got 2'),
+     '1: column "passed" must be a pass flag (true/false, 1/0, 1.0/0.0), got 2; give '
+     'threshold= to read it as a reward'),
     ('{"task_id": "t", "passed": true}\n{"task_id": "t", "passed": tru}\n',
      "2: malformed JSON: Expecting value (column 28)"),
 ])
@@ -215,4 +216,5 @@ def test_parquet_batches_and_row_numbers(tmp_path, monkeypatch):
     with pytest.raises(ArchiveError) as info:
         read_counts(path)
     assert str(info.value) == (f'{path}:6: column "passed" must be a pass flag '
-                               "(true/false/1/0), got 2")
+                               "(true/false, 1/0, 1.0/0.0), got 2; give threshold= to read it "
+                               "as a reward")

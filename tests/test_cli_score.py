@@ -394,7 +394,12 @@ def test_score_many_files_and_globs(capsys, runs):
     assert code == 0
     assert [r["group"] for r in json.loads(out)] == [{"path:-2": "model-a"},
                                                      {"path:-2": "model-b"}]
-    # two files without --by are one run: their counts are merged per task
+    # two files are two runs unless --merge pools them as shards
     code, out, _ = run(capsys, ["score", pattern, "--format", "json"])
+    assert [r["group"] for r in json.loads(out)] == [
+        {"path": os.path.join(m, "x_results.jsonl")} for m in ("model-a", "model-b")]
+    assert [r["value"] for r in json.loads(out)] == [
+        lib_records(p, 1)[0]["value"] for p in (PASSES_A, PASSES_B)]
+    code, out, _ = run(capsys, ["score", pattern, "--merge", "--format", "json"])
     merged = [a + b for a, b in zip(PASSES_A, PASSES_B, strict=True)]
     assert json.loads(out)[0]["value"] == lib_records(merged, 1)[0]["value"]

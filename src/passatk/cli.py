@@ -181,6 +181,12 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g.add_argument("--n", dest="n_field", metavar="FIELD", help="column of n (count tables)")
     g.add_argument("--c", dest="c_field", metavar="FIELD", help="column of c (count tables)")
     g.add_argument(
+        "--merge",
+        action="store_true",
+        help="pool the archives as shards of one run (a task in two shards is summed); by "
+        "default separate archives are kept apart by a 'path' group",
+    )
+    g.add_argument(
         "--skip-bad",
         action="store_true",
         help="skip bad records instead of failing; their number and places are reported on stderr",
@@ -370,6 +376,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="TOL",
         help="largest relative difference that counts as agreement (default: 1e-9)",
     )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="count a stored 1.0 where k exceeds some task's n (status undefined, the "
+        "harness's convention) as a finding",
+    )
     _add_output_args(p, percent=False)
     p.set_defaults(func=cmd_check)
 
@@ -488,12 +500,16 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
             c=args.c_field,
             skip_bad=args.skip_bad,
             filters=filters or None,
+            merge=args.merge,
             progress=progress,
             scheduler=_cluster(args),
             storage_options=dict(args.storage_options) or None,
         )
     finally:
         progress.close()
+    if not args.quiet:
+        for message in counts.notes:
+            _note(args, message)
     skipped = counts.skipped
     if skipped.count:
         _note(args, f"skipped {skipped.count} bad record(s) (--skip-bad):")
@@ -631,7 +647,8 @@ def _pairs(counts_a: Any, counts_b: Any) -> list[tuple[dict[str, Any], Any, Any]
     only_b = [_label(dict(k)) for k in groups_b if k not in groups_a]
     raise ValueError(
         f"runs A and B have different groups (only in A: {'; '.join(only_a) or '-'}; only in B: "
-        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share"
+        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share, or --merge "
+        "to pool the shards of a run"
     )
 
 
@@ -688,9 +705,51 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_check(args: argparse.Namespace) -> int:
+#: the check status of a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100
+#: for a greedy run): the harness's convention, not a number passatk can reproduce
+UNDEFINED = "undefined"
+_UNDEFINED_REASON = "undefined: k > n; the stored value is the harness's 1.0"
+
+
+def _recompute(stored: Any, g: Any, task_rows: dict[str, int] | None) -> tuple[Any, Any]:
+    """(recomputed value or None, reason) for one stored number and its group's counts."""
     import passatk
 
+    if g is None:
+        return None, "no samples of this group in the archives"
+    if stored.task is None:
+        row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
+                            missing="report")[0]
+        return row.value, row.reason
+    i = task_rows.get(str(stored.task)) if task_rows is not None else None
+    if i is None:
+        return None, f"no samples of task {stored.task} in the archives"
+    if g.n[i] < stored.k:
+        return None, f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
+    fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
+    return float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
+
+
+def _check_record(stored: Any, g: Any, task_rows: Any, tolerance: float) -> dict[str, Any]:
+    recomputed, reason = _recompute(stored, g, task_rows)
+    rel = None
+    if recomputed is not None:
+        diff = abs(recomputed - stored.value)
+        rel = diff / abs(stored.value) if stored.value != 0 else diff
+        status = "ok" if rel <= tolerance else "MISMATCH"
+    elif g is not None and abs(stored.value - 1.0) <= tolerance and int(g.n.min()) < stored.k:
+        status, reason = UNDEFINED, f"{_UNDEFINED_REASON} ({reason})"
+    else:
+        status = "MISSING"
+    return {
+        "group": dict(stored.group), "metric": stored.metric, "k": stored.k,
+        "task": stored.task, "stored": stored.value, "recomputed": recomputed,
+        "rel_diff": rel, "status": status, "scale": stored.scale, "source": stored.source,
+        "reason": reason,
+    }
+
+
+def cmd_check(args: argparse.Namespace) -> int:
     counts = _read(args, args.paths)
     if not counts.stored:
         raise ValueError(
@@ -700,51 +759,29 @@ def cmd_check(args: argparse.Namespace) -> int:
     by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
     task_rows: dict[tuple, dict[str, int]] = {}
     records = []
-    bad = 0
     for stored in counts.stored:
         key = tuple(stored.group)
         g = by_group.get(key)
-        recomputed = None
-        reason = None
-        if g is None:
-            reason = "no samples of this group in the archives"
-        elif stored.task is not None:
-            if key not in task_rows:
-                task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
-            i = task_rows[key].get(str(stored.task))
-            if i is None:
-                reason = f"no samples of task {stored.task} in the archives"
-            elif g.n[i] < stored.k:
-                reason = f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
-            else:
-                fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
-                recomputed = float(fn(int(g.n[i]), int(g.c[i]), stored.k))
-        else:
-            row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
-                                missing="report")[0]
-            recomputed, reason = row.value, row.reason
-        if recomputed is None:
-            rel = None
-            status = "MISSING"
-        else:
-            diff = abs(recomputed - stored.value)
-            rel = diff / abs(stored.value) if stored.value != 0 else diff
-            status = "ok" if rel <= args.tolerance else "MISMATCH"
-        bad += status != "ok"
-        records.append({
-            "group": dict(stored.group), "metric": stored.metric, "k": stored.k,
-            "task": stored.task, "stored": stored.value, "recomputed": recomputed,
-            "rel_diff": rel, "status": status, "scale": stored.scale, "source": stored.source,
-            "reason": reason,
-        })
+        if g is not None and stored.task is not None and key not in task_rows:
+            task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
+        records.append(_check_record(stored, g, task_rows.get(key), args.tolerance))
     columns = ["metric", "k", "stored", "recomputed", "rel_diff", "status", "source"]
     if any(r["task"] is not None for r in records):
         columns.insert(2, "task")
     _emit(args, records, columns, decimals=10)
+    undefined = sum(r["status"] == UNDEFINED for r in records)
+    bad = sum(r["status"] not in ("ok", UNDEFINED) for r in records)
     if not args.quiet:
         total = len(records)
-        _note(args, f"{total - bad} of {total} stored number(s) agree within relative "
-                    f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+        text = (f"{total - bad - undefined} of {total} stored number(s) agree within relative "
+                f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+        if undefined:
+            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), "
+                     + ("a finding with --strict" if args.strict
+                        else "a finding only with --strict"))
+        _note(args, text)
+    if args.strict:
+        bad += undefined
     return 1 if bad else 0
 
 
@@ -849,6 +886,7 @@ _HINTS = (
     ("pass missing='report'", "pass --missing report"),
     ("pass unmatched='exclude'", "pass --unmatched exclude"),
     ("pass format=", "pass --input-format"),
+    ("did you mean format=", "did you mean --input-format "),
     ("give threshold=", "give --threshold"),
     ("(with threshold=)", "(with --threshold)"),
     ("filters['since']", "--since"),

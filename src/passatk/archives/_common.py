@@ -50,12 +50,18 @@ class Context:
     skip_records: list[SkippedRecord] = field(default_factory=list)
     metric: str | None = None
     metric_file: str | None = None
+    notes: list[str] = field(default_factory=list)
+    sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
     #: reading a byte range of a JSON Lines table: the columns of the file's first record
     first_names: list[str] | None = None
 
     def open(self, file: str) -> Any:
         """Open ``file`` for the line readers (a byte-range reader overrides this)."""
         return open_binary(file)
+
+    def failure_notes(self, file: str, failures: Any) -> None:
+        """Add the note of a file's FailureText (a byte-range reader keeps the object)."""
+        self.notes.extend(failures.notes(file))
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> None:

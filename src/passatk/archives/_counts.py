@@ -110,6 +110,9 @@ class Counts:
         Records skipped with ``skip_bad=True`` (count and places).
     files : tuple of str
         The files that were read.
+    notes : tuple of str
+        Things a reader noticed that change no number but deserve a look (files skipped in a
+        walk, a field chosen by detection, one error string on every failed sample).
 
     Examples
     --------
@@ -133,6 +136,7 @@ class Counts:
     stored: tuple[StoredMetric, ...] = ()
     skipped: Skipped = field(default_factory=Skipped)
     files: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod

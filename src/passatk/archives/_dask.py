@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 import re
 import uuid
 from collections.abc import Callable
@@ -96,7 +97,7 @@ def _sizes(files: list[str], storage: dict) -> dict[str, int]:
 
 
 def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
-                filtering: bool, split_bytes: int) -> tuple[Any, list[Any]]:
+                filtering: bool, named: set[str], split_bytes: int) -> tuple[Any, list[Any]]:
     """Submit the read, range and reduction tasks; return the root and every future."""
     storage = current_options()
     sizes = _sizes(files, storage)
@@ -114,19 +115,21 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
     level = []
     for f in files:
         size = sizes.get(f, 0)
+        given = os.path.normpath(f) in named
         if size > split_bytes:
-            ranges = [submit(read_range, f, s, e, fmt, opts, filtering, storage)
+            ranges = [submit(read_range, f, s, e, fmt, opts, filtering, given, storage)
                       for s, e in plan_ranges(size, split_bytes)]
-            level.append(submit(finish_file, f, fmt, opts, filtering, storage, *ranges))
+            level.append(submit(finish_file, f, fmt, opts, filtering, given, storage, *ranges))
         else:
-            level.append(submit(read_file, f, fmt, opts, filtering, storage))
+            level.append(submit(read_file, f, fmt, opts, filtering, given, storage))
     while len(level) > 1:
         level = [submit(combine, *level[i:i + FAN_IN]) for i in range(0, len(level), FAN_IN)]
     return level[0], every
 
 
-def read_on_cluster(files: list[str], fmt: str | None, opts: Options, filtering: bool, *,
-                    scheduler: object, progress: Callable[[int, int], None] | None = None,
+def read_on_cluster(files: list[str], fmt: str | None, opts: Options, filtering: bool,
+                    named: set[str], merge: bool, *, scheduler: object,
+                    progress: Callable[[int, int], None] | None = None,
                     split_bytes: int | None = None) -> Counts:
     """Read ``files`` on a Dask cluster; the same Counts as the sequential read."""
     if split_bytes is None:
@@ -137,7 +140,7 @@ def read_on_cluster(files: list[str], fmt: str | None, opts: Options, filtering:
         raise ValueError(f"split_bytes must be at least 1, got {split_bytes}")
     client, close = connect(scheduler)
     try:
-        root, every = _submit_all(client, files, fmt, opts, filtering, split_bytes)
+        root, every = _submit_all(client, files, fmt, opts, filtering, named, split_bytes)
         distributed = _distributed()
         total = len(every)
         try:
@@ -154,4 +157,4 @@ def read_on_cluster(files: list[str], fmt: str | None, opts: Options, filtering:
             client.cancel(every)
     finally:
         close()
-    return to_counts(part, files)
+    return to_counts(part, opts, files, merge)

@@ -8,12 +8,14 @@ from dataclasses import dataclass
 
 from . import (
     bigcodebench,
+    code_eval,
     cruxeval,
     evalplus,
     livecodebench,
     lm_eval,
     multipl_e,
     opencompass,
+    qwen_math,
     tables,
     taubench,
 )
@@ -21,7 +23,10 @@ from ._common import Context, load_json_document
 from ._errors import ArchiveError
 from ._sources import PARQUET_MAGIC, logical_name, read_head
 
-__all__ = ["FORMATS", "FormatInfo", "canonical_format", "detect", "detect_format", "formats"]
+__all__ = [
+    "FORMATS", "FormatInfo", "UnknownDocument", "canonical_format", "detect", "detect_format",
+    "document_format", "formats",
+]
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,16 @@ FORMATS: dict[str, FormatInfo] = {
             'JSON document with "raw_scored_generations"',
             "each sample_<i> is a task with its list of booleans; stored pass_at_k in percent"),
         FormatInfo(
+            "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
+            "humaneval-<lang>-details.json",
+            'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
+            'one pair per sample; pass = "passed" is true'),
+        FormatInfo(
+            "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
+            "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
+            'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
+            "score is one true/false per sample: n = its length, c = its true entries"),
+        FormatInfo(
             "tau-bench", "tau-bench", "results JSON (list of trials)",
             'JSON list of trials with "task_id" and "reward"',
             "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
@@ -112,6 +127,7 @@ _ALIASES = {
     "human-eval": "humaneval", "human_eval": "humaneval", "multiple": "multipl-e",
     "multipl_e": "multipl-e", "lm-evaluation-harness": "lm-eval", "lm_eval": "lm-eval",
     "lcb": "livecodebench", "taubench": "tau-bench", "tau_bench": "tau-bench",
+    "code_eval": "code-eval", "qwen_math": "qwen-math", "qwen2.5-math": "qwen-math",
     "count-table": "counts", "sample-table": "samples", "per-sample": "samples",
 }
 
@@ -123,6 +139,7 @@ JSON_DOCUMENT_FORMATS = {
     "tau-bench": taubench.matches,
     "multipl-e": multipl_e.matches,
     "opencompass": opencompass.matches,
+    "code-eval": code_eval.matches,
 }
 
 
@@ -160,6 +177,8 @@ def _first_line(head: bytes) -> tuple[int, bytes] | None:
 def _line_format(record: dict, ctx: Context, file: str) -> str | None:
     if lm_eval.looks_like(record):
         return "lm-eval"
+    if qwen_math.looks_like(record):
+        return "qwen-math"
     has_text = "result" in record or "completion" in record
     if "task_id" in record and "passed" in record and has_text:
         # human-eval, unless the flag is 0/1 in a file not named like human-eval's output
@@ -170,6 +189,43 @@ def _line_format(record: dict, ctx: Context, file: str) -> str | None:
         return tables.columns(list(record), None, ctx, file, strict=False)["kind"]
     except ArchiveError:
         return None
+
+
+class UnknownDocument(ArchiveError):
+    """A JSON document no reader recognizes (a summary, a config); ``doc`` is its content.
+
+    A directory walk or a glob skips such files with a note; a file named explicitly raises.
+    """
+
+    def __init__(self, file: str, what: str, doc: object) -> None:
+        super().__init__(file, what)
+        self.doc = doc
+
+
+def key_list(keys: list, shown: int = 10) -> str:
+    """``['a', 'b']``, or ``['a', 'b'] and 3 more``: at most ``shown`` sorted keys.
+
+    >>> key_list(list("abcdefghijkl"), 3)
+    "['a', 'b', 'c'] and 9 more"
+    """
+    return tables.name_list(keys, shown, sort=True)
+
+
+def document_format(file: str, doc: object) -> str:
+    """The format of a parsed JSON document; UnknownDocument when no reader recognizes it."""
+    for fmt, test in JSON_DOCUMENT_FORMATS.items():
+        if test(doc):
+            return fmt
+    if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
+            "configs" in doc or "versions" in doc):
+        raise UnknownDocument(file, "an lm-eval results file holds only aggregate numbers; "
+                              "read the samples_*.jsonl files next to it", doc)
+    if logical_name(file).endswith("_pass_at_k.json"):
+        raise UnknownDocument(file, "a BigCodeBench pass@k file holds only aggregate numbers; "
+                              "read the *_eval_results.json next to it", doc)
+    keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
+    raise UnknownDocument(file, f"cannot detect the format of this JSON document "
+                          f"(top level: {keys}); pass format= (see passatk formats)", doc)
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -190,6 +246,66 @@ def detect_format(path: str | os.PathLike) -> str:
     'counts'
     """
     return detect(os.fspath(path))[0]
+
+
+def _as_lines(name: str, head: bytes, start: bytes) -> bool:
+    """JSON Lines by name (.jsonl, .ndjson), or an unnamed file whose first line is an object."""
+    if name.endswith((".jsonl", ".ndjson")):
+        return True
+    if name.endswith(".json") or start != b"{":
+        return False
+    first = _first_line(head)
+    try:
+        return first is not None and isinstance(json.loads(first[1]), dict)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return False
+
+
+def _lines_format(file: str, head: bytes, ctx: Context) -> str:
+    lineno, line = _first_line(head)
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        hint = document_hint(file, head)
+        if hint is not None:
+            raise ArchiveError(file, hint) from None
+        raise ArchiveError(file, f"malformed JSON: {getattr(e, 'msg', e)}", line=lineno) from None
+    fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
+    if fmt is None:
+        keys = key_list(list(record)) if isinstance(record, dict) else type(record).__name__
+        raise ArchiveError(file, f"cannot detect the format of JSON Lines with keys {keys}; pass "
+                           "format= (see passatk formats)", line=lineno)
+    return fmt
+
+
+def document_hint(file: str, head: bytes | None = None) -> str | None:
+    """For a whole (pretty-printed) JSON document given as JSON Lines: what to do instead.
+
+    None when the first line is a JSON value of its own, or the file is no JSON document.
+    """
+    head = read_head(file, 1 << 16) if head is None else head
+    first = _first_line(head)
+    if first is None or not first[1].rstrip().endswith((b"{", b"[", b",")):
+        return None  # not the opening line of an indented document: no whole-file parse
+    try:
+        json.loads(first[1])
+        return None
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        pass
+    try:
+        doc = load_json_document(file)
+    except ArchiveError:
+        return None
+    try:
+        fmt = document_format(file, doc)
+    except UnknownDocument:
+        keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
+        if logical_name(file).endswith(".json"):
+            return ("this is a JSON document, not JSON Lines, and no reader recognizes it "
+                    f"(top level: {keys})")
+        return ("this is a JSON document, not JSON Lines; did you mean to name it .json? "
+                f"(top level: {keys})")
+    return f"this is a JSON document, not JSON Lines; did you mean format={fmt}?"
 
 
 def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
@@ -218,41 +334,10 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
         return kind, None
     start = head.lstrip()[:1]
     if start in (b"{", b"["):
-        as_lines = name.endswith((".jsonl", ".ndjson"))
-        if not as_lines and not name.endswith(".json") and start == b"{":
-            first = _first_line(head)
-            try:
-                as_lines = first is not None and isinstance(json.loads(first[1]), dict)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                as_lines = False
-        if as_lines:
-            first = _first_line(head)
-            try:
-                record = json.loads(first[1])
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise ArchiveError(file, f"malformed JSON: {getattr(e, 'msg', e)}",
-                                   line=first[0]) from None
-            fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
-            if fmt is None:
-                raise ArchiveError(
-                    file, f"cannot detect the format of JSON Lines with keys "
-                    f"{sorted(record)[:10] if isinstance(record, dict) else type(record).__name__}"
-                    "; pass format= (see passatk formats)", line=first[0])
-            return fmt, None
+        if _as_lines(name, head, start):
+            return _lines_format(file, head, ctx), None
         doc = load_json_document(file)
-        for fmt, test in JSON_DOCUMENT_FORMATS.items():
-            if test(doc):
-                return fmt, doc
-        if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
-                "configs" in doc or "versions" in doc):
-            raise ArchiveError(file, "an lm-eval results file holds only aggregate numbers; "
-                               "read the samples_*.jsonl files next to it")
-        if name.endswith("_pass_at_k.json"):
-            raise ArchiveError(file, "a BigCodeBench pass@k file holds only aggregate numbers; "
-                               "read the *_eval_results.json next to it")
-        keys = sorted(doc)[:10] if isinstance(doc, dict) else type(doc).__name__
-        raise ArchiveError(file, f"cannot detect the format of this JSON document "
-                           f"(top level: {keys}); pass format= (see passatk formats)")
+        return document_format(file, doc), doc
     kind = tables.peek_kind(file, ctx)
     if kind is not None:
         return kind, None

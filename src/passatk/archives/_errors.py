@@ -91,13 +91,16 @@ class ArchiveError(ValueError):
         super().__init__(f"{self.location}: {self.what}")
 
     def __reduce__(self) -> tuple:
-        # picklable, so that an error found by a worker process reaches the caller intact
-        return _rebuild_archive_error, (self.file, self.what, self.line, self.path)
+        # picklable (subclasses too), so that an error found by a worker process reaches the
+        # caller intact
+        return _rebuild_archive_error, (type(self), str(self), self.__dict__)
 
 
-def _rebuild_archive_error(file: str, what: str, line: int | None, path: tuple | None
-                           ) -> ArchiveError:
-    return ArchiveError(file, what, line=line, path=path)
+def _rebuild_archive_error(cls: type, message: str, state: dict) -> ArchiveError:
+    err = cls.__new__(cls)
+    ValueError.__init__(err, message)
+    err.__dict__.update(state)
+    return err
 
 
 @dataclass(frozen=True)

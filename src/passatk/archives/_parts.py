@@ -19,13 +19,14 @@ one.
 
 from __future__ import annotations
 
-import dataclasses
 import io
+import json
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._common import Context, Options
-from ._counts import Counts, StoredMetric, merge_counts
+from ._counts import Counts, StoredMetric
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location
 from ._ranges import LineRange
 from ._remote import storage_options
@@ -38,18 +39,17 @@ SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")
 _HEAD_LIMIT = 16 << 20  # the first line of a splittable file must end within this many bytes
 
 
-def _empty() -> Counts:
-    return Counts._from_acc({}, metric="pass@k")
-
-
 @dataclass(frozen=True)
 class Part:
-    """What a unit of work read (see the module docstring)."""
+    """What a unit of work read (see the module docstring): per file in order, the archive it
+    belongs to with its counts and stored numbers, or the JSON document of a walked summary."""
 
-    counts: Counts = field(default_factory=_empty)
+    runs: tuple[tuple[str, dict, tuple[StoredMetric, ...]], ...] = ()
+    summaries: tuple[tuple[str, object], ...] = ()
+    notes: tuple[str, ...] = ()
+    sidecars: frozenset[str] = frozenset()
     metric: str | None = None
     metric_file: str | None = None
-    stored: tuple[StoredMetric, ...] = ()
     skipped: Skipped = field(default_factory=Skipped)
     error: ArchiveError | None = None
 
@@ -68,6 +68,7 @@ class RangeResult:
     prefix_lines: int = 0
     csv: bool = False
     quote_or_cr: bool = False
+    failures: Any = None  # the range's FailureText (human-eval)
 
 
 def split_candidate(file: str) -> bool:
@@ -76,26 +77,28 @@ def split_candidate(file: str) -> bool:
     return not name.endswith(COMPRESSED_SUFFIXES) and logical_name(file).endswith(SPLIT_SUFFIXES)
 
 
-def _part_of(ctx: Context) -> Part:
-    from ._read import counts_of
+def _part_of(ctx: Context, file: str, outcome: tuple[str, object]) -> Part:
+    what, value = outcome
+    common = {"notes": tuple(ctx.notes), "sidecars": frozenset(ctx.sidecars),
+              "metric": ctx.metric, "metric_file": ctx.metric_file, "skipped": ctx.skipped}
+    if what == "summary":
+        return Part(summaries=((file, value),), **common)
+    return Part(runs=((str(value), ctx.acc, tuple(ctx.stored)),), **common)
 
-    counts = dataclasses.replace(counts_of(ctx, ()), metric="pass@k", stored=(),
-                                 skipped=Skipped())
-    return Part(counts, ctx.metric, ctx.metric_file, tuple(ctx.stored), ctx.skipped)
 
-
-def read_file(file: str, fmt: str | None, opts: Options, filtering: bool,
+def read_file(file: str, fmt: str | None, opts: Options, filtering: bool, named: bool = False,
               storage: dict | None = None) -> Part:
-    """Read one whole file, as the sequential read does."""
-    from ._read import _read_one
+    """Read one whole file, as the sequential read does (``named``: given explicitly)."""
+    from ._read import read_into
 
     ctx = Context(opts)
     with storage_options(storage):
         try:
-            _read_one(file, fmt, ctx, filtering)
+            outcome = read_into(file, fmt, ctx, filtering,
+                                {os.path.normpath(file)} if named else set())
         except ArchiveError as e:
             return Part(metric=ctx.metric, metric_file=ctx.metric_file, error=e)
-    return _part_of(ctx)
+    return _part_of(ctx, file, outcome)
 
 
 class _Opened:
@@ -121,6 +124,7 @@ class _RangeContext(Context):
         self.start, self.end, self.prefix = start, end, prefix
         self.lines: LineRange | None = None
         self.raw_skips: list[tuple[int, str]] = []
+        self.failures: Any = None
 
     def open(self, file: str) -> _Opened:
         raw = open_raw(file)
@@ -130,6 +134,9 @@ class _RangeContext(Context):
             raw.close()
             raise
         return _Opened(raw, self.lines)
+
+    def failure_notes(self, file: str, failures: Any) -> None:
+        self.failures = failures  # merged over the ranges by finish_file
 
     def bad(self, file: str, what: str, *, line: int | None = None,
             path: tuple | None = None) -> None:
@@ -193,7 +200,7 @@ def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, 
 
 
 def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, filtering: bool,
-               storage: dict | None = None) -> RangeResult:
+               named: bool = False, storage: dict | None = None) -> RangeResult:
     """Read the lines of ``file`` that start in ``[start, end)`` (see the module docstring)."""
     from ._read import _read_one
 
@@ -201,33 +208,39 @@ def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, 
         plan = _split_plan(file, fmt, opts)
         if plan is None:
             if start == 0:
-                return RangeResult(whole=read_file(file, fmt, opts, filtering, storage))
+                return RangeResult(whole=read_file(file, fmt, opts, filtering, named, storage))
             return RangeResult(covered=True)
         kind, header, names = plan
         prefix = header if start > 0 else b""
         ctx = _RangeContext(opts, start, end, prefix)
         ctx.first_names = names
         try:
-            _read_one(file, kind, ctx, filtering)
+            _read_one(file, kind, ctx, filtering, named)
         except ArchiveError:
             return RangeResult(fallback=True)
-    lines = ctx.lines
-    if lines is None:  # pragma: no cover - every splittable reader opens the file
-        return RangeResult(fallback=True)
+    if ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars:  # pragma: no cover
+        return RangeResult(fallback=True)  # not a plain line reader: read the file whole
     return RangeResult(
-        part=_part_of(ctx), skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count,
-        newlines=lines.newlines, prefix_lines=prefix.count(b"\n"), csv=bool(header),
-        quote_or_cr=lines.quote_or_cr,
+        part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
+        skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count, newlines=ctx.lines.newlines,
+        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=ctx.lines.quote_or_cr,
+        failures=ctx.failures,
     )
 
 
-def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool,
+def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool, named: bool,
                 storage: dict | None, *results: RangeResult) -> Part:
     """The Part of a whole file from its ranges, in order (or the file read again whole)."""
     if results[0].whole is not None:
         return results[0].whole
     if any(r.fallback for r in results) or any(r.csv and r.quote_or_cr for r in results):
-        return read_file(file, fmt, opts, filtering, storage)
+        return read_file(file, fmt, opts, filtering, named, storage)
+    notes: list[str] = []
+    if results[0].failures is not None:
+        failures = merge_failures([r.failures for r in results])
+        if failures is None:
+            return read_file(file, fmt, opts, filtering, named, storage)
+        notes = failures.notes(file)
     before = 0
     records: list[SkippedRecord] = []
     count = 0
@@ -236,12 +249,60 @@ def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool,
             records.append(SkippedRecord(location(file, line - r.prefix_lines + before), what))
         count += r.skip_count
         before += r.newlines
-    parts = [r.part for r in results if r.part is not None]
-    first = parts[0]
-    counts = merge_counts([p.counts for p in parts])
-    return Part(counts, first.metric, first.metric_file,
-                tuple(s for p in parts for s in p.stored),
-                Skipped(count, tuple(records[:MAX_SKIPPED_KEPT])))
+    acc: dict = {}
+    for r in results:
+        _sum_into(acc, r.part.runs[0][1])
+    first = results[0].part
+    return Part(runs=((file, acc, ()),), notes=tuple(notes), metric=first.metric,
+                metric_file=first.metric_file,
+                skipped=Skipped(count, tuple(records[:MAX_SKIPPED_KEPT])))
+
+
+def merge_failures(parts: list[Any]) -> Any:
+    """The FailureText of consecutive ranges read one after the other, or None when that
+    cannot be told from the parts (an error text spelled differently in the file)."""
+    from ._hints import FailureText
+
+    out = FailureText()
+    for f in parts:
+        if f.failed and out.failed:
+            same = _same_failures(out, f)
+            if same is None:
+                return None
+            out.same = same
+        elif f.failed:
+            out.text, out.raw, out.same = f.text, f.raw, f.same
+        out.failed += f.failed
+        out.samples += f.samples
+    return out
+
+
+def _same_failures(a: Any, b: Any) -> bool | None:
+    """Whether every failed sample of ``a`` then ``b`` carries one text; None: cannot tell.
+
+    A sequential read compares samples with its first failed sample's text: decoded for lines
+    parsed by json.loads, as raw bytes for scanned lines, and which sample comes first depends
+    on its block boundaries. With every first text in its canonical JSON spelling both
+    comparisons agree; otherwise the file is read whole."""
+    if not a.same:
+        return False
+    if not (_canonical(a) and _canonical(b)):
+        return None
+    return bool(b.same and b.text == a.text)
+
+
+def _canonical(f: Any) -> bool:
+    return f.raw is None or f.raw.tobytes() == json.dumps(f.text)[1:-1].encode("ascii")
+
+
+def _sum_into(acc: dict, part: dict) -> None:
+    for key, (n, c) in part.items():
+        cell = acc.get(key)
+        if cell is None:
+            acc[key] = [n, c]
+        else:
+            cell[0] += n
+            cell[1] += c
 
 
 def combine(*parts: Part) -> Part:
@@ -263,13 +324,31 @@ def _combine2(a: Part, b: Part) -> Part:
         b.metric, b.metric_file)
     if b.error is not None:
         return Part(metric=metric, metric_file=metric_file, error=b.error)
-    return Part(merge_counts([a.counts, b.counts]), metric, metric_file, a.stored + b.stored,
-                a.skipped + b.skipped)
+    runs = list(a.runs)
+    for archive, acc, stored in b.runs:
+        if runs and runs[-1][0] == archive:  # MultiPL-E: the files of one archive
+            last = runs[-1]
+            pooled = {k: list(v) for k, v in last[1].items()}
+            _sum_into(pooled, acc)
+            runs[-1] = (archive, pooled, last[2] + stored)
+        else:
+            runs.append((archive, acc, stored))
+    return Part(tuple(runs), a.summaries + b.summaries, a.notes + b.notes,
+                a.sidecars | b.sidecars, metric, metric_file, a.skipped + b.skipped)
 
 
-def to_counts(part: Part, files: list[str] | tuple[str, ...]) -> Counts:
-    """The final Counts of a merged part; raises its error."""
+def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
+              merge: bool) -> Counts:
+    """The final Counts of a merged part, as read_counts assembles them; raises its error."""
+    from ._read import add_outcome, assemble
+
     if part.error is not None:
         raise part.error
-    return dataclasses.replace(part.counts, metric=part.metric or "pass@k", stored=part.stored,
-                               skipped=part.skipped, files=tuple(files))
+    ctx = Context(opts)
+    ctx.metric, ctx.metric_file = part.metric, part.metric_file
+    ctx.skip_count, ctx.skip_records = part.skipped.count, list(part.skipped.records)
+    ctx.notes, ctx.sidecars = list(part.notes), set(part.sidecars)
+    runs: dict = {}
+    for archive, acc, stored in part.runs:
+        add_outcome(runs, [], "", ("run", archive), acc, list(stored))
+    return assemble(runs, list(part.summaries), ctx, list(files), merge)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import math
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 
 from . import (
+    _summary,
     bigcodebench,
+    code_eval,
     cruxeval,
     evalplus,
     humaneval,
@@ -17,18 +21,32 @@ from . import (
     lm_eval,
     multipl_e,
     opencompass,
+    qwen_math,
     tables,
     taubench,
 )
 from ._common import Context, Options, load_json_document
 from ._counts import Counts
-from ._detect import JSON_DOCUMENT_FORMATS, canonical_format, detect
+from ._detect import (
+    JSON_DOCUMENT_FORMATS,
+    UnknownDocument,
+    canonical_format,
+    detect,
+    document_format,
+    document_hint,
+)
 from ._errors import ArchiveError
+from ._remote import is_url
 from ._remote import storage_options as _use_storage
-from ._sources import expand_paths, file_size, is_path_spec, path_group_value
+from ._sources import expand_paths, file_size, is_file, is_path_spec, logical_name, path_group_value
 
 __all__ = ["read_counts"]
 
+_LINE_READERS = {
+    "humaneval": humaneval.read,
+    "lm-eval": lm_eval.read,
+    "qwen-math": qwen_math.read,
+}
 _DOC_READERS = {
     "evalplus": evalplus.read,
     "bigcodebench": bigcodebench.read,
@@ -37,6 +55,7 @@ _DOC_READERS = {
     "tau-bench": taubench.read,
     "multipl-e": multipl_e.read,
     "opencompass": opencompass.read,
+    "code-eval": code_eval.read,
 }
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _DIFFICULTIES = ("easy", "medium", "hard")
@@ -124,6 +143,7 @@ def read_counts(
     c: str | None = None,
     skip_bad: bool = False,
     filters: Mapping[str, object] | None = None,
+    merge: bool = False,
     progress: Callable[[int, int], None] | None = None,
     scheduler: object | None = None,
     storage_options: Mapping[str, object] | None = None,
@@ -135,12 +155,14 @@ def read_counts(
     ----------
     paths : path, glob or directory, or an iterable of them
         Files may be gzip- or zstd-compressed (zstd needs the optional ``zstandard``).
-        Directories are walked recursively for data files; globs may use ``**``.
+        Directories are walked recursively for data files; globs may use ``**``. A walk or a
+        glob skips JSON documents no reader recognizes (summaries; see ``Counts.notes``); a
+        file named explicitly is always read.
     format : str, optional
         Skip detection and read every file in this format (see :func:`formats`):
         ``humaneval``, ``evalplus``, ``bigcodebench``, ``multipl-e``, ``lm-eval``,
-        ``livecodebench``, ``opencompass``, ``cruxeval``, ``tau-bench``, ``counts``,
-        ``samples``.
+        ``livecodebench``, ``opencompass``, ``cruxeval``, ``code-eval``, ``qwen-math``,
+        ``tau-bench``, ``counts``, ``samples``.
     by : sequence of str
         Group fields, in order. A name is a record field (``"model"``; for JSON documents, a
         top-level field of the document) or a path part: ``"path"``, ``"path:name"``,
@@ -149,16 +171,23 @@ def read_counts(
         ``metric_set`` (base/plus), lm-eval ``lm_eval_task`` and ``filter``.
     task, passed, reward, n, c : str, optional
         Column names for count and per-sample tables (defaults: task is the first of
-        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``). Given with any
-        other format they raise ArchiveError rather than being ignored.
+        ``task_id``, ``task``, ``id``; ``passed``; ``reward``; ``n``; ``c``). ``passed`` also
+        names the 0/1 metric of lm-eval samples (``"exact_match"``). Given with any other
+        format they raise ArchiveError rather than being ignored.
     threshold : float, optional
         With a reward column, a sample passes when ``reward >= threshold``. Required there.
+        With a flag column, numbers other than 0 and 1 are compared with it.
     skip_bad : bool, default False
         Skip bad records instead of raising; ``Counts.skipped`` says how many and where.
         Problems with a whole file (empty, unreadable, undetectable) still raise.
     filters : mapping, optional
         LiveCodeBench only: ``since`` and ``until`` (contest date ``YYYY-MM-DD``, both
         inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
+    merge : bool, default False
+        Pool the archives as shards of one run: n and c of a (group, task) found in several
+        archives are summed. By default archives are never pooled: when two archives (files;
+        a MultiPL-E directory is one archive) would put rows into the same group, every row
+        gets the group field ``path``, its archive's path relative to the common parent folder.
     progress : callable(done, total), optional
         Called during reading with the (compressed) bytes read so far and the total; with a
         ``scheduler``, with the tasks done so far and the number of tasks.
@@ -177,7 +206,8 @@ def read_counts(
     Returns
     -------
     Counts
-        Rows per (group, task), with stored numbers and skipped records.
+        Rows per (group, task), with stored numbers, skipped records and notes (files skipped
+        in a walk, a field chosen by detection, one error text on every failed sample).
 
     Raises
     ------
@@ -203,42 +233,130 @@ def read_counts(
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
+    if not isinstance(merge, bool):
+        raise TypeError(f"merge must be a bool, got {merge!r}")
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
     with _use_storage(storage_options):
         files = expand_paths(paths)
+        named = _named_files(paths)
         if scheduler is not None:
             from ._dask import read_on_cluster
 
-            return read_on_cluster(files, fmt, opts, filtering, scheduler=scheduler,
+            return read_on_cluster(files, fmt, opts, filtering, named, merge, scheduler=scheduler,
                                    progress=progress, split_bytes=split_bytes)
         ctx = Context(opts, progress=progress)
         sizes = [file_size(f) for f in files]
         ctx.total_bytes = sum(sizes)
+        runs: dict[str, tuple[dict, list]] = {}
+        summaries: list[tuple[str, object]] = []
         for file, size in zip(files, sizes, strict=True):
-            _read_one(file, fmt, ctx, filtering)
+            outcome = read_into(file, fmt, ctx, filtering, named)
+            add_outcome(runs, summaries, file, outcome, ctx.acc, ctx.stored)
             ctx.done_bytes += size
             ctx.report(0)
-    return counts_of(ctx, files)
+        return assemble(runs, summaries, ctx, files, merge)
 
 
-def counts_of(ctx: Context, files: list[str] | tuple[str, ...]) -> Counts:
-    """The Counts of everything ``ctx`` has read from ``files``."""
-    return Counts._from_acc(
-        ctx.acc, metric=ctx.metric or "pass@k", stored=tuple(ctx.stored),
+def read_into(file: str, fmt: str | None, ctx: Context, filtering: bool,
+              named: set[str]) -> tuple[str, object]:
+    """Read one file into a fresh ``ctx.acc`` and ``ctx.stored``: ``("run", archive)``, or
+    ``("summary", document)`` for a walked JSON document no reader recognizes."""
+    ctx.acc, ctx.stored = {}, []
+    try:
+        kind = _read_one(file, fmt, ctx, filtering, os.path.normpath(file) in named)
+    except UnknownDocument as e:
+        if os.path.normpath(file) in named:
+            raise
+        return "summary", e.doc
+    return "run", _archive_of(file, kind)
+
+
+def add_outcome(runs: dict, summaries: list, file: str, outcome: tuple[str, object],
+                acc: dict, stored: list) -> None:
+    """Add what :func:`read_into` read from ``file`` to the runs or the summaries."""
+    what, value = outcome
+    if what == "summary":
+        summaries.append((file, value))
+        return
+    run = runs.setdefault(value, ({}, []))
+    _sum_into(run[0], acc)
+    run[1].extend(stored)
+
+
+def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge: bool) -> Counts:
+    """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
+    acc, stored, groups = _combine(runs, merge)
+    summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
+    if summaries:
+        stored += _summary.use(summaries, groups, ctx)
+    counts = Counts._from_acc(
+        acc, metric=ctx.metric or "pass@k", stored=tuple(stored),
         skipped=ctx.skipped, files=tuple(files),
     )
+    return dataclasses.replace(counts, notes=tuple(ctx.notes)) if ctx.notes else counts
 
 
-def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> None:
-    doc = None
-    if fmt is None:
-        kind, doc = detect(file, ctx)
-    else:
-        kind = fmt
+#: the group field that keeps separate archives apart when they would share a group
+RUN_FIELD = "path"
+
+
+def _archive_of(file: str, kind: str) -> str:
+    """The archive a file belongs to: itself, or its folder for MultiPL-E (a file per task)."""
+    if kind != "multipl-e":
+        return file
+    return posixpath.dirname(file) if is_url(file) else os.path.dirname(os.path.abspath(file))
+
+
+def _sum_into(acc: dict, part: dict) -> None:
+    for key, (n, c) in part.items():
+        cell = acc.get(key)
+        if cell is None:
+            acc[key] = [n, c]
+        else:
+            cell[0] += n
+            cell[1] += c
+
+
+def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, list, dict]:
+    """Pool the runs (``merge``, or when no two runs share a group), or label each by path.
+
+    Returns the counts, the stored numbers and the groups of each archive."""
+    seen: set = set()
+    shared = False
+    for acc, _ in runs.values():
+        groups = {g for g, _ in acc}
+        shared = shared or not seen.isdisjoint(groups)
+        seen |= groups
+    acc: dict = {}
+    stored: list = []
+    groups: dict[str, set] = {}
+    labels = {} if merge or not shared else _relative_labels(list(runs))
+    for archive, (part, part_stored) in runs.items():
+        label = ((RUN_FIELD, labels[archive]),) if labels else ()
+        _sum_into(acc, {(label + g, t): cell for (g, t), cell in part.items()})
+        stored.extend(dataclasses.replace(s, group=label + tuple(s.group)) if label else s
+                      for s in part_stored)
+        groups[archive] = {label + g for g, _ in part}
+    return acc, stored, groups
+
+
+def _relative_labels(archives: list[str]) -> dict[str, str]:
+    """Each archive's path relative to the common parent folder of all of them."""
+    full = [os.path.abspath(a) for a in archives]
+    common = os.path.commonpath([os.path.dirname(f) for f in full])
+    return {a: os.path.relpath(f, common) for a, f in zip(archives, full, strict=True)}
+
+
+#: column options each non-table format accepts (lm-eval: --passed names its 0/1 metric)
+_FORMAT_OPTIONS = {"lm-eval": ("passed",)}
+
+
+def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
     if kind not in ("counts", "samples"):
         o = ctx.options
+        allowed = _FORMAT_OPTIONS.get(kind, ())
         mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
-                  if getattr(o, name) is not None]
+                  if getattr(o, name) is not None and name not in allowed]
         if mapped:
             raise ArchiveError(file, f"is a {kind} archive, but column options "
                                f"({', '.join(m + '=' for m in mapped)}) apply only to count and "
@@ -247,15 +365,62 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool) -> None
     if filtering and kind != "livecodebench":
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
                            "apply only to LiveCodeBench")
-    if kind == "humaneval":
-        humaneval.read(file, ctx)
-    elif kind == "lm-eval":
-        lm_eval.read(file, ctx)
-    elif kind in ("counts", "samples"):
-        tables.read(file, ctx, kind)
+
+
+def _walked_document(file: str, kind: str) -> object:
+    """With a forced format, a .json file found by a walk or glob: its parsed document, or
+    UnknownDocument when no reader recognizes it (a summary next to the archives)."""
+    if not logical_name(file).endswith(".json"):
+        return None
+    try:
+        doc = load_json_document(file)
+    except ArchiveError:
+        if kind in JSON_DOCUMENT_FORMATS:
+            raise
+        return None  # JSON Lines named .json: the forced line reader reads it
+    document_format(file, doc)  # raises UnknownDocument
+    return doc if kind in JSON_DOCUMENT_FORMATS else None
+
+
+def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: bool) -> str:
+    """Read one file into ``ctx``; return its format. ``named``: given explicitly."""
+    doc = None
+    if fmt is None:
+        kind, doc = detect(file, ctx)
     else:
-        if doc is None:
-            doc = load_json_document(file)
-            if not JSON_DOCUMENT_FORMATS[kind](doc):
-                raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
-        _DOC_READERS[kind](file, ctx, doc)
+        kind = fmt
+        if not named:
+            doc = _walked_document(file, kind)
+    _check_options(file, kind, ctx, filtering)
+    if kind in _LINE_READERS or kind in ("counts", "samples"):
+        hint = document_hint(file) if kind in _LINE_READERS or _jsonl_table(file) else None
+        if hint is not None:
+            raise ArchiveError(file, hint)
+        if kind in _LINE_READERS:
+            _LINE_READERS[kind](file, ctx)
+        else:
+            tables.read(file, ctx, kind)
+        return kind
+    if doc is None:
+        doc = load_json_document(file)
+        if not JSON_DOCUMENT_FORMATS[kind](doc):
+            raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
+    _DOC_READERS[kind](file, ctx, doc)
+    return kind
+
+
+def _jsonl_table(file: str) -> bool:
+    return tables.container(file) == "jsonl"
+
+
+def _named_files(paths: object) -> set[str]:
+    """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    return {os.path.normpath(os.fspath(p)) for p in items
+            if isinstance(p, (str, os.PathLike)) and _names_a_file(os.fspath(p))}
+
+
+def _names_a_file(p: str) -> bool:
+    if is_url(p):
+        return not any(ch in p for ch in "*?[") and is_file(p)
+    return os.path.isfile(p)

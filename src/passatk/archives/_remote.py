@@ -170,6 +170,13 @@ def url_isfile(url: str) -> bool:
         return False
 
 
+def url_listdir(url: str) -> list[str]:
+    """Names of the objects directly under the folder ``url``."""
+    fs, path = _filesystem(url)
+    return sorted(posixpath.basename(p.rstrip("/")) for p in _call(url, lambda: fs.ls(path,
+                                                                                detail=False)))
+
+
 def open_url(url: str) -> Any:
     """A seekable binary file object for ``url`` (read in large blocks)."""
     fs, path = _filesystem(url)

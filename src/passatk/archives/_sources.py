@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import ArchiveError
-from ._remote import expand_url, is_url, open_url, url_isfile, url_size
+from ._remote import expand_url, is_url, open_url, url_isfile, url_listdir, url_size
 
 __all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary", "open_raw",
            "path_group_value", "read_head"]
@@ -68,13 +68,19 @@ def _sidecar_or_companion(path: Path) -> bool:
     for suffix in (".jsonl", ".json"):
         if name.endswith(suffix) and not name.endswith(".results.json"):
             base = name[: -len(suffix)]
-            if _exists(folder, f"{base}_eval_results.json"):  # EvalPlus, BigCodeBench inputs
+            if _has_eval_results(folder, base):  # EvalPlus, BigCodeBench inputs
                 return True
             if suffix == ".json" and _exists(folder, f"{base}.results.json"):  # MultiPL-E
                 return True
     if name.endswith("_eval.json") and _exists(folder, f"{name[:-5]}_all.json"):
         return True  # LiveCodeBench aggregate next to *_eval_all.json
     return False
+
+
+def _has_eval_results(folder: Path, base: str) -> bool:
+    """``X_eval_results.json``, EvalPlus's newer ``X.eval_results.json``, or BigCodeBench's
+    hard subset ``X_hard_eval_results.json``."""
+    return any(_exists(folder, f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
 
 
 class _Listed:
@@ -241,6 +247,11 @@ class _Opened:
 def open_raw(path: str) -> Any:
     """Open a local file or a URL for binary reading, without decompressing."""
     return open_url(path) if is_url(path) else open(path, "rb")
+
+
+def list_names(folder: str) -> list[str]:
+    """Names in a local folder or under a URL folder."""
+    return url_listdir(folder) if is_url(folder) else os.listdir(folder)
 
 
 def file_size(path: str) -> int:

@@ -174,7 +174,8 @@ def write_archive(
     stored : bool, default True
         Also write the numbers the harness stores about itself (EvalPlus v3 ``pass_at_k``,
         BigCodeBench ``*_pass_at_k.json``, lm-eval ``results_<date>.json``, CRUXEval and
-        OpenCompass percentages, LiveCodeBench per-problem pass@1), computed exactly.
+        OpenCompass percentages, LiveCodeBench per-problem pass@1, the Qwen2.5-Math
+        ``*_metrics.json``), computed exactly.
     completion : callable(task_index, sample_index) -> str, optional
         human-eval only: the completion text of each sample.
     dates, difficulties : sequence of str, optional
@@ -380,6 +381,37 @@ def _cruxeval(path, tasks, flags, stored) -> list[str]:
     return [path]
 
 
+def _code_eval(path, tasks, flags, stored) -> list[str]:
+    doc = {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x else "failed: ",
+                    "passed": x}] for j, x in enumerate(p)]
+           for t, p in zip(tasks, flags, strict=True)}
+    _dump(path, doc)
+    return [path]
+
+
+def _qwen_math(path, tasks, flags, stored) -> list[str]:
+    with _Atomic(path) as f:
+        for t, p in zip(tasks, flags, strict=True):
+            rec = {"idx": int(t) if t.isdigit() else t, "question": f"problem {t}", "gt": "1",
+                   "pred": ["1" if x else "0" for x in p], "score": p}
+            f.write(json.dumps(rec).encode() + b"\n")
+    out = [path]
+    name = logical_name(path)
+    if stored and name.endswith(".jsonl"):
+        nmax = max(len(p) for p in flags)
+        side = os.path.join(os.path.dirname(path), name[: -len(".jsonl")] + "_cot_metrics.json")
+        doc = {"num_samples": len(tasks), "num_scores": sum(map(len, flags)),
+               "timeout_samples": 0, "empty_samples": 0}
+        if nmax == 1:
+            doc["acc"] = 100 * _mean_pass_at_k(flags, 1)
+        nmin = min(len(p) for p in flags)
+        doc["pass@k"] = {str(k): 100 * _mean_pass_at_k(flags, k) for k in (1, 2, 4, 8)
+                         if k <= nmin}
+        _dump(side, doc)
+        out.append(side)
+    return out
+
+
 def _taubench(path, tasks, flags, stored) -> list[str]:
     trials = [{"task_id": t, "reward": 1.0 if x else 0.0, "trial": j, "info": {}, "traj": []}
               for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
@@ -471,6 +503,8 @@ _WRITERS = {
     "livecodebench": _livecodebench,
     "opencompass": _opencompass,
     "cruxeval": _cruxeval,
+    "code-eval": _code_eval,
+    "qwen-math": _qwen_math,
     "tau-bench": _taubench,
     "counts": _counts,
     "samples": _samples,

@@ -40,6 +40,7 @@ from ._common import (
     task_id,
 )
 from ._errors import ArchiveError
+from ._hints import FailureText
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
 
@@ -88,12 +89,13 @@ def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> n
 
 def scan_block(
     block: bytes | bytearray, end: int | None = None, scratch: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, ...]:
     """Scan the whole lines ``block[:end]`` (the byte before ``end`` is a newline).
 
-    Returns ``(newlines, fast, task_start, task_end, passed)``: the newline positions, the
-    indices of the lines the scan proves (see the module docstring), and for each of them the
-    byte range of its task id and its flag. ``scratch`` is an optional reusable bool array of
+    Returns ``(newlines, fast, task_start, task_end, passed, result_start, result_end)``: the
+    newline positions, the indices of the lines the scan proves (see the module docstring),
+    and for each of them the byte range of its task id, its flag and the byte range of its
+    ``result`` text. ``scratch`` is an optional reusable bool array of
     at least ``2 * end`` elements.
     """
     size = len(block) if end is None else end
@@ -109,7 +111,7 @@ def scan_block(
     nlines = nl.size
     empty = np.empty(0, dtype=np.int64)
     if nlines == 0 or size < 32:
-        return nl, empty, empty, empty, np.empty(0, dtype=bool)
+        return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
     starts = np.empty(nlines, dtype=np.int64)
     starts[0] = 0
     starts[1:] = nl[:-1] + 1
@@ -157,7 +159,7 @@ def scan_block(
     per_line = np.searchsorted(quotes, nl) - first_quote
     cand = np.flatnonzero((per_line == _QUOTES_PER_LINE) & ~ruled_out)
     if cand.size == 0:
-        return nl, empty, empty, empty, np.empty(0, dtype=bool)
+        return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
     q = quotes[first_quote[cand, None] + np.array([2, 3, 7, 11])]
     w = _words(block, size)
     ok = _literal_at(w, starts[cand], _HEAD_W)
@@ -167,7 +169,7 @@ def scan_block(
     is_true = (tail == _TAIL_TRUE.size) & _literal_at(w, q[:, 3], _TRUE_W)
     is_false = (tail == _TAIL_FALSE.size) & _literal_at(w, q[:, 3], _FALSE_W)
     ok &= is_true | is_false
-    return nl, cand[ok], q[ok, 0] + 1, q[ok, 1], is_true[ok]
+    return nl, cand[ok], q[ok, 0] + 1, q[ok, 1], is_true[ok], q[ok, 2] + _MID2.size, q[ok, 3]
 
 
 def scan_line(line: bytes) -> tuple[str, bool] | None:
@@ -179,7 +181,7 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
     True
     """
     block = line + b"\n"
-    _, fast, t0, t1, passed = scan_block(block)
+    _, fast, t0, t1, passed, _, _ = scan_block(block)
     if fast.size == 0 or b"\\" in block[int(t0[0]):int(t1[0])]:
         return None
     return block[int(t0[0]):int(t1[0])].decode("ascii"), bool(passed[0])
@@ -190,7 +192,7 @@ def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
     task = task_id(require(obj, "task_id"))
     passed = as_bool(require(obj, "passed"), "passed")
     group = group_from(opts.by, pathvals, obj) if opts.record_by else None
-    return group, task, passed
+    return group, task, passed, obj.get("result")
 
 
 def read(file: str, ctx: Context) -> None:
@@ -205,14 +207,16 @@ def read(file: str, ctx: Context) -> None:
     records = 0
     lineno = 0
     skips_before = ctx.skip_count
+    failures = FailureText()
 
     def slow_line(line: bytes, lineno: int) -> None:
         nonlocal records
         try:
-            group, task, passed = _slow(line, file, lineno, opts, pathvals)
+            group, task, passed, result = _slow(line, file, lineno, opts, pathvals)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             return
+        failures.add(passed, result)
         key = (group if group is not None else path_group, task)
         cell = slow_counts.get(key)
         if cell is None:
@@ -245,7 +249,7 @@ def read(file: str, ctx: Context) -> None:
                     scratch = np.empty(2 * len(buf), dtype=bool)
                 if use_fast:
                     found, nlines = _scan_into(buf, cut, lineno, fast_counts, slow_line,
-                                               scratch)
+                                               scratch, failures)
                     records += found
                     lineno += nlines
                 else:
@@ -262,6 +266,7 @@ def read(file: str, ctx: Context) -> None:
             slow_line(rest, lineno + 1)
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
+    ctx.failure_notes(file, failures)
     for tb, (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():
@@ -269,13 +274,14 @@ def read(file: str, ctx: Context) -> None:
 
 
 def _scan_into(
-    block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray
+    block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray,
+    failures: FailureText,
 ) -> tuple[int, int]:
     """Count the proven lines of ``block[:cut]`` into ``counts``; the others go to ``slow_line``.
 
     Returns (lines counted here, lines in the block).
     """
-    nl, fast, t0, t1, passed = scan_block(block, cut, scratch)
+    nl, fast, t0, t1, passed, r0, r1 = scan_block(block, cut, scratch)
     is_slow = np.ones(nl.size, dtype=bool)
     if fast.size:
         a = np.frombuffer(block, dtype=np.uint8, count=cut)
@@ -302,8 +308,10 @@ def _scan_into(
                 cell[0] += n[j]
                 cell[1] += c[j]
         if not proven.all():
-            fast = fast[proven[inverse]]
+            keep = proven[inverse]
+            fast, passed, r0, r1 = fast[keep], passed[keep], r0[keep], r1[keep]
         is_slow[fast] = False
+        failures.add_block(passed, a, r0, r1)
     if fast.size == nl.size:
         return int(fast.size), int(nl.size)
     ends = nl.tolist()

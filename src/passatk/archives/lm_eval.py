@@ -5,6 +5,10 @@ is either one request with n responses (``[[r1, ..., rn]]``) or n requests with 
 each. c = round(pass@1 * n), and it is an error when pass@1 * n is not within 1e-9 of an
 integer. Rows are grouped by ``lm_eval_task`` (from the file name) and ``filter``. The stored
 ``pass@1,<filter>`` of ``results_<date>.json`` in the same directory is kept.
+
+Tasks scored by another 0/1 metric (``exact_match``, ``acc`` on gsm8k and MATH) are read
+through ``passed=FIELD``, or by detection (the one numeric metric the line lists under
+``metrics``), with a note naming the field: each document is then one sample, c = the value.
 """
 
 from __future__ import annotations
@@ -65,6 +69,45 @@ def _n(resps: object) -> int:
     return n
 
 
+#: 0/1 metrics looked for when a line has no pass@1 and no "metrics" list
+KNOWN_METRICS = ("exact_match", "acc", "acc_norm", "em")
+
+
+def metric_field(rec: dict, passed: str | None) -> str:
+    """The field that scores a document: ``passed`` if given, else pass@1, else the one
+    numeric metric the line lists under ``metrics`` (or one of KNOWN_METRICS)."""
+    if passed is not None:
+        return passed
+    if "pass@1" in rec:
+        return "pass@1"
+    listed = rec.get("metrics")
+    names = listed if isinstance(listed, list) else KNOWN_METRICS
+    found = [m for m in names if isinstance(m, str) and isinstance(rec.get(m), (int, float))]
+    if len(found) != 1:
+        raise BadRecord(f"no pass@1, and {'metrics ' + str(found) if found else 'no 0/1 metric'}"
+                        " to read instead; name the field that holds 0/1 with passed=")
+    return found[0]
+
+
+def _counts(rec: dict, field: str) -> tuple[int, int]:
+    """(n, c) of one document: pass@1 is c/n over the responses; any other metric must be
+    0 or 1, the score of one sample (lm-eval scores the filtered response)."""
+    value = finite_number(require(rec, field), field)
+    if field != "pass@1":
+        if value not in (0, 1):
+            raise BadRecord(f'field "{field}" must be 0 or 1 (the score of one sample), got '
+                            f"{show(value)}")
+        return 1, int(value)
+    n = _n(require(rec, "resps"))
+    if not 0.0 <= value <= 1.0:
+        raise BadRecord(f'field "pass@1" must be in [0, 1], got {show(value)}')
+    c = round(value * n)
+    if abs(value * n - c) > INTEGRAL_TOLERANCE:
+        raise BadRecord(f"pass@1 = {value!r} is not c/n for n = {n} responses "
+                        f"(pass@1 * n = {value * n!r})")
+    return n, c
+
+
 def read(file: str, ctx: Context) -> None:
     ctx.set_metric("pass@k", file)
     o = ctx.options
@@ -73,18 +116,14 @@ def read(file: str, ctx: Context) -> None:
     records = 0
     skips_before = ctx.skip_count
     groups = set()
+    field = None
     for lineno, line in iter_lines(file, ctx):
         try:
             rec = parse_json_line(file, lineno, line)
             task = task_id(require(rec, "doc_id"), "doc_id")
-            n = _n(require(rec, "resps"))
-            value = finite_number(require(rec, "pass@1"), "pass@1")
-            if not 0.0 <= value <= 1.0:
-                raise BadRecord(f'field "pass@1" must be in [0, 1], got {show(value)}')
-            c = round(value * n)
-            if abs(value * n - c) > INTEGRAL_TOLERANCE:
-                raise BadRecord(f"pass@1 = {value!r} is not c/n for n = {n} responses "
-                                f"(pass@1 * n = {value * n!r})")
+            if field is None:
+                field = metric_field(rec, o.passed)
+            n, c = _counts(rec, field)
             extra = [("lm_eval_task", lm_task)]
             if "filter" in rec:
                 extra.append(("filter", rec["filter"]))
@@ -97,7 +136,10 @@ def read(file: str, ctx: Context) -> None:
         records += 1
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    if date is not None:
+    if field not in (None, "pass@1") and o.passed is None:
+        ctx.notes.append(f"{file}: no pass@1; read the 0/1 metric \"{field}\" as the pass flag "
+                         "(one sample per document); --passed FIELD chooses another")
+    if date is not None and field == "pass@1":
         _stored(file, ctx, lm_task, date, groups)
 
 

@@ -16,6 +16,7 @@ from ._common import (
 )
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location
+from ._hints import FailureText
 
 _PASS_KEY = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
 
@@ -34,6 +35,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not items:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups = set()
+    failures = FailureText()
     for key, d in items:
         try:
             if not isinstance(d, dict):
@@ -46,6 +48,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             continue
         groups.add(group)
         ctx.add(group, task, 1, int(passed))
+        failures.add(passed, d.get("result"))
+    ctx.notes.extend(failures.notes(file))
     for key, value in doc.items():
         m = _PASS_KEY.match(key)
         if m and isinstance(value, (int, float)) and not isinstance(value, bool):

