@@ -19,6 +19,7 @@ one.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -184,7 +185,11 @@ def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, 
         box = tables.container(file)
         if box == "csv":
             header = _first_line(file, blank_ok=True)
-            return None if header is None else (kind, header, None)
+            if header is None:
+                return None
+            delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
+            row = next(csv.reader([header.decode("utf-8", "replace")], delimiter=delimiter), [])
+            return (kind, header, None) if _rows_stand_alone(row, opts) else None
         if box != "jsonl":
             return None
         first = _first_line(file, blank_ok=False)
@@ -192,11 +197,19 @@ def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, 
             return None
         try:
             record = json.loads(first)
-        except (ValueError, UnicodeDecodeError):
+        except ValueError:
             record = None
-        return kind, b"", list(record) if isinstance(record, dict) else []
-    except ArchiveError:
+        names = list(record) if isinstance(record, dict) else []
+        return (kind, b"", names) if _rows_stand_alone(names, opts) else None
+    except (ArchiveError, csv.Error):
         return None
+
+
+def _rows_stand_alone(names: list[str], opts: Options) -> bool:
+    """No run column whose values must agree over all rows of a task (a whole-file check)."""
+    from .tables import RUN_COLUMNS
+
+    return not any(c.strip() in RUN_COLUMNS and c.strip() not in opts.by for c in names)
 
 
 def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, filtering: bool,
