@@ -27,6 +27,8 @@ LAYOUT = [
     ("counts", "c.parquet", "counts"),
     ("samples_csv", "s.csv", "samples"),
     ("samples_jsonl", "s.jsonl", "samples"),
+    ("code_eval", "code_eval.json", "code-eval"),
+    ("qwen", "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl", "qwen-math"),
     ("tau", "tau.json", "tau-bench"),
 ]
 
@@ -46,6 +48,8 @@ def make_corpus(root: str | os.PathLike) -> dict[str, str]:
         task_ids = list(range(len(TASKS))) if fmt == "tau-bench" else TASKS
         write_archive(os.path.join(path, name), task_ids, flags(i), format=fmt)
         out[folder] = path
+    with open(os.path.join(out["he"], "results.json"), "w") as f:  # a summary beside a run
+        f.write('{"humaneval": {"pass@1": 0.25, "pass@10": 0.5}}')
     return out
 
 
@@ -110,3 +114,14 @@ def moto_s3(corpus: dict[str, str], bucket: str = "passatk-runs"):
         yield options
     finally:
         server.stop()
+
+
+def relocated(counts, old: str, new: str):
+    """``counts`` with the prefix ``old`` of every file, source and note changed to ``new``."""
+    import dataclasses
+
+    return dataclasses.replace(
+        counts, files=tuple(f.replace(old, new) for f in counts.files),
+        stored=tuple(dataclasses.replace(s, source=s.source.replace(old, new))
+                     for s in counts.stored),
+        notes=tuple(n.replace(old, new) for n in counts.notes))

@@ -42,9 +42,10 @@ def test_every_format_on_two_workers(client, corpus, split):
     for folder, _, _ in LAYOUT:
         same(read_counts(corpus[folder], scheduler=client, split_bytes=split),
              read_counts(corpus[folder]))
-    runs = [corpus[f] for f, _, _ in LAYOUT if f != "tau"]  # one metric: 13 runs, 20+ files
-    kw = {"by": ["path:parent"]}
-    same(read_counts(runs, scheduler=client, split_bytes=split, **kw), read_counts(runs, **kw))
+    runs = [corpus[f] for f, _, _ in LAYOUT if f != "tau"]  # one metric: 15 runs, 20+ files
+    for kw in ({}, {"by": ["path:parent"]}, {"merge": True}):  # labelled by path, or pooled
+        same(read_counts(runs, scheduler=client, split_bytes=split, **kw),
+             read_counts(runs, **kw))
     # pass@k and pass^k files together: the same error, at the same file
     with pytest.raises(ArchiveError) as local:
         read_counts([*runs, corpus["tau"]])

@@ -121,16 +121,24 @@ def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
 def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
     folders = make_corpus(tmp_path)
     he = os.path.join(folders["he"], "s_results.jsonl")
+    crux = os.path.join(folders["crux"], "crux.json")
     tau = os.path.join(folders["tau"], "tau.json")
     bad = tmp_path / "bad_results.jsonl"
     bad.write_text('{"task_id": "T/0", "completion": "", "passed": 3}\n')
+    cases = ([he, tau], [tau, he], [he, str(bad), tau], [str(bad), he], [he, crux, tau],
+             [tau, he, crux, tau], [crux, str(bad), he, tau, he], [folders["counts"], he, tau])
     opts = Options()
-    for files in ([he, tau], [tau, he], [he, str(bad), tau], [str(bad), he], [he, he, tau]):
+    for files in cases:
+        files = [os.path.join(f, os.listdir(f)[0]) if os.path.isdir(f) else f for f in files]
         parts = [read_file(f, None, opts, False, True) for f in files]
         with pytest.raises(ArchiveError) as local:
             read_counts(files)
-        for merged in (combine(*parts), combine(combine(*parts[:1]), combine(*parts[1:]))):
-            assert str(merged.error) == str(local.value)
+        trees = [combine(*parts)] + [combine(combine(*parts[:i]), combine(*parts[i:]))
+                                     for i in range(1, len(parts))]
+        for merged in trees:  # any cut of the reduction tree
+            with pytest.raises(ArchiveError) as got:
+                to_counts(merged, opts, files, False)
+            assert str(got.value) == str(local.value)
 
 
 @pytest.mark.parametrize("escaped", [False, True])
@@ -151,5 +159,5 @@ def test_a_shared_error_text_gives_the_same_note(tmp_path, split, escaped):
     path.write_text("\n".join(lines) + "\n")
     local = read_counts(path)
     assert len(local.notes) == 1 and "every failed sample carries" in local.notes[0]
-    results, part = _by_ranges(str(path), split, Options())
+    _, part = _by_ranges(str(path), split, Options())
     same(to_counts(part, Options(), [str(path)], False), local)

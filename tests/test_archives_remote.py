@@ -10,7 +10,7 @@ import sys
 import threading
 
 import pytest
-from corpus import LAYOUT, make_corpus, moto_s3, same, upload
+from corpus import LAYOUT, make_corpus, moto_s3, relocated, same, upload
 
 from passatk import cli
 from passatk.archives import ArchiveError, expand_paths, read_counts
@@ -31,17 +31,7 @@ def corpus(tmp_path_factory):
 
 def _same_run(local_path: str, url: str, **kw) -> None:
     """The URL read equals the local read, with the URL in place of the local path."""
-    local = read_counts(local_path, **kw)
-    remote = read_counts(url, **kw)
-    assert remote.files == tuple(f.replace(local_path, url) for f in local.files)
-    same(remote, type(local)(**{**local.__dict__, "files": remote.files,
-                                "stored": tuple(_moved(s, local_path, url) for s in local.stored)}))
-
-
-def _moved(stored, old: str, new: str):
-    import dataclasses
-
-    return dataclasses.replace(stored, source=stored.source.replace(old, new))
+    same(read_counts(url, **kw), relocated(read_counts(local_path, **kw), local_path, url))
 
 
 # ------------------------------------------------------------------ memory:// and file://
@@ -136,11 +126,7 @@ def s3(corpus):
 
 def test_s3_every_format(corpus, s3):
     for folder, _, _ in LAYOUT:
-        url = f"s3://passatk-runs/v1/{folder}"
-        local = read_counts(corpus[folder])
-        remote = read_counts(url, storage_options=s3)
-        same(remote, type(local)(**{**local.__dict__, "files": remote.files, "stored": tuple(
-            _moved(s, corpus[folder], url) for s in local.stored)}))
+        _same_run(corpus[folder], f"s3://passatk-runs/v1/{folder}", storage_options=s3)
     # compressed objects stream, and globs expand on the store
     he = read_counts("s3://passatk-runs/v1/he*/s_results.jsonl*", storage_options=s3)
     assert len(he.files) == 3

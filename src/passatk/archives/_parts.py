@@ -53,6 +53,13 @@ class Part:
     metric_file: str | None = None
     skipped: Skipped = field(default_factory=Skipped)
     error: ArchiveError | None = None
+    #: (file, metric): the first file whose metric differs from ``metric``; it fails the read,
+    #: with a message that names the first metric file of the whole read (known at the end)
+    clash: tuple[str, str] | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None or self.clash is not None
 
 
 @dataclass(frozen=True)
@@ -327,16 +334,15 @@ def combine(*parts: Part) -> Part:
 
 
 def _combine2(a: Part, b: Part) -> Part:
-    if a.error is not None:
+    if a.failed:
         return a
     if a.metric is not None and b.metric is not None and a.metric != b.metric:
-        err = ArchiveError(b.metric_file, f"holds {b.metric} data, but {a.metric_file} holds "
-                           f"{a.metric} data; score them separately")
-        return Part(metric=a.metric, metric_file=a.metric_file, error=err)
+        # b's first metric file comes before anything else that fails in b
+        return Part(metric=a.metric, metric_file=a.metric_file, clash=(b.metric_file, b.metric))
     metric, metric_file = (a.metric, a.metric_file) if a.metric is not None else (
         b.metric, b.metric_file)
-    if b.error is not None:
-        return Part(metric=metric, metric_file=metric_file, error=b.error)
+    if b.failed:
+        return Part(metric=metric, metric_file=metric_file, error=b.error, clash=b.clash)
     runs = list(a.runs)
     for archive, acc, stored in b.runs:
         if runs and runs[-1][0] == archive:  # MultiPL-E: the files of one archive
@@ -358,6 +364,9 @@ def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
     if part.error is not None:
         raise part.error
     ctx = Context(opts)
+    if part.clash is not None:  # the message Context.set_metric gives in a sequential read
+        ctx.set_metric(part.metric, part.metric_file)
+        ctx.set_metric(part.clash[1], part.clash[0])
     ctx.metric, ctx.metric_file = part.metric, part.metric_file
     ctx.skip_count, ctx.skip_records = part.skipped.count, list(part.skipped.records)
     ctx.notes, ctx.sidecars = list(part.notes), set(part.sidecars)
