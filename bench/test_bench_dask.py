@@ -79,6 +79,11 @@ def _cluster(workers: int):
     return cluster, distributed.Client(cluster)
 
 
+def _worker_cpu(client) -> float:
+    """CPU seconds (user + system) the worker processes have used so far."""
+    return sum(t.user + t.system for t in client.run(os.times).values())
+
+
 def _wall(fn, *args, **kw) -> tuple[float, object]:
     t = time.perf_counter()
     out = fn(*args, **kw)
@@ -92,11 +97,14 @@ def test_two_workers_against_one(archives, capsys):
         for _, client in clusters.values():  # warm up: imports and numba caches on the workers
             read_counts(archives[0], scheduler=client)
         times: dict[int, list[float]] = {1: [], 2: []}
+        cpu: dict[int, list[float]] = {1: [], 2: []}
         results = {}
         for _ in range(ROUNDS):
             for w, (_, client) in clusters.items():
+                before = _worker_cpu(client)
                 seconds, results[w] = _wall(read_counts, archives, scheduler=client)
                 times[w].append(seconds)
+                cpu[w].append(_worker_cpu(client) - before)
     finally:
         for cluster, client in clusters.values():
             client.close()
@@ -112,7 +120,10 @@ def test_two_workers_against_one(archives, capsys):
               f"{total_mb / best[1]:.0f} MB/s; 2 workers best {best[2]:.2f} s (median "
               f"{median[2]:.2f}), {total_mb / best[2]:.0f} MB/s; ratio {ratio:.2f}x best, "
               f"{median[1] / median[2]:.2f}x median; runs 1w {[round(t, 2) for t in times[1]]}"
-              f" 2w {[round(t, 2) for t in times[2]]}")
+              f" 2w {[round(t, 2) for t in times[2]]}; worker CPU s per run 1w "
+              f"{[round(t, 2) for t in cpu[1]]} 2w {[round(t, 2) for t in cpu[2]]}; CPU "
+              f"throughput per worker {total_mb / min(cpu[1]):.0f} MB/CPU-s; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     assert ratio >= 1.7
 
 
