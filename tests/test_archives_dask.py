@@ -149,3 +149,15 @@ def test_cli_local_cluster_in_a_subprocess(corpus):
                           timeout=120)
     assert local.returncode == dask.returncode == 0, dask.stderr
     assert dask.stdout == local.stdout
+
+
+def test_cli_skip_bad_on_the_cluster(client, tmp_path, capsys):
+    path = big_humaneval(tmp_path / "a_results.jsonl", 3000)
+    _corrupt(path, {1234: "{oops", 2999: '{"task_id": 7}'})
+    args = ["score", path, "--skip-bad", "--format", "json"]
+    assert cli.main(args) == 0
+    local = capsys.readouterr()
+    assert cli.main([*args, "--scheduler", client.scheduler.address]) == 0
+    remote = capsys.readouterr()
+    assert remote.out == local.out and remote.err == local.err
+    assert f"  {path}:1234: malformed JSON" in remote.err

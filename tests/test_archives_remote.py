@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from corpus import LAYOUT, make_corpus, moto_s3, relocated, same, upload
@@ -62,7 +63,7 @@ def test_missing_objects_are_one_line_errors():
 
 def test_corrupt_object_reports_url_and_line(corpus):
     fs = fsspec.filesystem("memory")
-    good = open(os.path.join(corpus["he"], "s_results.jsonl"), "rb").read().split(b"\n")
+    good = Path(corpus["he"], "s_results.jsonl").read_bytes().split(b"\n")
     good[7] = b'{"task_id": "HumanEval/0", "passed": "yes"}'
     fs.pipe("/passatk-bad/x_results.jsonl", b"\n".join(good))
     url = "memory://passatk-bad/x_results.jsonl"
@@ -158,3 +159,20 @@ def test_s3_without_credentials_is_one_line(s3, tmp_path):
     assert out.returncode == 1
     assert out.stderr.startswith("passatk: error: s3://passatk-runs/v1/he/s_results.jsonl: ")
     assert "credentials" in out.stderr.lower() and out.stderr.count("\n") == 1
+
+
+def test_s3_corrupt_object_cli(corpus, s3, capsys):
+    fs = fsspec.filesystem("s3", **s3)
+    lines = Path(corpus["he"], "s_results.jsonl").read_bytes().split(b"\n")
+    lines[4] = b'{"task_id": "HumanEval/0", "completion": "", "passed": "yes"}'
+    fs.pipe("passatk-runs/bad/x_results.jsonl", b"\n".join(lines))
+    url = "s3://passatk-runs/bad/x_results.jsonl"
+    opts = [f"--storage-option=s3.{k}={v}" for k, v in s3.items() if k != "client_kwargs"]
+    opts.append('--storage-option=client_kwargs={"region_name": "eu-west-1"}')
+    assert cli.main(["score", url, *opts]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"passatk: error: {url}:5: field \"passed\" must be true or false, "
+                   "got 'yes'\n")
+    assert cli.main(["score", url, "--skip-bad", *opts]) == 0
+    err = capsys.readouterr().err
+    assert "skipped 1 bad record(s)" in err and f"  {url}:5: field \"passed\"" in err

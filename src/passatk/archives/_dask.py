@@ -29,6 +29,7 @@ __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
 
 DEFAULT_SPLIT_BYTES = 64 << 20
 FAN_IN = 8  # parts merged per reduction task
+RETRIES = 2  # a task that raises (a dropped connection) runs again; bad input is returned
 _LOCAL = re.compile(r"local:(\d+)\Z")
 _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://\S+\Z")
 
@@ -108,7 +109,7 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
     def submit(fn: Callable, *args: Any) -> Any:
         name = fn.__name__.replace("_", "-")
         future = client.submit(fn, *args, key=f"passatk-{name}-{run}-{next(counter)}",
-                               pure=False)
+                               pure=False, retries=RETRIES)
         every.append(future)
         return future
 

@@ -129,7 +129,9 @@ def _call(url: str, what: Callable[[], Any]) -> Any:
     except ArchiveError:
         raise
     except FileNotFoundError:
-        raise ArchiveError(url, "no such file or directory") from None
+        # fsspec's HTTP file system reports an unreachable server the same way
+        where = " (or the server cannot be reached)" if url.lower().startswith("http") else ""
+        raise ArchiveError(url, f"no such file or directory{where}") from None
     except PermissionError as e:
         raise ArchiveError(url, f"access denied: {_text(e)}") from None
     except Exception as e:  # botocore, aiohttp, ... raise their own error types
