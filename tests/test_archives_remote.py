@@ -21,7 +21,6 @@ fsspec = pytest.importorskip("fsspec")
 pytestmark = [
     pytest.mark.filterwarnings("ignore::DeprecationWarning:botocore"),
     pytest.mark.filterwarnings("ignore::DeprecationWarning:werkzeug"),
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),  # aiohttp/botocore sockets at exit
 ]
 
 
