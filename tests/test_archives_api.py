@@ -195,8 +195,12 @@ def test_path_specs_and_document_fields_as_groups(tmp_path):
     assert counts.group_dicts == [{"path:stem": "eval_results", "hash": "synthetic",
                                    "metric_set": s} for s in ("base", "plus")]
     assert counts.n.tolist() == [8, 4, 2] * 2
-    # without merge=True the two runs share these groups, so each keeps its own path
-    apart = read_counts(tmp_path, by=["path:stem", "hash"])
+    # without merge=True a path spec that does not tell the runs apart is an error ...
+    with pytest.raises(ArchiveError, match=r"shares the group path:stem=eval_results, "
+                       r"hash=synthetic, metric_set=base with .*merge=True"):
+        read_counts(tmp_path, by=["path:stem", "hash"])
+    # ... and with no path spec each run keeps its own path
+    apart = read_counts(tmp_path, by=["hash"])
     runs = [os.path.join(m, t, "eval_results.json") for m, t in (("a", "t0.2"), ("b", "t0.8"))]
     assert [g["path"] for g in apart.group_dicts] == [runs[0]] * 2 + [runs[1]] * 2
     assert apart.n.tolist() == [4, 2, 1] * 4

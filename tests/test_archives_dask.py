@@ -70,8 +70,8 @@ def test_large_files_split_identically(client, tmp_path, split):
             read_counts([a, b])
         with pytest.raises(ArchiveError) as remote:
             read_counts([a, b], scheduler=client, split_bytes=split)
-        assert str(remote.value) == str(local.value) == (
-            f"{b}:10: field \"passed\" must be true or false, got 'yes'")
+        assert str(remote.value) == str(local.value)
+        assert str(local.value).startswith(f"{b}:10: field \"passed\" must be ")
 
 
 def test_progress_counts_tasks(client, tmp_path):

@@ -51,7 +51,14 @@ ACCEPTED = [
     _line("HumanEval/4", "a\\\"b\\\\\\\"", True, result='failed: "x" \\ y'),
     _line("HumanEval/5", "tab\there\r\nunicode \u00e9\u4e2d \U0001f600", False),
     _line("HumanEval/6", "", True, result="timed out"),
+    # pass flags written as numbers (lm-eval, verl): exactly 1, 1.0, 0 and 0.0
+    _line("HumanEval/7", "x", 1.0),
+    _line("HumanEval/8", "x", 0.0),
+    _line("HumanEval/9", "x", 1),
+    _line("HumanEval/10", "x", 0),
 ]
+#: the flags a line may carry; the scan and json.loads must agree on each
+FLAGS = [True, False, 1, 0, 1.0, 0.0]
 
 
 @pytest.mark.parametrize("line", ACCEPTED)
@@ -59,7 +66,7 @@ def test_fast_scan_accepts_harness_lines_and_agrees_with_json(line):
     got = _fast(line)
     assert got is not None
     d = json.loads(line)
-    assert got == (d["task_id"], d["passed"])
+    assert got == (d["task_id"], d["passed"] == 1)
 
 
 REJECTED = [
@@ -86,6 +93,14 @@ REJECTED = [
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": tru}',
     b'{"task_id": "T/0", "completion": "a", "result": "p"q", "passed": true}',
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": true}}',
+    # numbers other than the four literal flags: json.loads decides (and errors on 2, 1.5)
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1.00}',
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": -0.0}',
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1e0}',
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 2}',
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1.5}',
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 01}',
+    b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1.}',
 ]
 
 
@@ -102,11 +117,12 @@ def _mutated_lines(draw):
     task = draw(st.sampled_from(["T/0", "T/1", "HumanEval/10"]))
     completion = draw(st.text(alphabet=_ALPHABET, max_size=30))
     result = draw(st.sampled_from(["passed", "failed: ", 'failed: "x"', "timed out"]))
-    line = bytearray(_line(task, completion, draw(st.booleans()), result))
+    line = bytearray(_line(task, completion, draw(st.sampled_from(FLAGS)), result))
     for _ in range(draw(st.integers(0, 3))):
         pos = draw(st.integers(0, len(line)))
         op = draw(st.sampled_from(["insert", "delete", "replace"]))
-        ch = draw(st.sampled_from([b'"', b"\\", b"}", b",", b" ", b"t", b":", b"\t", b"\xc3"]))
+        ch = draw(st.sampled_from([b'"', b"\\", b"}", b",", b" ", b"t", b":", b"\t", b"\xc3",
+                                   b"1", b"0", b"."]))
         if op == "insert":
             line[pos:pos] = ch
         elif pos < len(line):
@@ -122,11 +138,11 @@ def test_fast_scan_is_sound_on_mutated_lines(line):
     if got is not None:
         d = json.loads(line)
         assert isinstance(d, dict)
-        assert got == (d["task_id"], d["passed"])
+        assert d["passed"] in (0, 1) and got == (d["task_id"], d["passed"] == 1)
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.text(max_size=40), st.booleans()),
+@given(st.lists(st.tuples(st.integers(0, 5), st.text(max_size=40), st.sampled_from(FLAGS)),
                 min_size=1, max_size=30))
 def test_reader_equals_stdlib_loop_on_random_records(tmp_path_factory, records):
     lines = [_line(f"T/{t}", comp, p) for t, comp, p in records]
@@ -142,7 +158,8 @@ def _mixed_lines(seed=0, count=300):
     for i in range(count):
         task = f"HumanEval/{rng.randrange(12)}"
         comp = "".join(rng.choice('ab "\\\n\t\u00e9{}:,') for _ in range(rng.randrange(60)))
-        rec = {"task_id": task, "completion": comp, "passed": rng.random() < 0.4}
+        rec = {"task_id": task, "completion": comp,
+               "passed": FLAGS[rng.randrange(len(FLAGS)) & ~1 | (rng.random() >= 0.4)]}
         rec["result"] = "passed" if rec["passed"] else "failed: "
         if i % 7 == 0:  # another key order
             rec = dict(reversed(list(rec.items())))
@@ -211,9 +228,9 @@ GOOD = '{"task_id": "T/0", "completion": "x", "result": "passed", "passed": true
     ('{"task_id": "T/0", "completion": "x", "result": "passed"}', 'missing field "passed"'),
     ('{"completion": "x", "result": "passed", "passed": true}', 'missing field "task_id"'),
     ('{"task_id": "T/0", "completion": "x", "result": "passed", "passed": "yes"}',
-     "field \"passed\" must be true or false, got 'yes'"),
-    ('{"task_id": "T/0", "completion": "x", "result": "passed", "passed": 1}',
-     'field "passed" must be true or false, got 1'),
+     "field \"passed\" must be a pass flag (true/false, 1/0, 1.0/0.0), got 'yes'"),
+    ('{"task_id": "T/0", "completion": "x", "result": "passed", "passed": 0.5}',
+     'field "passed" must be a pass flag (true/false, 1/0, 1.0/0.0), got 0.5'),
     ('{"task_id": null, "completion": "x", "result": "passed", "passed": true}',
      'field "task_id" must be a string or an integer, got None'),
     ('["T/0", true]', "record must be a JSON object, got list"),
@@ -235,7 +252,8 @@ def test_skip_bad_reports_count_and_places(tmp_path):
     assert counts.skipped.count == 2
     assert [str(r) for r in counts.skipped.records] == [
         f"{path}:2: malformed JSON: Expecting value (column 1)",
-        f"{path}:4: field \"passed\" must be true or false, got 'yes'",
+        f"{path}:4: field \"passed\" must be a pass flag (true/false, 1/0, 1.0/0.0), "
+        "got 'yes'",
     ]
 
 
@@ -274,7 +292,8 @@ def test_file_mixing_proven_and_parsed_lines_equals_stdlib(tmp_path):
     valid_rejected = []
     for line in REJECTED:
         try:
-            if isinstance(json.loads(line), dict):
+            d = json.loads(line)
+            if isinstance(d, dict) and d.get("passed") in (0, 1):
                 valid_rejected.append(line)
         except (json.JSONDecodeError, UnicodeDecodeError):
             pass

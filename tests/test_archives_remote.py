@@ -170,8 +170,8 @@ def test_s3_corrupt_object_cli(corpus, s3, capsys):
     opts.append('--storage-option=client_kwargs={"region_name": "eu-west-1"}')
     assert cli.main(["score", url, *opts]) == 1
     err = capsys.readouterr().err
-    assert err == (f"passatk: error: {url}:5: field \"passed\" must be true or false, "
-                   "got 'yes'\n")
+    assert err.startswith(f"passatk: error: {url}:5: field \"passed\" must be ")
+    assert err.endswith("got 'yes'\n") and err.count("\n") == 1
     assert cli.main(["score", url, "--skip-bad", *opts]) == 0
     err = capsys.readouterr().err
     assert "skipped 1 bad record(s)" in err and f"  {url}:5: field \"passed\"" in err

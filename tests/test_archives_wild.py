@@ -59,6 +59,65 @@ def test_float_string_flag_needs_threshold_in_csv(tmp_path):
     assert read_counts(csv, threshold=0.2).c.tolist() == [1]
 
 
+def _flag_archive(folder, fmt, flags):
+    """One task "t" whose samples carry ``flags``, as each reader with a pass flag writes it."""
+    recs = [{"task_id": "t", "completion": "", "result": "x", "passed": f} for f in flags]
+    if fmt == "humaneval":
+        return _write_lines(folder / "s_results.jsonl", recs)
+    if fmt == "samples":
+        return _write_lines(folder / "rows.jsonl", [{"task_id": "t", "passed": f} for f in flags])
+    if fmt == "qwen-math":
+        return _write_lines(folder / "q.jsonl", [{"idx": "t", "gt": "1", "score": flags}])
+    if fmt == "lm-eval":
+        return _write_lines(folder / "samples_gsm8k_2024-01-01T00-00-00.jsonl", [
+            {"doc_id": "t", "resps": [["a"]], "filter": f"f{i}", "metrics": ["exact_match"],
+             "exact_match": f} for i, f in enumerate(flags)])
+    doc = {"code-eval": lambda: {"t": [[i, r] for i, r in enumerate(recs)]},
+           "cruxeval": lambda: {"raw_generations": {"t": [""] * len(flags)},
+                                "raw_scored_generations": {"t": flags}},
+           "opencompass": lambda: {"details": {str(i): r for i, r in enumerate(recs)}},
+           "livecodebench": lambda: [{"question_id": "t", "graded_list": flags}]}[fmt]()
+    path = folder / f"{fmt}.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+FLAG_READERS = ["humaneval", "samples", "qwen-math", "lm-eval", "code-eval", "cruxeval",
+                "opencompass", "livecodebench"]
+
+
+@pytest.mark.parametrize("fmt", FLAG_READERS)
+def test_every_reader_takes_one_zero_and_their_floats(tmp_path, fmt):
+    flags = [1.0, 0.0, 1, 0, True, False, 1.0]
+    path = _flag_archive(tmp_path, fmt, flags)
+    counts = read_counts(path, format=fmt)
+    assert (sum(counts.n.tolist()), sum(counts.c.tolist())) == (7, 4)
+    assert all(isinstance(x, int) for x in counts.c.tolist())
+
+
+@pytest.mark.parametrize("fmt", FLAG_READERS)
+@pytest.mark.parametrize("value", [0.5, 2, -1.0, 0.9999999, "1", None])
+def test_every_reader_rejects_other_values_with_the_place(capsys, tmp_path, fmt, value):
+    path = _flag_archive(tmp_path, fmt, [1.0, value])
+    if fmt == "samples" and value == "1":  # tables also take the text of a flag (CSV)
+        assert read_counts(path).c.tolist() == [2]
+        return
+    where = {"humaneval": ":2:", "samples": ":2:", "qwen-math": ":1:", "lm-eval": ":2:",
+             "code-eval": ': $.t[1][1].passed:', "cruxeval": ": $.raw_scored_generations.t[1]:",
+             "opencompass": ': $.details["1"]:', "livecodebench": ": $[0].graded_list:"}[fmt]
+    with pytest.raises(ArchiveError) as info:
+        read_counts(path, format=fmt)
+    message = str(info.value)
+    assert message.startswith(f"{path}{where}") and "(true/false, 1/0, 1.0/0.0)" in message
+    number = not isinstance(value, str) and value is not None
+    # only a reader that takes a threshold (the per-sample tables) suggests one
+    assert message.endswith("give threshold= to read it as a reward") == (
+        fmt == "samples" and number)
+    code, _, err = run(capsys, ["score", str(path), "--input-format", fmt])
+    assert code == 1 and err.count("\n") == 1
+    assert ("give --threshold" in err) == (fmt == "samples" and number)
+
+
 # ------------------------------------------------------------------ 4. lists of flags
 def test_list_of_flags_per_task(tmp_path):
     path = _write_lines(tmp_path / "rl.jsonl", [
@@ -352,8 +411,8 @@ def test_qwen_math_greedy_acc_is_pass_at_1(capsys, tmp_path):
     code, _, err = run(capsys, ["check", str(tmp_path)])
     assert code == 0, err
     bad = _write_lines(tmp_path / "bad.jsonl", [{"idx": 0, "gt": "1", "score": [True, 0.5]}])
-    with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\" must hold "
-                       r"true/false \(or 1/0\), got 0\.5 at sample 1"):
+    with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\": each sample must be "
+                       r"a pass flag \(true/false, 1/0, 1\.0/0\.0\), got 0\.5 \(sample 1\)"):
         read_counts(bad)
 
 
@@ -384,7 +443,8 @@ def test_lm_eval_exact_match_is_detected_and_named(tmp_path, metrics_list):
 
 def test_lm_eval_metric_must_be_zero_or_one(capsys, tmp_path):
     path = _lm_eval_gsm8k(tmp_path, [(1.0, 0.75)])
-    with pytest.raises(ArchiveError, match=r':2: field "exact_match" must be 0 or 1'):
+    with pytest.raises(ArchiveError, match=r':2: field "exact_match" \(one sample\'s score\) '
+                       r"must be a pass flag \(true/false, 1/0, 1\.0/0\.0\), got 0\.75"):
         read_counts(path)
     code, _, err = run(capsys, ["score", str(path), "--passed", "acc"])
     assert code == 1 and 'missing field "acc"' in err
@@ -426,3 +486,102 @@ def test_table_errors_listing_columns_say_how_many_more(tmp_path):
     path.write_text(",".join(f"col{i:02d}" for i in range(15)) + "\n" + ",".join("1" * 15) + "\n")
     with pytest.raises(ArchiveError, match=r"in \['col00', .*'col11'\] and 3 more; map it"):
         read_counts(path, format="samples")
+
+
+# ------------------------------------------------------------------ 7. hints, more harnesses
+NOT_FOUND = "/bin/sh: 1: node: not found"
+
+
+def _multipl_e_run(folder, stderr_of):
+    """A MultiPL-E run directory: one <problem>.results.json per problem, built by hand."""
+    folder.mkdir(parents=True)
+    for t in range(3):
+        results = [{"program": "", "stdout": "", "stderr": "" if j == 0 else stderr_of(t, j),
+                    "exit_code": 0 if j == 0 else 127, "status": "OK" if j == 0 else "Exception"}
+                   for j in range(4)]
+        (folder / f"HumanEval_{t}_x.results.json").write_text(json.dumps(
+            {"name": f"HumanEval_{t}_x", "language": "js", "results": results}))
+    return folder
+
+
+def test_multipl_e_one_error_note_per_run_directory(tmp_path):
+    broken = _multipl_e_run(tmp_path / "humaneval-js-a-0.2", lambda t, j: NOT_FOUND)
+    _multipl_e_run(tmp_path / "humaneval-js-b-0.2",
+                   lambda t, j: f"/tmp/HumanEval_{t}_{j}.js:9\nAssertionError")
+    counts = read_counts(tmp_path)
+    assert counts.c.tolist() == [1] * 6
+    assert counts.notes == (f"{broken}: every failed sample carries the error {NOT_FOUND!r} "
+                            "(9 of 12 samples, 75%); the harness may have failed, not the model",)
+    assert read_counts(broken / "HumanEval_0_x.results.json").notes[0].startswith(
+        f"{broken}: every failed sample carries the error")
+    silent = _multipl_e_run(tmp_path / "c", lambda t, j: "")  # no error text: no note
+    assert read_counts(silent).notes == ()
+
+
+def _bigcodebench(path, details_of):
+    ev = {f"BigCodeBench/{t}": [
+        {"task_id": f"BigCodeBench/{t}", "solution": "", "status": "pass" if j == 0 else "fail",
+         "details": {} if j == 0 else details_of(t, j)} for j in range(3)] for t in range(3)}
+    path.write_text(json.dumps({"date": "2024-06-01", "eval": ev}))
+    return path
+
+
+def test_bigcodebench_harness_error_note(tmp_path):
+    err = "[Errno 38] Function not implemented"
+    path = _bigcodebench(tmp_path / "m_eval_results.json", lambda t, j: {"ALL": err})
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1, 1, 1]
+    assert counts.notes == (f"{path}: every failed sample carries the error {err!r} (6 of 9 "
+                            "samples, 67%); the harness may have failed, not the model",)
+    # per-test tracebacks are the model's own failures, even when they read alike
+    tests = _bigcodebench(tmp_path / "t_eval_results.json",
+                          lambda t, j: {"test_case_1": "AssertionError"})
+    assert read_counts(tests).notes == ()
+
+
+def _livecodebench(path, meta_of):
+    problems = [{"question_id": f"abc30{t}_a", "contest_date": "2024-01-01T00:00:00",
+                 "difficulty": "easy", "graded_list": [True, False, False],
+                 "metadata": ["{}"] + [meta_of(t, j) for j in (1, 2)]} for t in range(3)]
+    path.write_text(json.dumps(problems))
+    return path
+
+
+def test_livecodebench_harness_error_note(tmp_path):
+    err = "ModuleNotFoundError(\"No module named 'numpy'\")"
+    meta = {"error": err, "error_code": -4, "error_message": "Runtime Error"}
+    path = _livecodebench(tmp_path / "m_eval_all.json",
+                          lambda t, j: json.dumps(meta) if t else meta)  # text or object
+    counts = read_counts(path)
+    assert counts.c.tolist() == [1, 1, 1]
+    assert f"every failed sample carries the error {err!r} (6 of 9 samples" in counts.notes[0]
+    wrong = {"output": "1", "expected": "2", "error_code": -2, "error_message": "Wrong Answer"}
+    path = _livecodebench(tmp_path / "w_eval_all.json", lambda t, j: json.dumps(wrong))
+    assert read_counts(path).notes == ()  # wrong answers carry no error
+
+
+# ------------------------------------------------------------------ README and docs list them all
+#: how README.md and docs/formats.md name each format of ``passatk formats``
+FORMAT_NAMES = {
+    "humaneval": "human-eval", "evalplus": "EvalPlus", "bigcodebench": "BigCodeBench",
+    "multipl-e": "MultiPL-E", "lm-eval": "lm-evaluation-harness",
+    "livecodebench": "LiveCodeBench", "opencompass": "OpenCompass", "cruxeval": "CRUXEval",
+    "code-eval": "`code_eval` result dict", "qwen-math": "Qwen2.5-Math evaluation JSONL",
+    "tau-bench": "tau-bench", "counts": "count tables", "samples": "per-sample tables",
+}
+
+
+def test_readme_and_formats_doc_list_every_format():
+    from pathlib import Path
+
+    from passatk.archives._detect import FORMATS
+
+    root = Path(__file__).resolve().parent.parent
+    assert set(FORMAT_NAMES) == set(FORMATS)
+    harnesses = (root / "README.md").read_text().split("**Every harness:**")[1].split("\n- ")[0]
+    harnesses = " ".join(harnesses.split())
+    headings = [h.lower() for h in (root / "docs" / "formats.md").read_text().splitlines()
+                if h.startswith("## ")]
+    for name in FORMAT_NAMES.values():
+        assert name in harnesses, name
+        assert any(name.lower() in h for h in headings), name

@@ -310,8 +310,8 @@ def test_python_m_passatk_error_has_no_traceback(tmp_path):
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert proc.stderr == (f"passatk: error: {path}:1: field \"passed\" must be true or false, "
-                           "got 'yes'\n")
+    assert proc.stderr == (f"passatk: error: {path}:1: field \"passed\" must be a pass flag "
+                           "(true/false, 1/0, 1.0/0.0), got 'yes'\n")
     proc = subprocess.run([sys.executable, "-m", "passatk", "score", str(path), "-k", "0"],
                           capture_output=True, text=True, check=False)
     assert (proc.returncode, proc.stderr.count("\n")) == (1, 1)

@@ -264,7 +264,7 @@ BAD_INPUTS = [
     ("type_results.jsonl",
      '{"task_id": "T/0", "completion": "", "passed": true}\n'
      '{"task_id": "T/1", "completion": "", "passed": "yes"}\n',
-     ":2: field \"passed\" must be true or false, got 'yes'"),
+     ":2: field \"passed\" must be a pass flag (true/false, 1/0, 1.0/0.0), got 'yes'"),
     ("c_gt_n.csv", "task_id,n,c\nT/0,5,2\nT/1,5,7\n", ":3: c must be <= n"),
     ("dup.csv", "task_id,n,c\nT/0,5,2\nT/0,5,1\n", ":3: duplicate row for task 'T/0'"),
     ("empty_results.jsonl", "", ": empty file"),

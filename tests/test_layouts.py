@@ -197,13 +197,38 @@ def test_multipl_e_directory_is_one_archive(tmp_path):
     assert read_counts(tmp_path / "humaneval-py-a-0.2").groups == ((),)
 
 
-def test_archives_with_distinct_groups_need_no_path(tmp_path):
-    """lm-eval files of two tasks already differ in lm_eval_task: nothing is added."""
+def test_several_archives_always_carry_path(tmp_path):
+    """lm-eval files of two tasks already differ in lm_eval_task; still, with several archives
+    every run carries ``path``, so the group fields do not depend on what the files hold."""
     write_archive(tmp_path / "samples_humaneval_2024-01-01T00-00-00.jsonl", TASKS, FLAGS_A)
     write_archive(tmp_path / "samples_mbpp_2024-01-01T00-00-00.jsonl", TASKS, FLAGS_B)
     counts = read_counts(tmp_path)
-    assert [g["lm_eval_task"] for g in counts.group_dicts] == ["humaneval", "mbpp"]
-    assert all("path" not in g for g in counts.group_dicts)
+    assert [(g["lm_eval_task"], g["path"]) for g in counts.group_dicts] == [
+        ("humaneval", "samples_humaneval_2024-01-01T00-00-00.jsonl"),
+        ("mbpp", "samples_mbpp_2024-01-01T00-00-00.jsonl")]
+    alone = read_counts(tmp_path / "samples_mbpp_2024-01-01T00-00-00.jsonl")
+    assert all("path" not in g for g in alone.group_dicts)  # one archive: no path field
+    merged = read_counts(tmp_path, merge=True)
+    assert all("path" not in g for g in merged.group_dicts)
+
+
+def test_a_path_spec_in_by_replaces_path_when_it_keeps_archives_apart(capsys, tmp_path):
+    for model, flags in (("a", FLAGS_A), ("b", FLAGS_B)):
+        write_archive(tmp_path / model / "x_results.jsonl", TASKS, flags)
+    counts = read_counts(tmp_path, by=["path:parent"])
+    assert counts.group_dicts == [{"path:parent": "a"}, {"path:parent": "b"}]
+    assert _by_group(counts)[(("path:parent", "b"),)] == _alone(tmp_path / "b")
+    write_archive(tmp_path / "b" / "y_results.jsonl", TASKS, FLAGS_A)
+    with pytest.raises(ArchiveError, match=r"y_results\.jsonl: shares the group "
+                       r"path:parent=b with .*x_results\.jsonl: by \['path:parent'\] does not "
+                       r"keep these archives apart.*merge=True"):
+        read_counts(tmp_path, by=["path:parent"])
+    assert read_counts(tmp_path, by=["path:parent", "path:name"]).n.tolist() == [5] * 18
+    pooled = read_counts(tmp_path, by=["path:parent"], merge=True)
+    assert pooled.n.tolist() == [5] * 6 + [10] * 6
+    code, _, err = run(capsys, ["score", str(tmp_path), "--by", "path:parent"])
+    assert code != 0 and "shares the group" in err and "pass --merge" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_plot_draws_one_curve_per_archive(capsys, tmp_path, monkeypatch):
@@ -261,13 +286,13 @@ def test_archives_are_runs_and_merge_is_the_exact_pool(tmp_path_factory, archive
     merged = read_counts(root, by=["model"], merge=True)
     assert _by_group(merged) == _by_group(merge_counts(alone))
     apart = read_counts(root, by=["model"])
-    groups = [set(a.groups) for a in alone]
-    shared = any(groups[i] & groups[j] for i in range(len(files)) for j in range(i))
-    if not shared:
-        assert _by_group(apart) == _by_group(merged)
+    if len(files) == 1:
+        assert _by_group(apart) == _by_group(alone[0])
         return
+    common = os.path.commonpath([os.path.dirname(x) for x in files])
+    assert all("path" in g for g in apart.group_dicts)
     for f, a in zip(files, alone, strict=True):
-        rel = os.path.relpath(f, os.path.commonpath([os.path.dirname(x) for x in files]))
+        rel = os.path.relpath(f, common)
         mine = {k: v for k, v in _by_group(apart).items() if ("path", rel) in k}
         assert {tuple(x for x in k if x[0] != "path"): v for k, v in mine.items()} == \
             _by_group(a)

@@ -888,6 +888,7 @@ _HINTS = (
     ("pass format=", "pass --input-format"),
     ("did you mean format=", "did you mean --input-format "),
     ("give threshold=", "give --threshold"),
+    ("pass merge=True", "pass --merge"),
     ("(with threshold=)", "(with --threshold)"),
     ("filters['since']", "--since"),
     ("filters['until']", "--until"),

@@ -52,16 +52,13 @@ class Context:
     metric_file: str | None = None
     notes: list[str] = field(default_factory=list)
     sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
+    failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
     #: reading a byte range of a JSON Lines table: the columns of the file's first record
     first_names: list[str] | None = None
 
     def open(self, file: str) -> Any:
         """Open ``file`` for the line readers (a byte-range reader overrides this)."""
         return open_binary(file)
-
-    def failure_notes(self, file: str, failures: Any) -> None:
-        """Add the note of a file's FailureText (a byte-range reader keeps the object)."""
-        self.notes.extend(failures.notes(file))
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> None:
@@ -211,12 +208,6 @@ def task_id(value: object, name: str = "task_id") -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     raise BadRecord(f'field "{name}" must be a string or an integer, got {show(value)}')
-
-
-def as_bool(value: object, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    raise BadRecord(f'field "{name}" must be true or false, got {show(value)}')
 
 
 def finite_number(value: object, name: str) -> float:

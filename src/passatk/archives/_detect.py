@@ -65,7 +65,8 @@ FORMATS: dict[str, FormatInfo] = {
             'JSON Lines whose first record has "task_id", "passed", and "result" or '
             '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
             'name it is a per-sample table)',
-            'one line per sample; pass = "passed" is true'),
+            'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, '
+            '1.0/0.0)'),
         FormatInfo(
             "evalplus", "EvalPlus (v1, v2, v3)", "eval_results.json",
             'JSON document with "eval" mapping tasks to {"base": ...} (v1) or to lists of '
@@ -92,21 +93,21 @@ FORMATS: dict[str, FormatInfo] = {
         FormatInfo(
             "opencompass", "OpenCompass", "results JSON per (model, dataset)",
             'JSON document with "details"',
-            'one detail per sample: "passed" is true; stored *pass@k in percent'),
+            'one detail per sample: "passed" is a true pass flag; stored *pass@k in percent'),
         FormatInfo(
             "cruxeval", "CRUXEval", "scored generations JSON",
             'JSON document with "raw_scored_generations"',
-            "each sample_<i> is a task with its list of booleans; stored pass_at_k in percent"),
+            "each sample_<i> is a task with its list of pass flags; stored pass_at_k in percent"),
         FormatInfo(
             "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
             "humaneval-<lang>-details.json",
             'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
-            'one pair per sample; pass = "passed" is true'),
+            'one pair per sample; pass = "passed" is a true pass flag'),
         FormatInfo(
             "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
             "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
             'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
-            "score is one true/false per sample: n = its length, c = its true entries"),
+            "score is one pass flag per sample: n = its length, c = its true entries"),
         FormatInfo(
             "tau-bench", "tau-bench", "results JSON (list of trials)",
             'JSON list of trials with "task_id" and "reward"',

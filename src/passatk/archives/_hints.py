@@ -1,10 +1,19 @@
-"""Hints about harness runs that went wrong; they change no number."""
+"""Hints about harness runs that went wrong; they change no number.
+
+Every reader whose samples carry an error text feeds them to the :class:`FailureText` of its
+archive, ``failures(ctx, archive)``; ``add_notes`` turns them into notes when the read ends (a
+MultiPL-E archive is a directory of files).
+"""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ._common import Context
 
 #: at least this many failed samples before one shared error string is worth a note
 MIN_FAILED = 2
@@ -98,3 +107,14 @@ class FailureText:
         return (f"{file}: every failed sample carries the error {text!r} ({self.failed} of "
                 f"{self.samples} samples, {share:.0%}); the harness may have failed, not the "
                 "model")
+
+
+def failures(ctx: Context, archive: str) -> FailureText:
+    """The FailureText of ``archive`` (a file, or a MultiPL-E directory) in this read."""
+    return ctx.failures.setdefault(archive, FailureText())
+
+
+def add_notes(ctx: Context) -> None:
+    """Add the note of every archive whose failed samples all carry one error text."""
+    for archive, texts in ctx.failures.items():
+        ctx.notes.extend(texts.notes(archive))

@@ -48,6 +48,7 @@ class Part:
     runs: tuple[tuple[str, dict, tuple[StoredMetric, ...]], ...] = ()
     summaries: tuple[tuple[str, object], ...] = ()
     notes: tuple[str, ...] = ()
+    failures: tuple[tuple[str, Any], ...] = ()  # archive -> FailureText, in first-seen order
     sidecars: frozenset[str] = frozenset()
     metric: str | None = None
     metric_file: str | None = None
@@ -88,6 +89,7 @@ def split_candidate(file: str) -> bool:
 def _part_of(ctx: Context, file: str, outcome: tuple[str, object]) -> Part:
     what, value = outcome
     common = {"notes": tuple(ctx.notes), "sidecars": frozenset(ctx.sidecars),
+              "failures": tuple(ctx.failures.items()),
               "metric": ctx.metric, "metric_file": ctx.metric_file, "skipped": ctx.skipped}
     if what == "summary":
         return Part(summaries=((file, value),), **common)
@@ -132,7 +134,6 @@ class _RangeContext(Context):
         self.start, self.end, self.prefix = start, end, prefix
         self.lines: LineRange | None = None
         self.raw_skips: list[tuple[int, str]] = []
-        self.failures: Any = None
 
     def open(self, file: str) -> _Opened:
         raw = open_raw(file)
@@ -142,9 +143,6 @@ class _RangeContext(Context):
             raw.close()
             raise
         return _Opened(raw, self.lines)
-
-    def failure_notes(self, file: str, failures: Any) -> None:
-        self.failures = failures  # merged over the ranges by finish_file
 
     def bad(self, file: str, what: str, *, line: int | None = None,
             path: tuple | None = None) -> None:
@@ -238,13 +236,14 @@ def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, 
             _read_one(file, kind, ctx, filtering, named)
         except ArchiveError:
             return RangeResult(fallback=True)
-    if ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars:  # pragma: no cover
-        return RangeResult(fallback=True)  # not a plain line reader: read the file whole
+    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars
+            or set(ctx.failures) - {file}):  # pragma: no cover - not a plain line reader
+        return RangeResult(fallback=True)
     return RangeResult(
         part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
         skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count, newlines=ctx.lines.newlines,
         prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=ctx.lines.quote_or_cr,
-        failures=ctx.failures,
+        failures=ctx.failures.get(file),
     )
 
 
@@ -255,12 +254,12 @@ def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool, name
         return results[0].whole
     if any(r.fallback for r in results) or any(r.csv and r.quote_or_cr for r in results):
         return read_file(file, fmt, opts, filtering, named, storage)
-    notes: list[str] = []
-    if results[0].failures is not None:
-        failures = merge_failures([r.failures for r in results])
-        if failures is None:
+    failures: tuple = ()
+    if any(r.failures is not None for r in results):
+        merged = merge_failures([r.failures for r in results if r.failures is not None])
+        if merged is None:
             return read_file(file, fmt, opts, filtering, named, storage)
-        notes = failures.notes(file)
+        failures = ((file, merged),)
     before = 0
     records: list[SkippedRecord] = []
     count = 0
@@ -273,7 +272,7 @@ def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool, name
     for r in results:
         _sum_into(acc, r.part.runs[0][1])
     first = results[0].part
-    return Part(runs=((file, acc, ()),), notes=tuple(notes), metric=first.metric,
+    return Part(runs=((file, acc, ()),), failures=failures, metric=first.metric,
                 metric_file=first.metric_file,
                 skipped=Skipped(count, tuple(records[:MAX_SKIPPED_KEPT])))
 
@@ -352,8 +351,26 @@ def _combine2(a: Part, b: Part) -> Part:
             runs[-1] = (archive, pooled, last[2] + stored)
         else:
             runs.append((archive, acc, stored))
+    failures = dict(a.failures)
+    for archive, texts in b.failures:  # the files of one MultiPL-E directory
+        if archive in failures:
+            merged = merge_failures([failures[archive], texts])
+            # None needs raw texts spelled two ways, which only human-eval's scan keeps, and a
+            # human-eval archive is one file: its ranges were merged (or reread) by finish_file
+            failures[archive] = merged if merged is not None else _not_same(texts)
+        else:
+            failures[archive] = texts
     return Part(tuple(runs), a.summaries + b.summaries, a.notes + b.notes,
-                a.sidecars | b.sidecars, metric, metric_file, a.skipped + b.skipped)
+                tuple(failures.items()), a.sidecars | b.sidecars, metric, metric_file,
+                a.skipped + b.skipped)
+
+
+def _not_same(texts: Any) -> Any:
+    from ._hints import FailureText
+
+    out = FailureText()
+    out.same, out.failed, out.samples = False, texts.failed, texts.samples
+    return out
 
 
 def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
@@ -370,6 +387,7 @@ def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
     ctx.metric, ctx.metric_file = part.metric, part.metric_file
     ctx.skip_count, ctx.skip_records = part.skipped.count, list(part.skipped.records)
     ctx.notes, ctx.sidecars = list(part.notes), set(part.sidecars)
+    ctx.failures = dict(part.failures)
     runs: dict = {}
     for archive, acc, stored in part.runs:
         add_outcome(runs, [], "", ("run", archive), acc, list(stored))

@@ -10,6 +10,7 @@ import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping
 
+from . import _hints as hints
 from . import (
     _summary,
     bigcodebench,
@@ -185,9 +186,10 @@ def read_counts(
         inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
     merge : bool, default False
         Pool the archives as shards of one run: n and c of a (group, task) found in several
-        archives are summed. By default archives are never pooled: when two archives (files;
-        a MultiPL-E directory is one archive) would put rows into the same group, every row
-        gets the group field ``path``, its archive's path relative to the common parent folder.
+        archives are summed. By default archives are never pooled: when several archives
+        (files; a MultiPL-E directory is one archive) are read, every row gets the group field
+        ``path``, its archive's path relative to the common parent folder, unless ``by`` holds
+        a path spec, which must then keep the archives' groups apart.
     progress : callable(done, total), optional
         Called during reading with the (compressed) bytes read so far and the total; with a
         ``scheduler``, with the tasks done so far and the number of tasks.
@@ -285,7 +287,8 @@ def add_outcome(runs: dict, summaries: list, file: str, outcome: tuple[str, obje
 
 def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge: bool) -> Counts:
     """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
-    acc, stored, groups = _combine(runs, merge)
+    hints.add_notes(ctx)
+    acc, stored, groups = _combine(runs, merge, ctx.options.by)
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
@@ -296,7 +299,7 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
     return dataclasses.replace(counts, notes=tuple(ctx.notes)) if ctx.notes else counts
 
 
-#: the group field that keeps separate archives apart when they would share a group
+#: the group field that keeps several archives apart (each is its own run)
 RUN_FIELD = "path"
 
 
@@ -317,20 +320,22 @@ def _sum_into(acc: dict, part: dict) -> None:
             cell[1] += c
 
 
-def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, list, dict]:
-    """Pool the runs (``merge``, or when no two runs share a group), or label each by path.
+def _combine(runs: dict[str, tuple[dict, list]], merge: bool,
+             by: tuple[str, ...] = ()) -> tuple[dict, list, dict]:
+    """Pool the runs (``merge``, or one archive), or label each by its path.
 
-    Returns the counts, the stored numbers and the groups of each archive."""
-    seen: set = set()
-    shared = False
-    for acc, _ in runs.values():
-        groups = {g for g, _ in acc}
-        shared = shared or not seen.isdisjoint(groups)
-        seen |= groups
+    Several archives get the group field ``path``, unless ``by`` holds a path spec, which
+    must then keep their groups apart. Returns the counts, the stored numbers and the groups
+    of each archive."""
+    labels: dict[str, str] = {}
+    if not merge and len(runs) > 1:
+        if any(is_path_spec(b) for b in by):
+            _check_apart(runs, by)
+        else:
+            labels = _relative_labels(list(runs))
     acc: dict = {}
     stored: list = []
     groups: dict[str, set] = {}
-    labels = {} if merge or not shared else _relative_labels(list(runs))
     for archive, (part, part_stored) in runs.items():
         label = ((RUN_FIELD, labels[archive]),) if labels else ()
         _sum_into(acc, {(label + g, t): cell for (g, t), cell in part.items()})
@@ -338,6 +343,20 @@ def _combine(runs: dict[str, tuple[dict, list]], merge: bool) -> tuple[dict, lis
                       for s in part_stored)
         groups[archive] = {label + g for g, _ in part}
     return acc, stored, groups
+
+
+def _check_apart(runs: dict[str, tuple[dict, list]], by: tuple[str, ...]) -> None:
+    """With a path spec in ``by``, no two archives may share a group: that would pool them."""
+    owner: dict = {}
+    for archive, (part, _) in runs.items():
+        for g in sorted({g for g, _ in part}, key=repr):
+            first = owner.setdefault(g, archive)
+            if first != archive:
+                shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"
+                raise ArchiveError(archive, f"shares the group {shown} with {first}: by "
+                                   f"{list(by)} does not keep these archives apart; choose a "
+                                   "path spec that differs between them (path:name, path:dir, "
+                                   "path), or pass merge=True to pool them as shards of one run")
 
 
 def _relative_labels(archives: list[str]) -> dict[str, str]:

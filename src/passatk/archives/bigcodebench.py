@@ -6,6 +6,7 @@ import json
 import os
 import re
 
+from . import _hints as hints
 from ._common import Context, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
@@ -36,12 +37,19 @@ def sidecar(file: str) -> str | None:
     return None
 
 
+def _error(details: object) -> object:
+    """The harness-level error of a sample (``details["ALL"]``: the program could not run);
+    per-test tracebacks are the model's own failures."""
+    return details.get("ALL") if isinstance(details, dict) else None
+
+
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
     group = document_group(file, ctx, doc)
     ev = doc.get("eval")
     if not isinstance(ev, dict) or not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
+    failures = hints.failures(ctx, file)
     for task, samples in ev.items():
         if not isinstance(samples, list):
             ctx.bad(file, f"must be a list of samples, got {type(samples).__name__}",
@@ -58,6 +66,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
                 continue
             n += 1
             c += s["status"] == "pass"
+            failures.add(s["status"] == "pass", _error(s.get("details")))
         if not samples:
             ctx.bad(file, "no samples for this task", path=("eval", task))
         if n:

@@ -10,9 +10,10 @@ Each key is a task; each ``[completion_id, result]`` pair is one sample, which p
 
 from __future__ import annotations
 
-from ._common import BadRecord, Context, as_bool, document_group, require
+from . import _hints as hints
+from ._common import BadRecord, Context, document_group, require
 from ._errors import ArchiveError, show
-from ._hints import FailureText
+from ._flags import pass_flag
 
 
 def _pair(item: object) -> bool:
@@ -27,15 +28,17 @@ def matches(doc: object) -> bool:
     return isinstance(first, list) and bool(first) and _pair(first[0])
 
 
-def _sample(task: str, item: object) -> dict:
+def _sample(task: str, item: object) -> tuple[bool, dict]:
     if not _pair(item):
         raise BadRecord(f'must be [completion_id, {{..., "passed": ...}}], got {show(item)}')
     result = item[1]
     if "task_id" in result and str(result["task_id"]) != task:
         raise BadRecord(f"task_id {show(result['task_id'])} differs from its key {task!r}",
                         (1, "task_id"))
-    as_bool(require(result, "passed"), "passed")
-    return result
+    try:
+        return pass_flag(require(result, "passed"), 'field "passed"'), result
+    except BadRecord as e:
+        raise BadRecord(e.what, (1, "passed")) from None
 
 
 def read(file: str, ctx: Context, doc: dict) -> None:
@@ -43,7 +46,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     group = document_group(file, ctx, {})
     if not doc:
         raise ArchiveError(file, "no tasks in the result dict", path=())
-    failures = FailureText()
+    failures = hints.failures(ctx, file)
     for task, items in doc.items():
         if not isinstance(items, list) or not items:
             ctx.bad(file, f"must be a non-empty list of [completion_id, result] pairs, got "
@@ -52,13 +55,12 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         n = c = 0
         for i, item in enumerate(items):
             try:
-                result = _sample(task, item)
+                passed, result = _sample(task, item)
             except BadRecord as e:
                 ctx.bad(file, e.what, path=(task, i, *(e.path or ())))
                 continue
             n += 1
-            c += result["passed"]
-            failures.add(result["passed"], result.get("result"))
+            c += passed
+            failures.add(passed, result.get("result"))
         if n:
             ctx.add(group, task, n, c)
-    ctx.notes.extend(failures.notes(file))

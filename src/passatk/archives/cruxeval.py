@@ -10,6 +10,7 @@ import re
 from ._common import Context, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
+from ._flags import RULE, is_flag
 
 _PASS_KEY = re.compile(r"pass_at_([1-9][0-9]*)\Z")
 
@@ -27,15 +28,15 @@ def read(file: str, ctx: Context, doc: dict) -> None:
                            path=("raw_scored_generations",))
     for task, flags in scored.items():
         if not isinstance(flags, list) or not flags:
-            ctx.bad(file, f"must be a non-empty list of true/false, got {show(flags)}",
+            ctx.bad(file, f"must be a non-empty list of pass flags, got {show(flags)}",
                     path=("raw_scored_generations", task))
             continue
-        bad = next((i for i, f in enumerate(flags) if not isinstance(f, bool)), None)
+        bad = next((i for i, f in enumerate(flags) if not is_flag(f)), None)
         if bad is not None:
-            ctx.bad(file, f"must be true or false, got {show(flags[bad])}",
+            ctx.bad(file, f"must be {RULE}, got {show(flags[bad])}",
                     path=("raw_scored_generations", task, bad))
             continue
-        ctx.add(group, task, len(flags), sum(flags))
+        ctx.add(group, task, len(flags), sum(f == 1 for f in flags))
     for key, value in doc.items():
         m = _PASS_KEY.match(key)
         if m and isinstance(value, (int, float)) and not isinstance(value, bool):

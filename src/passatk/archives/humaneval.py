@@ -15,7 +15,8 @@ which also reports its errors. Correctness never rests on the scan. The proof, p
    backslashes precedes it);
 4. the line starts with ``{"task_id": "``; the 4th unescaped quote is followed by
    ``", "completion": "``, the 8th by ``", "result": "``; from the 12th quote to the end of the
-   line stands exactly ``", "passed": true}`` or ``", "passed": false}``;
+   line stands exactly ``", "passed": true}`` or ``", "passed": false}`` (or a flag written
+   as a number, ``1``, ``1.0``, ``0`` or ``0.0``, in place of ``true``/``false``);
 5. the task id (between the 3rd and 4th quotes) has no backslash (checked once per distinct
    task id).
 
@@ -29,10 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _hints as hints
 from ._common import (
     BadRecord,
     Context,
-    as_bool,
     group_from,
     parse_json_line,
     path_groups,
@@ -40,6 +41,7 @@ from ._common import (
     task_id,
 )
 from ._errors import ArchiveError
+from ._flags import pass_flag
 from ._hints import FailureText
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
@@ -54,6 +56,9 @@ _MID1 = _lit(b'", "completion": "')
 _MID2 = _lit(b'", "result": "')
 _TAIL_TRUE = _lit(b'", "passed": true}')
 _TAIL_FALSE = _lit(b'", "passed": false}')
+#: pass flags written as numbers (see ``_flags``): rarer, checked only where true/false fail
+_NUM_TRUE = (b'", "passed": 1}', b'", "passed": 1.0}')
+_NUM_FALSE = (b'", "passed": 0}', b'", "passed": 0.0}')
 _QUOTES_PER_LINE = 14
 _ESCAPE_SIMPLE = np.zeros(256, dtype=bool)
 _ESCAPE_SIMPLE[list(b'"\\/bfnrt')] = True
@@ -77,6 +82,8 @@ _MID1_W = _literal_words(_MID1.tobytes())
 _MID2_W = _literal_words(_MID2.tobytes())
 _TRUE_W = _literal_words(_TAIL_TRUE.tobytes())
 _FALSE_W = _literal_words(_TAIL_FALSE.tobytes())
+_NUM_TRUE_W = [(len(t), _literal_words(t)) for t in _NUM_TRUE]
+_NUM_FALSE_W = [(len(t), _literal_words(t)) for t in _NUM_FALSE]
 
 
 def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> np.ndarray:
@@ -85,6 +92,14 @@ def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> n
     for offset, word in lit:
         ok &= w[np.minimum(pos + offset, last)] == word
     return ok
+
+
+def _tail_in(w: np.ndarray, pos: np.ndarray, tail: np.ndarray, tails: list) -> np.ndarray:
+    """Whether the line ends, from ``pos`` on, with one of ``tails`` ((length, words) pairs)."""
+    found = np.zeros(pos.size, dtype=bool)
+    for size, words in tails:
+        found |= (tail == size) & _literal_at(w, pos, words)
+    return found
 
 
 def scan_block(
@@ -168,6 +183,10 @@ def scan_block(
     tail = nl[cand] - q[:, 3]
     is_true = (tail == _TAIL_TRUE.size) & _literal_at(w, q[:, 3], _TRUE_W)
     is_false = (tail == _TAIL_FALSE.size) & _literal_at(w, q[:, 3], _FALSE_W)
+    other = np.flatnonzero(ok & ~(is_true | is_false))
+    if other.size:
+        is_true[other] = _tail_in(w, q[other, 3], tail[other], _NUM_TRUE_W)
+        is_false[other] = _tail_in(w, q[other, 3], tail[other], _NUM_FALSE_W)
     ok &= is_true | is_false
     return nl, cand[ok], q[ok, 0] + 1, q[ok, 1], is_true[ok], q[ok, 2] + _MID2.size, q[ok, 3]
 
@@ -190,7 +209,7 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
 def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
     obj = parse_json_line(file, lineno, line)
     task = task_id(require(obj, "task_id"))
-    passed = as_bool(require(obj, "passed"), "passed")
+    passed = pass_flag(require(obj, "passed"), 'field "passed"')
     group = group_from(opts.by, pathvals, obj) if opts.record_by else None
     return group, task, passed, obj.get("result")
 
@@ -207,7 +226,7 @@ def read(file: str, ctx: Context) -> None:
     records = 0
     lineno = 0
     skips_before = ctx.skip_count
-    failures = FailureText()
+    failures = hints.failures(ctx, file)
 
     def slow_line(line: bytes, lineno: int) -> None:
         nonlocal records
@@ -266,7 +285,6 @@ def read(file: str, ctx: Context) -> None:
             slow_line(rest, lineno + 1)
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    ctx.failure_notes(file, failures)
     for tb, (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():

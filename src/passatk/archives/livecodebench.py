@@ -7,11 +7,14 @@ per-task stored number.
 
 from __future__ import annotations
 
+import json
 import re
 
+from . import _hints as hints
 from ._common import BadRecord, Context, group_from, path_groups, task_id
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
+from ._flags import is_flag
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -21,12 +24,24 @@ def matches(doc: object) -> bool:
             and "graded_list" in doc[0])
 
 
+def _error(meta: object) -> object:
+    """The exception of a failed sample (``metadata`` entries are JSON text or objects with
+    ``error``, the repr of the exception; a wrong answer has none)."""
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta)
+        except ValueError:
+            return None
+    return meta.get("error") if isinstance(meta, dict) else None
+
+
 def read(file: str, ctx: Context, doc: list) -> None:
     ctx.set_metric("pass@k", file)
     o = ctx.options
     pathvals = path_groups(o.by, file)
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no problems in the list", path=())
+    failures = hints.failures(ctx, file)
     for i, p in enumerate(doc):
         try:
             if not isinstance(p, dict):
@@ -37,9 +52,9 @@ def read(file: str, ctx: Context, doc: list) -> None:
             task = task_id(p["question_id"], "question_id")
             graded = p["graded_list"]
             if not isinstance(graded, list) or not graded \
-                    or not all(isinstance(g, bool) for g in graded):
-                raise BadRecord(f"graded_list must be a non-empty list of true/false, got "
-                                f"{show(graded)}", ("graded_list",))
+                    or not all(is_flag(g) for g in graded):
+                raise BadRecord("graded_list must be a non-empty list of pass flags (true/false, "
+                                f"1/0, 1.0/0.0), got {show(graded)}", ("graded_list",))
             if o.since is not None or o.until is not None:
                 date = p.get("contest_date")
                 if not isinstance(date, str) or not _DATE.match(date):
@@ -60,7 +75,11 @@ def read(file: str, ctx: Context, doc: list) -> None:
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
-        ctx.add(group, task, len(graded), sum(graded))
+        ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
+        meta = p.get("metadata")
+        for j, g in enumerate(graded):
+            failures.add(g == 1, _error(meta[j] if isinstance(meta, list) and j < len(meta)
+                                        else None))
         value = p.get("pass@1")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),

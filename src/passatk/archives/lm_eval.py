@@ -30,6 +30,7 @@ from ._common import (
 )
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
+from ._flags import pass_flag
 from ._sources import COMPRESSED_SUFFIXES, is_file, logical_name, read_all
 
 INTEGRAL_TOLERANCE = 1e-9
@@ -92,12 +93,9 @@ def metric_field(rec: dict, passed: str | None) -> str:
 def _counts(rec: dict, field: str) -> tuple[int, int]:
     """(n, c) of one document: pass@1 is c/n over the responses; any other metric must be
     0 or 1, the score of one sample (lm-eval scores the filtered response)."""
-    value = finite_number(require(rec, field), field)
     if field != "pass@1":
-        if value not in (0, 1):
-            raise BadRecord(f'field "{field}" must be 0 or 1 (the score of one sample), got '
-                            f"{show(value)}")
-        return 1, int(value)
+        return 1, int(pass_flag(require(rec, field), f'field "{field}" (one sample\'s score)'))
+    value = finite_number(require(rec, field), field)
     n = _n(require(rec, "resps"))
     if not 0.0 <= value <= 1.0:
         raise BadRecord(f'field "pass@1" must be in [0, 1], got {show(value)}')

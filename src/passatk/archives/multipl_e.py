@@ -6,6 +6,9 @@ Group fields may come from the file's top-level fields (``language``, ``temperat
 
 from __future__ import annotations
 
+import os
+
+from . import _hints as hints
 from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups, task_id
 from ._errors import ArchiveError, show
 
@@ -29,6 +32,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not isinstance(results, list) or not results:
         raise ArchiveError(file, "no samples under $.results", path=("results",))
     n = c = 0
+    failures = hints.failures(ctx, os.path.dirname(file) or ".")  # the directory is the run
     for i, r in enumerate(results):
         if not isinstance(r, dict):
             ctx.bad(file, f"sample must be an object, got {type(r).__name__}", path=("results", i))
@@ -43,6 +47,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
                     path=("results", i, "exit_code"))
             continue
         n += 1
-        c += r["status"] == "OK" and code == 0
+        passed = r["status"] == "OK" and code == 0
+        c += passed
+        failures.add(passed, r.get("stderr"))
     if n:
         ctx.add(group, task, n, c)

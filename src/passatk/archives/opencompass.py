@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
+from . import _hints as hints
 from ._common import (
     BadRecord,
     Context,
-    as_bool,
     doc_scalar_record,
     group_from,
     path_groups,
@@ -16,7 +16,7 @@ from ._common import (
 )
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location
-from ._hints import FailureText
+from ._flags import pass_flag
 
 _PASS_KEY = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
 
@@ -35,13 +35,13 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not items:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups = set()
-    failures = FailureText()
+    failures = hints.failures(ctx, file)
     for key, d in items:
         try:
             if not isinstance(d, dict):
                 raise BadRecord(f"must be an object, got {type(d).__name__}")
             task = task_id(require(d, "task_id"))
-            passed = as_bool(require(d, "passed"), "passed")
+            passed = pass_flag(require(d, "passed"), 'field "passed"')
             group = group_from(by, pathvals, {**top, **d})
         except BadRecord as e:
             ctx.bad(file, e.what, path=("details", key))
@@ -49,7 +49,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         groups.add(group)
         ctx.add(group, task, 1, int(passed))
         failures.add(passed, d.get("result"))
-    ctx.notes.extend(failures.notes(file))
     for key, value in doc.items():
         m = _PASS_KEY.match(key)
         if m and isinstance(value, (int, float)) and not isinstance(value, bool):

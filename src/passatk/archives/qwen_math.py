@@ -25,6 +25,7 @@ from ._common import (
 )
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
+from ._flags import is_flag, pass_flag
 from ._sources import list_names, logical_name, read_all
 
 
@@ -35,12 +36,12 @@ def looks_like(record: object) -> bool:
 
 def _flags(score: object) -> list[bool]:
     if not isinstance(score, list) or not score:
-        raise BadRecord(f'field "score" must be a non-empty list of true/false, got {show(score)}')
-    for i, x in enumerate(score):
-        if not (isinstance(x, bool) or (isinstance(x, (int, float)) and x in (0, 1))):
-            raise BadRecord(f'field "score" must hold true/false (or 1/0), got {show(x)} at '
-                            f"sample {i}")
-    return [bool(x) for x in score]
+        raise BadRecord(f'field "score" must be a non-empty list of pass flags, got {show(score)}')
+    try:
+        return [pass_flag(x) for x in score]
+    except BadRecord as e:
+        i = next(i for i, x in enumerate(score) if not is_flag(x))
+        raise BadRecord(f'field "score": each sample {e.what} (sample {i})') from None
 
 
 def read(file: str, ctx: Context) -> None:

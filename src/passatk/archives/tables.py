@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
 from ._errors import ArchiveError, show
+from ._flags import pass_flag
 from ._remote import is_url
 from ._sources import PARQUET_MAGIC, logical_name, open_raw, read_head
 
@@ -145,24 +146,17 @@ def _int(value: object, name: str, strings: bool) -> int:
 
 
 def _flag(value: object, name: str, threshold: float | None = None) -> bool:
-    """A pass flag: a bool, 0/1 (also 0.0/1.0) or its text; with ``threshold`` any number."""
-    if isinstance(value, bool):
-        return value
+    """A pass flag (see ``_flags``) or its text; with ``threshold`` any number."""
     if isinstance(value, str):
         key = value.strip().lower()
         if key in _TRUE:
             return _TRUE[key]
         if threshold is not None:
             return _reward(value, name, True) >= threshold
-    elif isinstance(value, (int, float)):
-        if threshold is not None:
-            return _reward(value, name, False) >= threshold
-        if value in (0, 1):  # exactly 0, 1, 0.0 or 1.0
-            return bool(value)
-        raise BadRecord(f'column "{name}" must be a pass flag (true/false, 1/0, 1.0/0.0), got '
-                        f"{show(value)}; give threshold= to read it as a reward")
-    raise BadRecord(f'column "{name}" must be a pass flag (true/false, 1/0, 1.0/0.0), got '
-                    f"{show(value)}")
+    elif threshold is not None and isinstance(value, (int, float)) \
+            and not isinstance(value, bool):
+        return _reward(value, name, False) >= threshold
+    return pass_flag(value, f'column "{name}"', threshold=True)
 
 
 def _reward(value: object, name: str, strings: bool) -> float:
