@@ -1,20 +1,23 @@
 """Partial reads that merge exactly: one file, or one byte range of a large line-oriented file.
 
-Every unit of work returns a :class:`Part`: the counts of what it read, the metric and the file
-that set it, stored numbers, skipped records, or the first error. :func:`combine` merges parts
-*in file order*, so the merged part is the one a single sequential read gives: integer sums are
-exact, stored numbers and skipped records keep their order, and the error reported is the first
-one in file order (a later file's error never hides an earlier one; a metric clash is reported
-where the sequential read reports it). Any engine (Dask here, a process pool later) can run the
-units and merge them in any tree, as long as each merge takes neighbours in order.
+Every unit of work returns a :class:`Part`: per file, the archive it belongs to with its counts
+(n, c per group and task) and stored numbers, or the document of a walked summary; the notes,
+sidecars and failure texts of the files; the first metric and the file that set it; skipped
+records; or the first failure. :func:`combine` merges parts *in file order*, so the merged part
+is the one a single sequential read gives: integer sums are exact, everything else keeps its
+order, and the failure reported is the first one in file order (a later file's error never
+hides an earlier one; a metric clash is named as the sequential read names it). The driver
+turns the merged part into Counts with the same code as the local read (:func:`to_counts`:
+runs labelled by path, summaries, notes). Any engine (Dask here, a process pool later) can run
+the units and merge them in any tree whose merges take neighbours in order.
 
-Byte ranges (:mod:`._ranges`) are read for human-eval ``*_results.jsonl`` and per-sample tables in
-JSON Lines or CSV that are not compressed. A range reports its skipped records with line numbers
-relative to itself and the number of newlines it holds; :func:`finish_file` turns them into line
-numbers of the file. When anything in a range cannot be read on its own terms (an error, a CSV
-quote or bare carriage return that could make a row span a cut, a range without records), the
-file is read again as a whole, so that the outcome, errors included, is exactly the sequential
-one.
+Byte ranges (:mod:`._ranges`) are read for human-eval ``*_results.jsonl`` and per-sample tables
+in JSON Lines or CSV that are not compressed. A range reports its skipped records with line
+numbers relative to itself and the number of newlines it holds; :func:`finish_file` turns them
+into line numbers of the file and merges the ranges' failure texts. When a range cannot be read
+on its own terms (an error, a CSV quote or bare carriage return that could make a row span a
+cut, a range without records, an error text spelled two ways), the file is read again whole, so
+that the outcome, errors included, is exactly the sequential one.
 """
 
 from __future__ import annotations
