@@ -175,3 +175,18 @@ def test_s3_corrupt_object_cli(corpus, s3, capsys):
     assert cli.main(["score", url, "--skip-bad", *opts]) == 0
     err = capsys.readouterr().err
     assert "skipped 1 bad record(s)" in err and f"  {url}:5: field \"passed\"" in err
+
+
+def test_s3_from_fsspec_environment_config(corpus, s3, tmp_path):
+    # FSSPEC_<PROTOCOL>_<KEY> variables are fsspec's own configuration: no flag needed
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "FSSPEC_"))}
+    env.update(FSSPEC_S3_ENDPOINT_URL=s3["endpoint_url"], FSSPEC_S3_KEY=s3["key"],
+               FSSPEC_S3_SECRET=s3["secret"], AWS_DEFAULT_REGION="eu-west-1",
+               AWS_CONFIG_FILE=str(tmp_path / "none"))
+    args = ["score", "-k", "1,5", "--format", "csv"]
+    remote = subprocess.run([sys.executable, "-m", "passatk", *args, "s3://passatk-runs/v1/crux"],
+                            capture_output=True, text=True, env=env, timeout=120)
+    local = subprocess.run([sys.executable, "-m", "passatk", *args, corpus["crux"]],
+                           capture_output=True, text=True, timeout=120)
+    assert remote.returncode == 0, remote.stderr
+    assert remote.stdout == local.stdout
