@@ -190,3 +190,9 @@ def test_s3_from_fsspec_environment_config(corpus, s3, tmp_path):
                            capture_output=True, text=True, timeout=120)
     assert remote.returncode == 0, remote.stderr
     assert remote.stdout == local.stdout
+
+
+def test_http_directory_index(corpus, http_root):
+    # an http(s) URL ending in / is walked through the links of its index page
+    url = f"{http_root}/he"
+    same(read_counts(url + "/"), relocated(read_counts(corpus["he"]), corpus["he"], url))

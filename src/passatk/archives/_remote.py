@@ -229,7 +229,7 @@ def expand_url(url: str, keep: Callable[[str, set[str]], bool]) -> list[str]:
             raise ArchiveError(url, "no file matches this pattern")
         return files
     info = _call(url, lambda: fs.info(path))
-    if info.get("type") != "directory":
+    if info.get("type") != "directory" and not url.endswith("/"):  # HTTP: an index page
         return [url]
     found = _call(url, lambda: fs.find(path, withdirs=False))
     urls = {spell(p) for p in found}
