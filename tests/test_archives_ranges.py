@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import json
 import os
+from pathlib import Path
 
 import pytest
 from corpus import big_humaneval, make_corpus, same
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, read_counts
+from passatk.archives import ArchiveError, expand_paths, read_counts
 from passatk.archives._common import Options
 from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
 from passatk.archives._ranges import LineRange, plan_ranges
@@ -161,3 +162,74 @@ def test_a_shared_error_text_gives_the_same_note(tmp_path, split, escaped):
     assert len(local.notes) == 1 and "every failed sample carries" in local.notes[0]
     _, part = _by_ranges(str(path), split, Options())
     same(to_counts(part, Options(), [str(path)], False), local)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mixed")
+    folders = make_corpus(root)
+    big = root / "big"
+    big.mkdir()
+    big_humaneval(big / "a_results.jsonl", 1500, seed=3)
+    path = big_humaneval(big / "b_results.jsonl", 800, seed=4)
+    text = Path(path).read_text().split("\n")
+    text[99] = "{oops"
+    Path(path).write_text("\n".join(text))
+    _write_samples(str(big / "s.csv"), [(f"T/{i % 9}", i % 2) for i in range(900)], True)
+    folders["big"] = str(big)
+    return folders
+
+
+def _in_process(paths, split, fan_in, **kw):
+    """The Dask engine's plan and reduction, run in this process."""
+    from passatk.archives._dask import _submit_all
+
+    class Now:  # a client whose futures are computed at once
+        def submit(self, fn, *args, **_):
+            args = [a.result() if isinstance(a, Done) else a for a in args]
+            return Done(fn(*args))
+
+    class Done:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+    from passatk.archives import _dask, _read
+
+    opts = _read._options(kw.get("by", ()), None, None, None, None, None, None,
+                          kw.get("skip_bad", False), None)
+    files = expand_paths(paths)
+    old = _dask.FAN_IN
+    _dask.FAN_IN = fan_in
+    try:
+        root, _ = _submit_all(Now(), files, None, opts, False, _read._named_files(paths), split)
+    finally:
+        _dask.FAN_IN = old
+    return to_counts(root.result(), opts, files, kw.get("merge", False))
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), split=st.integers(60, 200_000), fan_in=st.integers(2, 9),
+       merge=st.booleans(), skip_bad=st.booleans(), by_parent=st.booleans())
+def test_any_plan_and_tree_gives_the_sequential_read(mixed, data, split, fan_in, merge,
+                                                     skip_bad, by_parent):
+    names = sorted(k for k in mixed if k not in ("tau", "big"))
+    chosen = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=6, unique=True))
+    if data.draw(st.booleans()):  # large files, split or not, with a corrupt line
+        chosen.insert(data.draw(st.integers(0, len(chosen))), "big")
+    if data.draw(st.integers(0, 9)) == 0:  # pass^k data among pass@k data
+        chosen.append("tau")
+    paths = [mixed[k] for k in chosen]
+    kw = {"merge": merge, "skip_bad": skip_bad, "by": ["path:parent"] if by_parent else []}
+    try:
+        local = read_counts(paths, **kw)
+    except ArchiveError as e:
+        event("the read fails")
+        with pytest.raises(ArchiveError) as got:
+            _in_process(paths, split, fan_in, **kw)
+        assert str(got.value) == str(e)
+        return
+    event(f"the read succeeds, big files split: {'big' in chosen and split < 150_000}")
+    same(_in_process(paths, split, fan_in, **kw), local)
