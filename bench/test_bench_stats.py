@@ -113,6 +113,50 @@ def test_score_million_tasks_ragged_n(benchmark, one_thread):
     assert _best_of(run) < 1.0
 
 
+def test_score_posterior_1k_tasks(benchmark, one_thread):
+    # the hierarchical Beta-binomial: 4 passes over a 49 x 49 grid, both estimands
+    rng = np.random.default_rng(7)
+    n = np.full(1000, 20)
+    c = rng.binomial(20, rng.beta(1, 2, 1000))
+
+    def run():
+        return passatk.score(n, c, k=[1, 10], metric=["posterior", "posterior-population"])
+
+    run()
+    benchmark(run)
+    assert _best_of(run) < 1.0
+
+
+def test_score_g_pass_1k_tasks(benchmark, one_thread):
+    # G-Pass@k and mG-Pass@k at k = 8 with the fixed-benchmark SE (a k^2 double sum)
+    rng = np.random.default_rng(8)
+    n = np.full(1000, 32)
+    c = rng.binomial(32, rng.beta(1, 2, 1000))
+
+    def run():
+        return passatk.score(n, c, k=8, metric=["g-pass@k", "mg-pass@k"])
+
+    run()
+    benchmark(run)
+    assert _best_of(run) < 1.0
+
+
+def test_compare_1k_tasks_clustered(benchmark, one_thread):
+    rng = np.random.default_rng(9)
+    p = rng.beta(1, 2, 1000)
+    n = np.full(1000, 20)
+    ca = rng.binomial(20, p)
+    cb = rng.binomial(20, np.clip(p + 0.03, 0, 1))
+    cl = np.arange(1000) // 10
+
+    def run():
+        return passatk.compare(n, ca, n, cb, k=[1, 10], seed=5, clusters=cl)
+
+    run()
+    benchmark(run)
+    assert _best_of(run) < 1.0
+
+
 def test_floor_numpy_million(benchmark, million):
     """In-run baseline for bench/compare.py: two numpy passes over the million tasks."""
     n, c = million

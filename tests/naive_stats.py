@@ -76,16 +76,20 @@ def se_super(xs):
 
 
 def se_cluster(xs, clusters):
-    """Miller's clustered SE with an explicit double loop over pairs in a cluster."""
+    """CR1 clustered SE with an explicit double loop over all pairs in a cluster.
+
+    CR1^2 = G/(G-1) (1/N^2) sum over pairs (i, j), i == j included, in one cluster of d_i d_j.
+    """
     nn = len(xs)
     m = mean(xs)
     d = [x - m for x in xs]
-    cross = 0.0
+    g = len(set(clusters))
+    total = 0.0
     for i in range(nn):
         for j in range(nn):
-            if i != j and clusters[i] == clusters[j]:
-                cross += d[i] * d[j]
-    return math.sqrt(se_super(xs) ** 2 + cross / nn**2)
+            if clusters[i] == clusters[j]:
+                total += d[i] * d[j]
+    return math.sqrt(g / (g - 1) * total / nn**2)
 
 
 # ---------------------------------------------------------------- bootstrap
@@ -175,3 +179,80 @@ def holm(ps):
         running = max(running, min(1.0, (m - rank) * ps[i]))
         out[i] = running
     return out
+
+
+# ---------------------------------------------------------------- issue 11 references
+def wilcoxon_exact_ties(d):
+    """Two-sided exact permutation p of W+ with mid-ranks, by enumerating all sign patterns."""
+    d = [x for x in d if x != 0]
+    absd = sorted(abs(x) for x in d)
+    rank = {}
+    for v in set(absd):
+        pos = [i + 1 for i, a in enumerate(absd) if a == v]
+        rank[v] = Fraction(sum(pos), len(pos))
+    ranks = [rank[abs(x)] for x in d]
+    centre = sum(ranks) / 2
+    obs = abs(sum(r for r, x in zip(ranks, d, strict=True) if x > 0) - centre)
+    hits = total = 0
+    for signs in itertools.product((0, 1), repeat=len(d)):
+        w = sum(r for r, s in zip(ranks, signs, strict=True) if s)
+        total += 1
+        hits += abs(w - centre) >= obs
+    return hits / total
+
+
+def g_pass_brute(n, c, k, m):
+    """Share of k-subsets of n samples (c correct) with at least m correct, exact."""
+    samples = [1] * c + [0] * (n - c)
+    subsets = list(itertools.combinations(range(n), k))
+    return Fraction(sum(sum(samples[i] for i in s) >= m for s in subsets), len(subsets))
+
+
+def u_stat_moments(n, k, p, f):
+    """(E[est], Var[est], E[Vhat]) of the U-statistic with kernel f(j), c ~ Binomial(n, p).
+
+    est(c) = sum_j P(J = j) f(j) with J hypergeometric; Vhat(c) = est^2 - U2, where U2
+    averages f(J1) f(J2) over ordered pairs of disjoint k-subsets. All in Fractions.
+    """
+    def est(c):
+        return sum(Fraction(math.comb(c, j) * math.comb(n - c, k - j), math.comb(n, k)) * f[j]
+                   for j in range(k + 1))
+
+    def u2(c):
+        tot = Fraction(0)
+        den = math.comb(n, k) * math.comb(n - k, k)
+        for j1 in range(k + 1):
+            for j2 in range(k + 1):
+                ways = (math.comb(c, j1) * math.comb(n - c, k - j1)
+                        * math.comb(max(c - j1, 0), j2) * math.comb(max(n - c - k + j1, 0), k - j2)
+                        if c >= j1 and n - c >= k - j1 else 0)
+                tot += Fraction(ways, den) * f[j1] * f[j2]
+        return tot
+
+    mean = sum(binom_pmf(n, c, p) * est(c) for c in range(n + 1))
+    var = sum(binom_pmf(n, c, p) * (est(c) - mean) ** 2 for c in range(n + 1))
+    ev = sum(binom_pmf(n, c, p) * (est(c) ** 2 - u2(c)) for c in range(n + 1))
+    return mean, var, ev
+
+
+def hier_posterior_grid(n, c, k, side=400):
+    """Posterior mean of population pass@k on a plain dense grid (scipy, no re-centring).
+
+    Same model as passatk's: mu ~ U(0, 1), ln kappa ~ N(ln 2, 2^2); a fixed box
+    mu in (0, 1) by its midpoints, ln kappa in [-8, 12].
+    """
+    import numpy as np
+    from scipy.special import betaln
+
+    mu = (np.arange(side) + 0.5) / side
+    v = np.linspace(-8, 12, side)
+    mm, vv = np.meshgrid(mu, v, indexing="ij")
+    a, b = mm * np.exp(vv), (1 - mm) * np.exp(vv)
+    ll = np.zeros_like(a)
+    for ni, ci in zip(n, c, strict=True):
+        ll += betaln(a + ci, b + ni - ci) - betaln(a, b)
+    lp = ll - 0.5 * ((vv - math.log(2.0)) / 2.0) ** 2
+    w = np.exp(lp - lp.max())
+    w /= w.sum()
+    pop = 1 - np.exp(betaln(a, b + k) - betaln(a, b))
+    return float(np.sum(w * pop))

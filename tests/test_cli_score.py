@@ -69,14 +69,14 @@ def test_score_table_is_aligned_and_shows_library_values(capsys, he):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["metric", "k", "value", "se", "ci_low", "ci_high", "tasks",
-                                "samples"]
-    assert len({len(line) for line in lines}) == 1
+                                "samples", "estimand"]
+    assert len({len(line) for line in lines[1:]}) == 1  # the last column, estimand, is text
     for line, want in zip(lines[1:], lib_records(PASSES_A, [1, 2, 3]), strict=True):
         cells = line.split()
         assert cells[:2] == ["pass@k", str(want["k"])]
         assert cells[2] == f"{want['value']:.4f}"
         assert cells[3] == f"{want['se']:.4f}"
-        assert cells[6:] == [str(want["tasks"]), str(want["samples"])]
+        assert cells[6:] == [str(want["tasks"]), str(want["samples"]), want["estimand"]]
 
 
 def test_score_csv_full_precision(capsys, he):
@@ -93,8 +93,9 @@ def test_score_markdown(capsys, he):
     code, out, _ = run(capsys, ["score", he, "--format", "markdown"])
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == "| metric | k | value | se | ci_low | ci_high | tasks | samples |"
-    assert lines[1] == "|:--|--:|--:|--:|--:|--:|--:|--:|"
+    assert lines[0] == ("| metric | k | value | se | ci_low | ci_high | tasks | samples | "
+                        "estimand |")
+    assert lines[1] == "|:--|--:|--:|--:|--:|--:|--:|--:|:--|"
     assert lines[2].startswith(f"| pass@k | 1 | {lib_records(PASSES_A, 1)[0]['value']:.4f} |")
 
 

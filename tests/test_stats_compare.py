@@ -6,9 +6,12 @@ import math
 import naive_stats as naive
 import numpy as np
 import pytest
+import statsmodels.api as sm
 from scipy import stats as ss
+from statsmodels.stats.proportion import proportion_confint
 
 import passatk
+from passatk import _stats_kernels as SK
 from passatk.stats import _bh, _holm, mcnemar, signflip_test, wilcoxon_signed_rank
 
 COMPARE_KEYS = {"group", "metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks"}
@@ -216,9 +219,14 @@ def test_wilcoxon_in_compare_sees_float_noise_ties():
     n = np.full(8, 10)
     row = passatk.compare(n, ca, n, cb, seed=0)[0]
     d = (ca - cb) / 10  # exact differences as integers over 10
+    # issue 11: with ties and few differences the p-value is the exact permutation one
+    assert row.wilcoxon_method == "exact"
+    assert row.wilcoxon_p_value == pytest.approx(naive.wilcoxon_exact_ties(list(np.round(d * 10))),
+                                                 rel=1e-12)
     res = ss.wilcoxon(np.round(d * 10).astype(float), method="asymptotic", correction=False)
-    assert row.wilcoxon_method == "normal approximation"
-    assert row.wilcoxon_p_value == pytest.approx(res.pvalue, rel=1e-12)
+    _w, p_approx, how = wilcoxon_signed_rank(np.round(d, 12), method="approx")
+    assert how == "normal approximation"
+    assert p_approx == pytest.approx(res.pvalue, rel=1e-12)
 
 
 def test_benjamini_hochberg_vs_scipy():
@@ -237,3 +245,102 @@ def test_compare_rows_carry_adjusted_p_values():
     np.testing.assert_allclose([row.p_value_holm for row in r], naive.holm(raw), rtol=1e-14)
     np.testing.assert_allclose([row.p_value_bh for row in r], ss.false_discovery_control(raw),
                                rtol=1e-14)
+
+
+# ------------------------------------------------------------------ issue 11
+def test_identical_differences_give_the_exact_p_and_a_real_interval():
+    row = passatk.compare([1] * 5, [1] * 5, [1] * 5, [0] * 5, seed=0)[0]
+    assert row.p_value == 0.0625 and row.perm_p_value == 0.0625
+    assert row.p_value_holm == 0.0625 and row.mcnemar_p_value == pytest.approx(0.0625)
+    assert 0 < row.ci_low < 1 == row.ci_high and "sd is 0" in row.reason
+    lo, _ = proportion_confint(5, 5, alpha=0.05, method="wilson")  # on (D + 1) / 2
+    assert row.ci_low == pytest.approx(2 * lo - 1, abs=1e-12)
+    same = passatk.compare([3] * 6, [1] * 6, [3] * 6, [1] * 6, seed=0)[0]
+    assert same.p_value == 1.0 and same.ci_low < 0 < same.ci_high
+
+
+def test_p_value_is_never_zero():
+    n = np.full(400, 100)
+    row = passatk.compare(n, np.full(400, 99) - np.arange(400) % 2, n, np.arange(400) % 2,
+                          seed=0, n_resamples=100)[0]
+    assert row.p_value > 0 and row.perm_p_value > 0 and row.wilcoxon_p_value > 0
+
+
+def test_wilcoxon_exact_with_ties_at_small_n():
+    assert wilcoxon_signed_rank([1.0] * 5) == (15.0, 0.0625, "exact")
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        d = rng.integers(-2, 3, int(rng.integers(2, 11))).astype(float)
+        if not d.any():
+            continue
+        _w, p, how = wilcoxon_signed_rank(d)
+        assert how == "exact" and p == pytest.approx(naive.wilcoxon_exact_ties(list(d)),
+                                                     rel=1e-12)
+    row = passatk.compare([1] * 6, [1, 1, 0, 1, 1, 1], [1] * 6, [0] * 6, seed=0)[0]
+    assert "symmetry" in row.wilcoxon_hypothesis and "not mean 0" in row.wilcoxon_hypothesis
+
+
+@pytest.mark.parametrize("groups", [4, 10])
+def test_clustered_compare_is_cr1_on_the_differences(groups):
+    rng = np.random.default_rng(groups)
+    g = np.repeat(np.arange(groups), 6)
+    size = g.size
+    u = rng.normal(0, 1, groups)[g]
+    pa = 1 / (1 + np.exp(-(u + 0.2 + rng.normal(0, 1, size))))
+    pb = 1 / (1 + np.exp(-(u + rng.normal(0, 1, size))))
+    n = np.full(size, 10)
+    ca, cb = rng.binomial(10, pa), rng.binomial(10, pb)
+    ids = np.array([f"t{i:03d}" for i in range(size)])
+    perm = rng.permutation(size)
+    row = passatk.compare(n, ca, n[perm], cb[perm], task_ids_a=ids, task_ids_b=ids[perm],
+                          clusters=[f"c{x}" for x in g], seed=0, n_resamples=500)[0]
+    d = (ca - cb) / 10
+    fit = sm.OLS(d, np.ones((size, 1))).fit(cov_type="cluster", cov_kwds={"groups": g})
+    assert row.se == pytest.approx(fit.bse[0], rel=1e-12)
+    assert row.df == groups - 1 and row.clusters == groups and "clustered" in row.estimand
+    h = ss.t.ppf(0.975, groups - 1) * row.se
+    assert row.ci_high - row.diff == pytest.approx(h, rel=1e-12)
+    assert row.p_value == pytest.approx(2 * ss.t.sf(abs(row.diff / row.se), groups - 1),
+                                        rel=1e-10)
+    assert row.boot_low < row.diff < row.boot_high
+
+
+def test_studentized_bootstrap_matches_a_direct_computation():
+    rng = np.random.default_rng(2)
+    size, b = 15, 300
+    d = rng.normal(0.1, 0.3, size)
+    mat = np.column_stack([d, d**2 - 0.05])
+    seed = 12345
+    gen = np.random.default_rng(seed)
+    s64 = passatk.stats._seed64(np.random.default_rng(seed))
+    idx = SK.boot_indices(size, s64, b)
+    _, se, tt = passatk.stats._boot_t(mat, None, 0.95, b, gen)
+    for j in range(2):
+        x = mat[idx, j]
+        m = x.mean(axis=1)
+        s = x.std(axis=1, ddof=1) / math.sqrt(size)
+        assert se[:, j] == pytest.approx(s, rel=1e-9)
+        assert tt[:, j] == pytest.approx((m - mat[:, j].mean()) / s, rel=1e-8, abs=1e-10)
+
+
+def test_band_and_bootstrap_interval_are_studentized_and_bounded():
+    rng = np.random.default_rng(1)
+    n = np.full(60, 10)
+    ca, cb = rng.binomial(10, 0.7, 60), rng.binomial(10, 0.5, 60)
+    res = passatk.compare(n, ca, n, cb, k=[1, 3], seed=4, n_resamples=2000)
+    for row in res:
+        half = res.band_critical_value * row.se
+        assert row.band_low == pytest.approx(max(row.diff - half, -1), rel=1e-12)
+        assert -1 <= row.boot_low < row.diff < row.boot_high <= 1
+
+
+def test_differences_equal_up_to_rounding_are_degenerate():
+    # 0.6 - 0.2 and 1.0 - 0.6 are both 0.4; their float sd is 4e-17, not a t test
+    row = passatk.compare([5, 5], [3, 5], [5, 5], [1, 3], seed=0, n_resamples=50)[0]
+    assert row.se == 0.0 and row.t_stat is None and row.p_value == row.perm_p_value == 0.5
+    assert row.ci_high - row.ci_low > 0.5 and "sd is 0" in row.reason
+
+
+def test_exact_wilcoxon_is_capped():
+    with pytest.raises(ValueError, match=r"method=.exact..*at most 1000"):
+        wilcoxon_signed_rank(np.arange(1, 1002, dtype=float), method="exact")

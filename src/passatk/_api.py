@@ -7,6 +7,7 @@ import operator
 import numpy as np
 
 from . import _kernels as K
+from ._jit import threads_usable
 from ._lnfact import table
 
 __all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pass_hat_k"]
@@ -15,6 +16,7 @@ _MAX_N = 2**53
 _SMALL = 1 << 14  # below this many triples the serial kernel beats the thread launch
 _SAMPLE = 1024  # triples sampled to decide whether repeated (n, k) pay for a table
 _ERRORS = ("raise", "nan")
+MAX_CURVE_VALUES = 1 << 25  # 256 MiB of float64: pass_at_k_curve refuses larger outputs
 
 
 def _type_error(name, what):
@@ -28,7 +30,7 @@ def _type_error(name, what):
 def _as_int(x, name):
     """Return (int64 ndarray, original) for one argument, or raise TypeError/ValueError."""
     if isinstance(x, np.ndarray):
-        arr = x
+        arr = checked_array(x, name)
     elif isinstance(x, bool | np.bool_):
         raise _type_error(name, f"bool {x!r}")
     elif isinstance(x, int | np.integer):
@@ -36,13 +38,7 @@ def _as_int(x, name):
     elif isinstance(x, float | np.floating | str | bytes | complex):
         raise _type_error(name, f"{type(x).__name__} {x!r}")
     elif isinstance(x, list | tuple | range) or hasattr(x, "__array__"):
-        if isinstance(x, list | tuple) and any(type(v) is bool for v in x):
-            pos = next(i for i, v in enumerate(x) if type(v) is bool)
-            raise _type_error(name, f"bool {x[pos]!r} at index {pos}")
-        try:
-            arr = np.asarray(x)
-        except (ValueError, TypeError) as e:
-            raise _type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+        arr = checked_array(x, name)
     else:
         raise _type_error(name, f"{type(x).__name__} {x!r}")
     kind = arr.dtype.kind
@@ -68,6 +64,89 @@ def _as_int(x, name):
     else:
         what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
     raise _type_error(name, what)
+
+
+class MissingValuesError(ValueError):
+    """Missing values (NA, None, NaN) in an integer input."""
+
+
+def checked_array(x, name, type_error=None):
+    """``np.asarray(x)``, refusing what numpy would silently turn into numbers.
+
+    Bools at any depth of a list or tuple and masked entries of a masked array raise TypeError;
+    missing values of a pandas or pyarrow integer column (which numpy turns into NaN) raise
+    ValueError; Python ints that overflow int64 stay ints (an object array), not floats.
+    The one validator of array inputs, for :mod:`passatk` and :mod:`passatk.stats`;
+    ``type_error(name, what)`` builds the TypeError (the caller's wording).
+    """
+    type_error = type_error or _type_error
+    if isinstance(x, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(x)
+        if mask.any():
+            pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
+            raise type_error(name, f"a masked array with masked entries (the first at index "
+                                    f"{_fmt_pos(pos)}); fill or drop them first")
+        return np.asarray(x.data)
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, list | tuple):
+        pos = _bool_position(x, ())
+        if pos is not None:
+            raise type_error(name, f"bool {_at(x, pos)!r} at index {_fmt_pos(pos)}")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as e:  # ragged nesting, unconvertible objects
+        raise type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+    missing = None
+    if arr.dtype.kind == "f" and arr.size:
+        if isinstance(x, list | tuple) and not _has_float(x):
+            return np.asarray(x, dtype=object)  # ints beyond int64: let the range rules speak
+        missing = np.isnan(arr) if not _has_float(x) else None
+    elif arr.dtype.kind == "O" and arr.size:
+        missing = np.frompyfunc(_is_na, 1, 1)(arr).astype(bool)
+    if missing is not None and missing.any():
+        pos = np.unravel_index(int(np.argmax(missing)), arr.shape)
+        raise MissingValuesError(f"{name} contains missing values (NA, None or NaN), the first at "
+                       f"index {_fmt_pos(pos)}; drop or fill them before computing")
+    return arr
+
+
+def _is_na(v):
+    return v is None or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _bool_position(x, pos):
+    """The index tuple of the first bool in nested lists/tuples, else None."""
+    types = set(map(type, x))
+    if bool in types or np.bool_ in types:
+        i = next(i for i, v in enumerate(x) if isinstance(v, bool | np.bool_))
+        return (*pos, i)
+    if list in types or tuple in types:
+        for i, v in enumerate(x):
+            if isinstance(v, list | tuple):
+                found = _bool_position(v, (*pos, i))
+                if found is not None:
+                    return found
+    return None
+
+
+def _at(x, pos):
+    for i in pos:
+        x = x[i]
+    return x
+
+
+def _has_float(x):
+    """Whether a list (nested) or an array-like holds floats of its own (not converted ints)."""
+    if isinstance(x, list | tuple):
+        types = set(map(type, x))
+        if any(issubclass(t, float | np.floating) for t in types):
+            return True
+        return any(_has_float(v) for v in x if isinstance(v, list | tuple))
+    dtype = getattr(x, "dtype", None)
+    if getattr(dtype, "kind", None) == "f" or getattr(dtype, "is_floating_point", False):
+        return True  # numpy/pandas floats, torch floating tensors
+    return str(getattr(x, "type", "")) in ("double", "float", "halffloat")  # pyarrow
 
 
 def _fmt_pos(pos):
@@ -182,7 +261,7 @@ def _repeated_pairs(n, k, size):
 
 def _dispatch(flat, mode, th, tl, out):
     n, c, k = flat
-    if out.size < _SMALL:
+    if out.size < _SMALL or not threads_usable():
         return K.bulk_serial(n, c, k, mode, th, tl, out)
     pairs = _repeated_pairs(n, k, out.size)
     if pairs is not None:
@@ -291,6 +370,23 @@ def pass_at_k_plugin(n, c, k):
     return float(out) if out.ndim == 0 else out
 
 
+def k_ladder(k_max):
+    """The default budgets of a curve: 1, 2, 5, 10, 20, 50, ... below ``k_max``, then ``k_max``.
+
+    >>> from passatk._api import k_ladder
+    >>> k_ladder(200)
+    [1, 2, 5, 10, 20, 50, 100, 200]
+    >>> len(k_ladder(2**53 - 1))
+    49
+    """
+    out = []
+    step = 1
+    while step < k_max:
+        out.extend(m * step for m in (1, 2, 5) if m * step < k_max)
+        step *= 10
+    return [*out, k_max]
+
+
 def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
     """pass@k for every k = 1..k_max in one call, along a new trailing axis.
 
@@ -300,7 +396,8 @@ def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
         As in :func:`pass_at_k`; they broadcast to the leading shape.
     k_max : int, optional
         The largest k. Defaults to the smallest n, so every value is defined. A k_max above
-        some n raises ValueError (or gives NaN there with ``errors="nan"``).
+        some n raises ValueError (or gives NaN there with ``errors="nan"``), and so does a
+        curve of more than ``MAX_CURVE_VALUES`` (2**25) values in all.
 
     Returns
     -------
@@ -334,5 +431,10 @@ def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
     k_max = operator.index(k_max)
     if k_max < 1:
         raise ValueError(f"k_max must satisfy k_max >= 1, got k_max={k_max}")
+    if max(n64.size, 1) * k_max > MAX_CURVE_VALUES:
+        raise ValueError(
+            f"a pass@k curve up to k_max={k_max} for {n64.size} task(s) has "
+            f"{max(n64.size, 1) * k_max} values, at most {MAX_CURVE_VALUES} are allowed; pass a "
+            f"smaller k_max, or call pass_at_k(n, c, ks) with the k you need (1, 2, 5, 10, ...)")
     ks = np.arange(1, k_max + 1, dtype=np.int64)
     return pass_at_k(n64[..., None], c64[..., None], ks, errors=errors)

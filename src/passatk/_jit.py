@@ -6,6 +6,7 @@ the error-free transformations of the double-double arithmetic rely on exact IEE
 
 import importlib
 import os
+import warnings
 
 import numba
 import numba.extending
@@ -31,13 +32,60 @@ prange = numba.prange
 get_num_threads = numba.get_num_threads
 set_num_threads = numba.set_num_threads
 
+# GNU OpenMP aborts a fork()ed child at its first parallel region when the parent had started
+# its threads ("fork() called from a process already using GNU OpenMP"), and a multiprocessing
+# Pool then hangs. Such a child runs the serial kernels instead (same results, one thread).
+_threads_usable = True
+
+
+def _after_fork_in_child():
+    global _threads_usable
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # the parent never started numba's threads: the child may
+        return
+    if layer == "omp":
+        _threads_usable = False
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def threads_usable():
+    """False in a forked child whose parent started OpenMP threads: use the serial kernels."""
+    return _threads_usable
+
+
+# cache=True needs a writable __pycache__ or user cache directory. A read-only install with an
+# unwritable HOME has neither; numba then raises at decoration time, so compile in memory.
+_cache_ok = True
+_NO_CACHE_NOTE = (
+    "numba cannot write its cache ({}); passatk's kernels are compiled in memory for this "
+    "process. Set NUMBA_CACHE_DIR to a private writable directory to keep them."
+)
+
 
 def jit(*args, parallel=False, **kwargs):
     """``numba.njit`` with the project's options: cache, nogil, no fastmath."""
-    opts = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
+    opts = {"cache": _cache_ok, "nogil": True, "fastmath": False, "error_model": "numpy"}
     opts["parallel"] = parallel
     opts.update(kwargs)
-    return numba.njit(*args, **opts)
+    if args and callable(args[0]):
+        return _njit(args[0], opts)
+    return lambda func: _njit(func, opts)
+
+
+def _njit(func, opts):
+    global _cache_ok
+    try:
+        return numba.njit(**opts)(func)
+    except RuntimeError as exc:
+        if not opts["cache"] or "no locator available" not in str(exc):
+            raise
+    _cache_ok = False
+    warnings.warn_explicit(_NO_CACHE_NOTE.format("no writable cache directory"),
+                           RuntimeWarning, "passatk", 0, module="passatk")
+    return numba.njit(**{**opts, "cache": False})(func)
 
 
 @numba.extending.intrinsic

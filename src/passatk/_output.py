@@ -23,15 +23,20 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import json
 import math
 import os
+import re
+import signal
+import stat
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any, TextIO
+from typing import IO, Any, TextIO
 
 FORMATS = ("table", "json", "csv", "markdown")
 
@@ -82,7 +87,21 @@ def _cell(value: Any, decimals: int = _DECIMALS) -> str:
         return f"{value:.{decimals}f}"
     if isinstance(value, (list, tuple)):
         return ",".join(_cell(v, decimals) for v in value)
-    return str(value)
+    return printable(str(value))
+
+
+#: C0 and C1 controls, DEL, line/paragraph separators and bidirectional overrides: a label from an
+#: archive holding them could recolour the terminal or forge table rows (audit W7/S1).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    r"""``text`` with control characters written as ``\uXXXX``, safe to print in a table.
+
+    >>> print(printable("evil\x1b[31m\nrow"))
+    evil\u001b[31m\u000arow
+    """
+    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _table_rows(
@@ -104,6 +123,7 @@ def render_table(records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS
     if not records:
         return "(no results)\n"
     columns, cells, numeric = _table_rows(records, decimals)
+    columns = [printable(col) for col in columns]
     widths = [max(len(col), *(len(row[i]) for row in cells)) for i, col in enumerate(columns)]
 
     def line(values: Sequence[str]) -> str:
@@ -126,7 +146,7 @@ def render_markdown(records: Sequence[Mapping[str, Any]], decimals: int = _DECIM
         return text.replace("|", "\\|")
 
     lines = [
-        "| " + " | ".join(esc(c) for c in columns) + " |",
+        "| " + " | ".join(esc(printable(c)) for c in columns) + " |",
         "|" + "|".join("--:" if num else ":--" for num in numeric) + "|",
     ]
     lines += ["| " + " | ".join(esc(c) for c in row) + " |" for row in cells]
@@ -186,26 +206,162 @@ def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _D
     raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
+def _output_target(path: str | os.PathLike[str]) -> tuple[str, str, bool]:
+    """(shown name, file to write, whether to replace it atomically) for an output path.
+
+    A symlink is followed to its final target. Only an absent target or a regular file is
+    replaced by rename; a device, FIFO or terminal (``/dev/null``, ``/dev/stdout``) is written
+    through, as the shell's ``>`` would.
+    """
+    shown = os.fspath(path)
+    if not isinstance(shown, str) or not shown:
+        raise ValueError(f"the output file name must be a non-empty path, got {shown!r}")
+    try:
+        st = os.stat(shown)
+    except FileNotFoundError:
+        st = None  # absent, or a dangling symlink: create its target
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, shown) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        return shown, shown, False
+    real = os.path.realpath(shown) if os.path.islink(shown) else shown
+    folder = os.path.dirname(os.path.abspath(real))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory (its directory "
+                                f"{os.path.dirname(shown) or '.'!r} does not exist)", shown)
+    return shown, real, True
+
+
+def _temp_name_parts(target: str) -> tuple[str, str, str]:
+    """(directory, prefix, suffix) of our temporary files for ``target``; the pid is in the name."""
+    base = os.path.basename(target)
+    suffix = os.path.splitext(base)[1][:16]
+    return os.path.dirname(os.path.abspath(target)), f".{base[:100]}.", f".tmp{suffix}"
+
+
+def _remove_stale(folder: str, prefix: str, suffix: str) -> None:
+    """Delete temp files of this naming left by a writer that is gone (SIGKILL, power loss)."""
+    pattern = re.compile(re.escape(prefix) + r"(\d+)-[a-z0-9_]{8}" + re.escape(suffix))
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            match = pattern.fullmatch(name)
+            if match and not _alive(int(match.group(1))):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, name))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid() or os.name != "posix":  # Windows' os.kill would terminate it
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: it exists, under another user
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """While writing, turn SIGTERM into SystemExit(143) so that the temp file is removed."""
+    install = (threading.current_thread() is threading.main_thread()
+               and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL)
+    if install:
+        signal.signal(signal.SIGTERM, _raise_exit)
+    try:
+        yield
+    finally:
+        if install:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _raise_exit(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _named_errors(shown: str, *internal: str) -> Iterator[None]:
+    """Report OSErrors about ``internal`` paths (or about no path) under the name the user gave."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno is None or (exc.filename is not None and exc.filename not in internal):
+            raise
+        raise OSError(exc.errno, exc.strerror or os.strerror(exc.errno), shown) from None
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
-    """Yield a temporary path next to ``path``; move it onto ``path`` only if the block succeeds.
+    """Yield the path to write ``path``'s new content to; publish it only if the block succeeds.
 
-    A failed block leaves ``path`` as it was (absent, or with its old content).
+    For an absent or regular file (or a symlink to one, which is followed) that is a temporary
+    file next to the target, fsynced and renamed onto it: a failed or interrupted block leaves
+    the old content, and SIGTERM removes the temp file. Devices, FIFOs and other special files
+    are written through. OSErrors name the target as given, never the temporary file.
     """
-    target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
-    base = os.path.basename(target)
-    suffix = os.path.splitext(base)[1]
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{suffix}", dir=directory)
-    os.close(fd)
+    shown, real, atomic = _output_target(path)
+    if not atomic:
+        with _named_errors(shown, real):
+            yield real
+        return
+    folder, prefix, suffix = _temp_name_parts(real)
+    _remove_stale(folder, prefix, suffix)
+    tmp = None
+    with _sigterm_exits():
+        try:
+            tmp = _make_temp(shown, folder, prefix, suffix)
+            with _named_errors(shown, real, tmp):
+                yield tmp
+                _publish(tmp, real)
+        except BaseException:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            raise
+
+
+def _make_temp(shown: str, folder: str, prefix: str, suffix: str) -> str:
     try:
-        yield tmp
-        os.chmod(tmp, _mode_for(target))
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+        fd, tmp = tempfile.mkstemp(prefix=f"{prefix}{os.getpid()}-", suffix=suffix, dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, shown) from None
+    os.close(fd)
+    return tmp
+
+
+def _publish(tmp: str, target: str) -> None:
+    """fsync the finished temp file, give it the target's permissions, rename it, fsync the dir."""
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(tmp, _mode_for(target))
+    os.replace(tmp, target)
+    with contextlib.suppress(OSError):
+        dfd = os.open(os.path.dirname(os.path.abspath(target)), os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike[str], mode: str = "w", **kwargs: Any) -> Iterator[IO]:
+    """:func:`atomic_path` with the file opened: ``open(tmp, mode, **kwargs)``.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "out.txt")
+    >>> with atomic_open(path, encoding="utf-8") as fh:
+    ...     _ = fh.write("hello")
+    >>> with open(path, encoding="utf-8") as fh:
+    ...     fh.read()
+    'hello'
+    """
+    with atomic_path(path) as target, open(target, mode, **kwargs) as fh:
+        yield fh
+        fh.flush()
 
 
 def _mode_for(target: str) -> int:
@@ -225,11 +381,8 @@ def write_text(
     if path is None or os.fspath(path) == "-":
         (stdout or sys.stdout).write(text)
         return
-    with atomic_path(path) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+    with atomic_open(path, "w", encoding="utf-8", newline="") as fh:
+        fh.write(text)
 
 
 class Progress:

@@ -21,6 +21,8 @@ __all__ = [
     "ScoreResult",
     "ScoreRow",
     "Simulation",
+    "TaskResult",
+    "TaskRow",
 ]
 
 
@@ -48,7 +50,7 @@ def _to_pandas(records: list[dict[str, Any]]):
     flat = []
     for rec in records:
         row: dict[str, Any] = {}
-        for key, val in rec["group"].items():
+        for key, val in rec.get("group", {}).items():
             row[key if key not in rec else f"group_{key}"] = val
         row.update({key: val for key, val in rec.items() if key != "group"})
         flat.append(row)
@@ -87,8 +89,12 @@ class ScoreRow:
 
     ``value`` is the mean over tasks of the per-task estimate; ``se``, ``ci_low`` and
     ``ci_high`` belong to the estimand named in ``estimand`` and were computed by
-    ``ci_method``. The other standard errors are given as well where they could be
-    computed (``None`` otherwise, with the reason in ``se_fixed_reason`` or ``reason``).
+    ``ci_method``; ``interval`` names the interval this row used (``"credible"`` on the
+    Bayesian rows, ``"wilson"`` after a stated fallback). The other standard errors are
+    given as well where they could be computed (``None`` otherwise, with the reason in
+    ``se_fixed_reason`` or ``reason``). Bayesian rows leave ``se`` empty and put the
+    posterior standard deviation in ``posterior_sd``. ``tau`` is the threshold of the
+    G-Pass@k rows.
     """
 
     group: dict = field(hash=False)
@@ -115,6 +121,9 @@ class ScoreRow:
     percentile_high: float | None = None
     bca_low: float | None = None
     bca_high: float | None = None
+    interval: str | None = None
+    posterior_sd: float | None = None
+    tau: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``value``, ...)."""
@@ -126,7 +135,7 @@ class ScoreResult(_Rows):
     """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
 
     rows: tuple[ScoreRow, ...]
-    interval: str
+    interval: str | None
     confidence: float
     merged_duplicates: tuple = ()
     n_resamples: int | None = None
@@ -152,9 +161,11 @@ class CompareRow:
     """The paired comparison of run A and run B at one k: ``diff`` = mean(A) - mean(B).
 
     ``se``, ``ci_low``, ``ci_high`` and ``p_value`` come from the paired t test on the
-    per-task differences. ``boot_low``/``boot_high`` are the paired bootstrap percentile
-    interval; ``band_low``/``band_high`` the simultaneous max-T band over all k compared
-    in the call (it equals a per-k interval when one k is compared).
+    per-task differences (cluster-robust CR1 on clusters - 1 df when ``clusters`` is set).
+    ``boot_low``/``boot_high`` are the paired studentized bootstrap interval (over
+    clusters when given); ``band_low``/``band_high`` the simultaneous studentized max-T
+    band over all k compared in the call. The Wilcoxon test answers another question
+    (symmetry of the differences about 0), named in ``wilcoxon_hypothesis``.
     """
 
     group: dict = field(hash=False)
@@ -189,6 +200,9 @@ class CompareRow:
     mcnemar_p_value: float | None = None
     samples_a: int | None = None
     samples_b: int | None = None
+    ci_method: str | None = None
+    clusters: int | None = None
+    wilcoxon_hypothesis: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``diff``, ...)."""
@@ -272,3 +286,49 @@ class Simulation:
         """The counts and rates as JSON-ready lists."""
         return {"n": self.n.tolist(), "c": self.c.tolist(), "p": self.p.tolist(),
                 "a": self.a, "b": self.b}
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """One task's estimate and an interval for its own success quantity.
+
+    ``value`` is the unbiased per-task estimate; ``ci_low``/``ci_high`` map a Wilson or
+    Clopper-Pearson interval for the task's success rate p through the increasing
+    g(p) = 1 - (1 - p)^k (pass@k) or p^k (pass^k), so they hold the same coverage.
+    """
+
+    task: Any
+    n: int
+    c: int
+    k: int
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_low: float
+    p_high: float
+    ci_method: str
+    confidence: float
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This row as a JSON-ready ``dict``."""
+        return _row_dict(self)
+
+
+@dataclass(frozen=True)
+class TaskResult(_Rows):
+    """The result of :func:`passatk.stats.task_intervals`: one row per task, in input order."""
+
+    rows: tuple[TaskRow, ...]
+    method: str
+    confidence: float
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per task."""
+        return [r.to_dict() for r in self.rows]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
+        return {"kind": "tasks", "method": self.method, "confidence": self.confidence,
+                "rows": self.records()}

@@ -7,9 +7,11 @@ with its own stream derived from (seed, chunk index), so the output does not dep
 number of threads.
 """
 
+import math
+
 import numpy as np
 
-from ._jit import jit, prange
+from ._jit import jit, prange, threads_usable
 
 CHUNK = 64  # resamples per random stream
 
@@ -109,7 +111,7 @@ def boot_means(theta, seed, n_resamples, parallel=None):
     seed = np.uint64(seed)
     if parallel is None:
         parallel = theta.size * n_resamples >= PARALLEL_WORK
-    if parallel:
+    if parallel and threads_usable():  # not in a forked child of an OpenMP parent
         return _boot_means_parallel(theta, seed, n_resamples)
     return _boot_means_serial(theta, seed, n_resamples)
 
@@ -192,30 +194,6 @@ def signflip_random(d, tol, seed, n_resamples):
 
 
 @jit
-def bayes_moments(n, c, k, a0, b0):
-    """Posterior E[(1-p)^k] and E[(1-p)^(2k)] for p ~ Beta(a0 + c, b0 + n - c), per task.
-
-    E[(1-p)^m] = prod_{j<m} (b + j) / (a + b + j), summed in logs. Used for non-integer
-    priors; integer priors go through the exact pass@k kernel instead.
-    """
-    m = n.shape[0]
-    e1 = np.empty(m)
-    e2 = np.empty(m)
-    for i in range(m):
-        a = a0 + c[i]
-        b = b0 + n[i] - c[i]
-        s = 0.0
-        s1 = 0.0
-        for j in range(2 * k):
-            s += np.log1p(-a / (a + b + j))
-            if j == k - 1:
-                s1 = s
-        e1[i] = np.exp(s1)
-        e2[i] = np.exp(s)
-    return e1, e2
-
-
-@jit
 def one_minus_ratio(n, c, k):
     """1 - P0(n-k, c, k) / P0(n, c, k) per task, without cancellation (needs n >= 2k).
 
@@ -246,3 +224,82 @@ def one_minus_ratio(n, c, k):
                     s += np.log1p(-ck / (np.float64(ni - k - j) * np.float64(ni - ci - j)))
             out[i] = -np.expm1(s)
     return out
+
+
+@jit
+def _lbeta_nb(a, b):
+    return math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+
+
+@jit
+def _log_fail_moment(a, b, m):
+    """ln E[(1-p)^m] for p ~ Beta(a, b): ln B(a, b + m) - ln B(a, b)."""
+    return (math.lgamma(b + m) - math.lgamma(b) + math.lgamma(a + b)
+            - math.lgamma(a + b + m))
+
+
+@jit
+def hier_nodes(a, b, n_u, c_u, w_u, k):
+    """Per quadrature node (a_g, b_g) of the hierarchical Beta-binomial model.
+
+    The tasks come compressed as distinct (n, c) pairs with multiplicities ``w_u``.
+    Returns, per node: the log-likelihood sum_i ln[B(a + c_i, b + n_i - c_i) / B(a, b)]
+    (binomial coefficients dropped), the posterior mean over tasks of pass@k given (a, b),
+    the variance of that mean given (a, b) (tasks independent given the hyperparameters),
+    and the population pass@k 1 - B(a, b + k) / B(a, b).
+    """
+    g = a.shape[0]
+    m = n_u.shape[0]
+    total = 0.0
+    for j in range(m):
+        total += w_u[j]
+    loglik = np.empty(g)
+    mean = np.empty(g)
+    var = np.empty(g)
+    pop = np.empty(g)
+    for i in range(g):
+        ai = a[i]
+        bi = b[i]
+        lb0 = _lbeta_nb(ai, bi)
+        ll = 0.0
+        s1 = 0.0
+        sv = 0.0
+        for j in range(m):
+            al = ai + c_u[j]
+            be = bi + n_u[j] - c_u[j]
+            ll += w_u[j] * (_lbeta_nb(al, be) - lb0)
+            e1 = math.exp(_log_fail_moment(al, be, k))
+            e2 = math.exp(_log_fail_moment(al, be, 2 * k))
+            s1 += w_u[j] * e1
+            sv += w_u[j] * max(e2 - e1 * e1, 0.0)
+        loglik[i] = ll
+        mean[i] = 1.0 - s1 / total
+        var[i] = sv / (total * total)
+        pop[i] = -math.expm1(_log_fail_moment(ai, bi, k))
+    return loglik, mean, var, pop
+
+
+@jit
+def normal_mixture_cdf(x, w, mu, sd):
+    """sum_g w_g Phi((x - mu_g) / sd_g); a node with sd_g = 0 is a point mass."""
+    s = 0.0
+    for i in range(w.shape[0]):
+        if sd[i] > 0.0:
+            s += w[i] * 0.5 * math.erfc(-(x - mu[i]) / (sd[i] * 1.4142135623730951))
+        elif x >= mu[i]:
+            s += w[i]
+    return s
+
+
+@jit
+def normal_mixture_ppf(p, w, mu, sd, lo, hi):
+    """The p-quantile of the normal mixture within [lo, hi], by bisection."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if normal_mixture_cdf(mid, w, mu, sd) < p:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -67,6 +68,7 @@ def parse_ks(text: str) -> list[int]:
             f"invalid k list {text!r}: "
             "use k values separated by commas (1,10,100) or a range (1-128)"
         )
+    ranges = []
     for part in parts:
         lo_text, sep, hi_text = part.partition("-")
         if sep and lo_text:
@@ -75,9 +77,17 @@ def parse_ks(text: str) -> list[int]:
                 raise argparse.ArgumentTypeError(
                     f"invalid k range {part!r}: the start must not exceed the end"
                 )
-            ks.update(range(lo, hi + 1))
+            ranges.append(range(lo, hi + 1))
         else:
-            ks.add(_positive_k(part, part))
+            ranges.append(range(_positive_k(part, part), _positive_k(part, part) + 1))
+    total = sum(len(r) for r in ranges)
+    if total > MAX_KS:
+        raise argparse.ArgumentTypeError(
+            f"invalid k list {text!r}: it names {total} values of k, at most {MAX_KS} are "
+            "allowed; pick a ladder such as 1,2,5,10,20,50,100"
+        )
+    for r in ranges:
+        ks.update(r)
     return sorted(ks)
 
 
@@ -106,6 +116,19 @@ def _int_at_least(text: str, minimum: int, rule: str) -> int:
 
 def _positive_int(text: str) -> int:
     return _int_at_least(text, 1, "must be at least 1")
+
+
+#: Bounds of arguments that size allocations: one score row per k, one row of means per resample.
+MAX_KS = 250_000
+MAX_RESAMPLES = 10_000_000
+
+
+def _resamples(text: str) -> int:
+    value = _int_at_least(text, 1, "must be at least 1")
+    if value > MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at most {MAX_RESAMPLES}: the "
+                                         "bootstrap keeps every resample in memory")
+    return value
 
 
 def _nonnegative_int(text: str) -> int:
@@ -153,6 +176,7 @@ def _level(text: str) -> float:
 OUTPUT_FORMATS = ("table", "json", "csv", "markdown")
 METRICS = ("pass@k", "pass^k", "plugin")
 CIS = ("t", "fixed", "bootstrap", "bca")
+SCORE_CIS = ("auto", "t", "fixed", "bootstrap", "bca", "wilson", "clopper-pearson", "cluster")
 
 
 def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
@@ -219,6 +243,33 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     )
 
 
+def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--cluster-by",
+        type=re.compile,
+        default=None,
+        metavar="REGEX",
+        help="cluster of a task: the first match of REGEX in its task id (e.g. '^[^/]+/' for "
+        "the prefix); gives the clustered CR1 SE (score: with --ci cluster; compare: always)",
+    )
+
+
+def _clusters(args: argparse.Namespace, task_ids: Any) -> Any:
+    """Cluster labels from the task ids by --cluster-by, or None."""
+    if getattr(args, "cluster_by", None) is None:
+        return None
+    if task_ids is None:
+        raise ValueError("--cluster-by needs task ids, and these archives carry none")
+    out = []
+    for t in task_ids.tolist():
+        m = args.cluster_by.search(str(t))
+        if m is None:
+            raise ValueError(f"--cluster-by {args.cluster_by.pattern!r} does not match task "
+                             f"id {t!r}")
+        out.append(m.group(0))
+    return out
+
+
 def _add_k_metric_ci(
     p: argparse.ArgumentParser, *, k_default: str, cis: Sequence[str] = CIS
 ) -> None:
@@ -240,10 +291,15 @@ def _add_k_metric_ci(
     g.add_argument(
         "--ci",
         choices=cis,
-        default="t",
+        default=cis[0],
         help=(
-            "interval: t (super-population SE, t interval), fixed (fixed-benchmark SE), "
-            "bootstrap (percentile over tasks) or bca (default: %(default)s)"
+            "interval: auto (Wilson for binary per-task values, else the hull of t and "
+            "quasi-binomial Wilson), t (super-population SE, t interval), fixed "
+            "(fixed-benchmark SE), bootstrap (percentile over tasks), bca, wilson or "
+            "clopper-pearson (binary per-task values), cluster (CR1, with --cluster-by) "
+            "(default: %(default)s)"
+            if "wilson" in cis
+            else "interval: t, fixed, bootstrap or bca (default: %(default)s)"
             if "bca" in cis
             else "interval: t (paired t) or bootstrap (paired bootstrap percentile interval "
             "with the sign-flip permutation p-value) (default: %(default)s)"
@@ -254,7 +310,7 @@ def _add_k_metric_ci(
     )
     g.add_argument(
         "--resamples",
-        type=_positive_int,
+        type=_resamples,
         default=None,
         metavar="B",
         help="bootstrap resamples (default: 10000)",
@@ -330,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
     _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1")
+    _add_k_metric_ci(p, k_default="1", cis=SCORE_CIS)
+    _add_cluster_arg(p)
     _add_output_args(p)
     p.set_defaults(func=cmd_score)
 
@@ -347,6 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b", metavar="B", help="second run (file, directory or glob)")
     _add_reader_args(p)
     _add_k_metric_ci(p, k_default="1", cis=("t", "bootstrap"))
+    _add_cluster_arg(p)
     p.add_argument(
         "--unmatched",
         choices=("raise", "exclude"),
@@ -453,7 +511,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 #: --ci names -> the ``interval`` of :func:`passatk.score`
-_INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca"}
+_INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca",
+              "auto": "auto", "wilson": "wilson", "clopper-pearson": "clopper-pearson",
+              "cluster": "cluster"}
 
 #: fields scaled by --percent (all are fractions of tasks solved, or differences of them)
 _SCALED = (
@@ -462,10 +522,12 @@ _SCALED = (
     "diff", "value_a", "value_b", "boot_low", "boot_high", "band_low", "band_high",
 )
 
-_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples")
+_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples",
+                  "estimand")
 _COMPARE_SPEC = ("metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks")
 _COMPARE_COLUMNS = (
     "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "p_value", "tasks",
+    "estimand",
 )
 
 
@@ -602,9 +664,10 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
     rows = []
     for g in counts.iter_groups():
         result = passatk.score(
-            g.n, g.c, k,
+            g.n, g.c, k(g) if callable(k) else k,
             metric=metric,
             task_ids=g.task,
+            clusters=_clusters(args, g.task),
             interval=_INTERVALS[args.ci],
             confidence=args.level,
             seed=rng,
@@ -674,6 +737,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
             task_ids_a=ga.task,
             task_ids_b=gb.task,
+            clusters=_clusters(args, ga.task),
             metric=metric,
             unmatched=args.unmatched,
             missing=args.missing,
@@ -693,8 +757,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
             if args.ci == "bootstrap":
                 # the paired bootstrap interval and the sign-flip permutation p-value
                 record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
-                              p_value=record["perm_p_value"], ci_method="paired bootstrap "
-                              "percentile; sign-flip permutation p-value")
+                              p_value=record["perm_p_value"], ci_method="paired studentized "
+                              "bootstrap; sign-flip permutation p-value")
             else:
                 record.setdefault("ci_method", "paired t")
             if args.unmatched == "exclude":
@@ -785,6 +849,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+#: plot's default k: every k up to min(n) when that is at most this, else the ladder 1, 2, 5, ...
+PLOT_ALL_K = 200
+
+
+def _plot_ks(group: Any) -> str:
+    return "all" if int(group.n.min()) <= PLOT_ALL_K else "ladder"
+
+
 def cmd_plot(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -802,7 +874,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     counts = _read(args, args.paths)
     metric = _metric(args, counts)
     metrics = [metric, "plugin"] if metric == "pass@k" else [metric]
-    rows = _score_counts(args, counts, metrics, args.k or "all",
+    rows = _score_counts(args, counts, metrics, args.k or _plot_ks,
                          np.random.default_rng(args.seed))
     curves: dict[tuple, _plot.Curve] = {}
     plugin: dict[tuple, dict[int, float | None]] = {}
@@ -939,6 +1011,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except MemoryError:
+        return _error("out of memory; use fewer values of k, fewer resamples or smaller inputs")
     except (ValueError, TypeError, OSError) as exc:
         return _error(_one_line(exc))
     finally:

@@ -1,21 +1,23 @@
 """Writers of synthetic archives in every supported format (for ``passatk simulate`` and tests).
 
-Files are written atomically: to a temporary file in the same directory, then renamed.
+Files are written atomically by passatk._output's writer: to a temporary file in the same
+directory, fsynced, then renamed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import io
 import json
 import os
 import re
-import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from math import comb
 
+from .._output import atomic_open, atomic_path
 from ._counts import Counts
 from ._detect import canonical_format
 from ._sources import logical_name
@@ -63,57 +65,32 @@ def format_for_path(path: str | os.PathLike) -> str:
     )
 
 
-def _publish(tmp: str, path: str) -> None:
-    """Give the temporary file the usual permissions (mkstemp makes it 0600), then rename it."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
-
-
-class _Atomic:
-    """Write bytes to ``path`` atomically, compressing by suffix (.gz, .zst)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
-        fd, self.tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        self.raw = os.fdopen(fd, "wb")
-        self.zctx = None
-        if path.endswith(".gz"):
-            self.out = gzip.GzipFile(fileobj=self.raw, mode="wb", mtime=0)
-        elif path.endswith((".zst", ".zstd")):
-            try:
-                import zstandard
-            except ImportError:
-                self.raw.close()
-                os.unlink(self.tmp)
-                raise ValueError(f"{path}: writing .zst needs the optional package zstandard "
-                                 "(pip install 'passatk[zstd]')") from None
-            self.out = zstandard.ZstdCompressor().stream_writer(self.raw, closefd=False)
-        else:
-            self.out = self.raw
-
-    def __enter__(self):
-        return self.out
-
-    def __exit__(self, exc_type, exc, tb) -> None:
+@contextlib.contextmanager
+def _atomic(path: str) -> Iterator:
+    """A binary stream that replaces ``path`` atomically (passatk._output), compressing by
+    suffix (.gz, .zst)."""
+    compressor = None
+    if path.endswith((".zst", ".zstd")):
         try:
-            if self.out is not self.raw:
-                self.out.close()
-            self.raw.close()
-        except BaseException:
-            os.unlink(self.tmp)
-            raise
-        if exc_type is not None:
-            os.unlink(self.tmp)
-            return
-        _publish(self.tmp, self.path)
+            import zstandard
+        except ImportError:
+            raise ValueError(f"{path}: writing .zst needs the optional package zstandard "
+                             "(pip install 'passatk[zstd]')") from None
+        compressor = zstandard.ZstdCompressor()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with atomic_open(path, "wb") as raw:
+        if path.endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+                yield out
+        elif compressor is not None:
+            with compressor.stream_writer(raw, closefd=False) as out:
+                yield out
+        else:
+            yield raw
 
 
 def _dump(path: str, obj: object) -> None:
-    with _Atomic(path) as f:
+    with _atomic(path) as f:
         f.write(json.dumps(obj, indent=1).encode() + b"\n")
 
 
@@ -221,7 +198,7 @@ def write_archive(
 
 
 def _humaneval(path, tasks, flags, completion) -> list[str]:
-    with _Atomic(path) as f:
+    with _atomic(path) as f:
         buf = io.BytesIO()
         for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
             for j, x in enumerate(p):
@@ -318,7 +295,7 @@ _LM_NAME = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
 
 
 def _lm_eval(path, tasks, flags, stored) -> list[str]:
-    with _Atomic(path) as f:
+    with _atomic(path) as f:
         for t, p in zip(tasks, flags, strict=True):
             rec = {"doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t},
                    "target": "", "arguments": {}, "resps": [[f"r{j}" for j in range(len(p))]],
@@ -390,7 +367,7 @@ def _code_eval(path, tasks, flags, stored) -> list[str]:
 
 
 def _qwen_math(path, tasks, flags, stored) -> list[str]:
-    with _Atomic(path) as f:
+    with _atomic(path) as f:
         for t, p in zip(tasks, flags, strict=True):
             rec = {"idx": int(t) if t.isdigit() else t, "question": f"problem {t}", "gt": "1",
                    "pred": ["1" if x else "0" for x in p], "score": p}
@@ -429,17 +406,11 @@ def _table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
             raise ValueError(f"{path}: writing Parquet needs the optional package pyarrow "
                              "(pip install 'passatk[parquet]')") from None
         table = pa.table({h: [r[i] for r in rows] for i, h in enumerate(header)})
-        folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-        os.close(fd)
-        try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with atomic_path(path) as tmp:
             pq.write_table(table, tmp)
-            _publish(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
         return [path]
-    with _Atomic(path) as f:
+    with _atomic(path) as f:
         if name.endswith((".csv", ".tsv")):
             text = io.StringIO()
             w = csv.writer(text, delimiter="\t" if name.endswith(".tsv") else ",",
