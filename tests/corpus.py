@@ -50,6 +50,8 @@ def make_corpus(root: str | os.PathLike) -> dict[str, str]:
         out[folder] = path
     with open(os.path.join(out["he"], "results.json"), "w") as f:  # a summary beside a run
         f.write('{"humaneval": {"pass@1": 0.25, "pass@10": 0.5}}')
+    with open(os.path.join(out["mpe"], "run", "summary.json"), "w") as f:  # inside a run
+        f.write('{"pass@1": 0.3}')
     return out
 
 
