@@ -154,3 +154,16 @@ def test_cli_skip_bad_on_the_cluster(client, tmp_path, capsys):
     remote = capsys.readouterr()
     assert remote.out == local.out and remote.err == local.err
     assert f"  {path}:1234: malformed JSON" in remote.err
+
+
+def test_cli_progress_counts_tasks_when_asked(client, corpus, capsys, monkeypatch):
+    from passatk import _output
+
+    monkeypatch.setattr(_output.Progress, "DELAY", 0.0)
+    args = ["score", corpus["he"], corpus["bcb"], "--scheduler", client.scheduler.address]
+    assert cli.main([*args, "--progress"]) == 0
+    err = capsys.readouterr().err
+    first = err.splitlines()[0]  # whole lines: stderr is no terminal here
+    assert first.startswith("reading [") and first.endswith(" tasks") and "/4 tasks" in first
+    assert cli.main(args) == 0
+    assert "tasks" not in capsys.readouterr().err  # stderr is no terminal: nothing unasked

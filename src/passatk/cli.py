@@ -226,6 +226,11 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no notes on stderr")
     g.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress on stderr even when it is not a terminal (a line every 5 s)",
+    )
+    g.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="read on a Dask cluster: tcp://HOST:PORT of a running scheduler, or local:N for N "
@@ -548,7 +553,8 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         filters["until"] = args.until
     if args.difficulty:
         filters["difficulty"] = tuple(args.difficulty)
-    progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None)
+    progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
+                        force=args.progress)
     try:
         counts = archives.read_counts(
             list(paths),
