@@ -176,9 +176,6 @@ def _first_line(file: str, blank_ok: bool) -> bytes | None:
 def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, Any] | None:
     """``(kind, prefix, first record's columns)`` when ranges of ``file`` can be read on their
     own, else None (compressed, another format, not detectable, ...)."""
-    import json
-
-    from . import tables
     from ._detect import detect
 
     try:
@@ -188,29 +185,35 @@ def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, 
         kind = fmt if fmt is not None else detect(file, Context(opts))[0]
         if kind == "humaneval":
             return kind, b"", None
-        if kind != "samples":
-            return None
-        box = tables.container(file)
-        if box == "csv":
-            header = _first_line(file, blank_ok=True)
-            if header is None:
-                return None
-            delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
-            row = next(csv.reader([header.decode("utf-8", "replace")], delimiter=delimiter), [])
-            return (kind, header, None) if _rows_stand_alone(row, opts) else None
-        if box != "jsonl":
-            return None
-        first = _first_line(file, blank_ok=False)
-        if first is None:
-            return None
-        try:
-            record = json.loads(first)
-        except ValueError:
-            record = None
-        names = list(record) if isinstance(record, dict) else []
-        return (kind, b"", names) if _rows_stand_alone(names, opts) else None
+        return _table_plan(file, opts) if kind == "samples" else None
     except (ArchiveError, csv.Error):
         return None
+
+
+def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
+    """The plan of a per-sample table: CSV ranges get the header line, JSON Lines ranges the
+    columns of the first record (the whole-file read takes both from the start)."""
+    from . import tables
+
+    box = tables.container(file)
+    if box == "csv":
+        header = _first_line(file, blank_ok=True)
+        if header is None:
+            return None
+        delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
+        row = next(csv.reader([header.decode("utf-8", "replace")], delimiter=delimiter), [])
+        return ("samples", header, None) if _rows_stand_alone(row, opts) else None
+    if box != "jsonl":
+        return None
+    first = _first_line(file, blank_ok=False)
+    if first is None:
+        return None
+    try:
+        record = json.loads(first)
+    except ValueError:
+        record = None
+    names = list(record) if isinstance(record, dict) else []
+    return ("samples", b"", names) if _rows_stand_alone(names, opts) else None
 
 
 def _rows_stand_alone(names: list[str], opts: Options) -> bool:
