@@ -196,3 +196,14 @@ def test_http_directory_index(corpus, http_root):
     # an http(s) URL ending in / is walked through the links of its index page
     url = f"{http_root}/he"
     same(read_counts(url + "/"), relocated(read_counts(corpus["he"]), corpus["he"], url))
+
+
+def test_sizes_come_from_the_listing(corpus):
+    from passatk.archives._remote import known_sizes, storage_options
+
+    fs = fsspec.filesystem("memory")
+    upload(fs, {"samples_csv": corpus["samples_csv"]}, "/passatk-sizes")
+    with storage_options(None):
+        files = expand_paths("memory://passatk-sizes/samples_csv/")
+        assert known_sizes() == {f: fs.size(f.split("://", 1)[1]) for f in files} != {}
+    assert known_sizes() == {}  # kept for one read only

@@ -22,7 +22,7 @@ from ._counts import Counts
 from ._errors import ArchiveError
 from ._parts import combine, finish_file, read_file, read_range, split_candidate, to_counts
 from ._ranges import plan_ranges
-from ._remote import current_options, storage_options
+from ._remote import current_options, known_sizes, storage_options
 from ._sources import file_size
 
 __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
@@ -86,8 +86,11 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
 def _sizes(files: list[str], storage: dict) -> dict[str, int]:
     """Sizes of the files that may be split (the listing does not keep them)."""
     candidates = [f for f in files if split_candidate(f)]
+    known = known_sizes()  # from the listing: no request for these
 
     def size(file: str) -> int:
+        if file in known:
+            return known[file]
         with storage_options(storage):  # a pool thread does not inherit the caller's
             return file_size(file)
 

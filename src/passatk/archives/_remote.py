@@ -25,6 +25,9 @@ __all__ = ["expand_url", "is_url", "open_url", "parse_storage_option", "storage_
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
 _OPTIONS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_storage",
                                                                      default=None)
+#: sizes of the objects listed during one read, so that sizing them costs no request each
+_SIZES: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_sizes",
+                                                                    default=None)
 
 #: protocol -> the extra that installs its fsspec implementation
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
@@ -63,17 +66,30 @@ def parse_storage_option(text: str) -> tuple[str, Any]:
 
 @contextlib.contextmanager
 def storage_options(options: Mapping[str, Any] | None) -> Iterator[None]:
-    """Use ``options`` for the remote files opened inside the block (this thread/task only)."""
-    if options is None:
-        yield
-        return
-    if not isinstance(options, Mapping) or not all(isinstance(k, str) for k in options):
+    """Use ``options`` for the remote files opened inside the block (this thread/task only);
+    sizes seen in listings inside the block are kept for :func:`url_size`."""
+    if options is not None and (not isinstance(options, Mapping)
+                                or not all(isinstance(k, str) for k in options)):
         raise TypeError(f"storage_options must be a mapping of str keys, got {options!r}")
-    token = _OPTIONS.set(dict(options))
+    token = _OPTIONS.set(dict(options)) if options is not None else None
+    sizes = _SIZES.set({})
     try:
         yield
     finally:
-        _OPTIONS.reset(token)
+        _SIZES.reset(sizes)
+        if token is not None:
+            _OPTIONS.reset(token)
+
+
+def known_sizes() -> dict[str, int]:
+    """The sizes listed so far in this block (a copy)."""
+    return dict(_SIZES.get() or {})
+
+
+def _remember(url: str, info: Mapping) -> None:
+    cache = _SIZES.get()
+    if cache is not None and info.get("size") is not None:
+        cache[url] = int(info["size"])
 
 
 def current_options() -> dict:
@@ -157,6 +173,9 @@ def _speller(fs: Any, url: str, path: str) -> Callable[[str], str]:
 
 def url_size(url: str) -> int:
     """Size in bytes of the object at ``url``."""
+    cache = _SIZES.get()
+    if cache and url in cache:
+        return cache[url]
     fs, path = _filesystem(url)
     info = _call(url, lambda: fs.info(path))
     size = info.get("size")
@@ -224,15 +243,24 @@ def expand_url(url: str, keep: Callable[[str, set[str]], bool]) -> list[str]:
     spell = _speller(fs, url, path)
     if any(ch in path for ch in "*?["):
         found = _call(url, lambda: fs.glob(path, detail=True))
-        files = sorted(spell(p) for p, info in found.items() if info.get("type") == "file")
+        files = []
+        for p, info in found.items():
+            if info.get("type") == "file":
+                files.append(spell(p))
+                _remember(files[-1], info)
+        files.sort()
         if not files:
             raise ArchiveError(url, "no file matches this pattern")
         return files
     info = _call(url, lambda: fs.info(path))
     if info.get("type") != "directory" and not url.endswith("/"):  # HTTP: an index page
+        _remember(url, info)
         return [url]
-    found = _call(url, lambda: fs.find(path, withdirs=False))
-    urls = {spell(p) for p in found}
+    found = _call(url, lambda: fs.find(path, withdirs=False, detail=True))
+    urls = set()
+    for p, entry in found.items():
+        urls.add(spell(p))
+        _remember(spell(p), entry)
     root = url.rstrip("/") + "/"
     files = sorted(u for u in urls if keep(u, urls)
                    and not any(part.startswith(".") for part in u[len(root):].split("/")))
