@@ -274,9 +274,7 @@ def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool, name
             records.append(SkippedRecord(location(file, line - r.prefix_lines + before), what))
         count += r.skip_count
         before += r.newlines
-    acc: dict = {}
-    for r in results:
-        _sum_into(acc, r.part.runs[0][1])
+    acc = _pool([r.part.runs[0][1] for r in results])
     first = results[0].part
     return Part(runs=((file, acc, ()),), failures=failures, metric=first.metric,
                 metric_file=first.metric_file,
@@ -320,14 +318,18 @@ def _canonical(f: Any) -> bool:
     return f.raw is None or f.raw.tobytes() == json.dumps(f.text)[1:-1].encode("ascii")
 
 
-def _sum_into(acc: dict, part: dict) -> None:
-    for key, (n, c) in part.items():
-        cell = acc.get(key)
-        if cell is None:
-            acc[key] = [n, c]
+def _pool(accs: list[Any]) -> Any:
+    """A new accumulator (the reader's kind) with the sums of ``accs``, in order."""
+    out = type(accs[0])()
+    for acc in accs:
+        if isinstance(out, dict):
+            for key, (n, c) in acc.items():
+                cell = out.setdefault(key, [0, 0])
+                cell[0] += n
+                cell[1] += c
         else:
-            cell[0] += n
-            cell[1] += c
+            out.merge(acc)
+    return out
 
 
 def combine(*parts: Part) -> Part:
@@ -352,9 +354,7 @@ def _combine2(a: Part, b: Part) -> Part:
     for archive, acc, stored in b.runs:
         if runs and runs[-1][0] == archive:  # MultiPL-E: the files of one archive
             last = runs[-1]
-            pooled = {k: list(v) for k, v in last[1].items()}
-            _sum_into(pooled, acc)
-            runs[-1] = (archive, pooled, last[2] + stored)
+            runs[-1] = (archive, _pool([last[1], acc]), last[2] + stored)
         else:
             runs.append((archive, acc, stored))
     failures = dict(a.failures)
