@@ -26,6 +26,7 @@ import csv
 import io
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -395,6 +396,8 @@ def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
     ctx.notes, ctx.sidecars = list(part.notes), set(part.sidecars)
     ctx.failures = dict(part.failures)
     runs: dict = {}
+    repeated = Counter(archive for archive, _, _ in part.runs)
     for archive, acc, stored in part.runs:
-        add_outcome(runs, [], "", ("run", archive), acc, list(stored))
+        own = _pool([acc]) if repeated[archive] > 1 else acc  # add_outcome adds into the first
+        add_outcome(runs, [], "", ("run", archive), own, list(stored))
     return assemble(runs, list(part.summaries), ctx, list(files), merge)

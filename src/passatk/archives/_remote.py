@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import io
 import json
 import posixpath
 import re
@@ -198,42 +199,52 @@ def url_listdir(url: str) -> list[str]:
                                                                                 detail=False)))
 
 
-def open_url(url: str) -> Any:
+def open_url(url: str) -> io.BufferedReader:
     """A seekable binary file object for ``url`` (read in large blocks)."""
     fs, path = _filesystem(url)
     f = _call(url, lambda: fs.open(path, "rb", block_size=BLOCK_SIZE))
-    return _Guarded(f, url)
+    return io.BufferedReader(_RemoteRaw(f), buffer_size=1 << 20)
 
 
-class _Guarded:
-    """A remote file whose read errors become OSError (which the readers report per file)."""
+class _RemoteRaw(io.RawIOBase):
+    """A remote file as a raw stream; a failed read (a dropped connection) is an OSError,
+    which the readers report for the file."""
 
-    def __init__(self, f: Any, url: str) -> None:
+    def __init__(self, f: Any) -> None:
+        super().__init__()
         self._f = f
-        self._url = url
 
     def _guard(self, what: Callable[[], Any]) -> Any:
         try:
             return what()
         except OSError:
             raise
-        except Exception as e:  # a dropped connection in the middle of a read
+        except Exception as e:
             raise OSError(f"{type(e).__name__}: {_text(e)}") from None
 
-    def read(self, size: int = -1) -> bytes:
-        return self._guard(lambda: self._f.read(size))
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return bool(self._f.seekable())
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self._guard(lambda: self._f.seek(pos, whence))
+
+    def tell(self) -> int:
+        return self._f.tell()
 
     def readinto(self, b: Any) -> int:
-        return self._guard(lambda: self._f.readinto(b))
+        data = self._guard(lambda: self._f.read(len(b)))
+        n = len(data)
+        memoryview(b).cast("B")[:n] = data
+        return n
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._f, name)
-
-    def __enter__(self) -> _Guarded:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._f.close()
+    def close(self) -> None:
+        try:
+            self._f.close()
+        finally:
+            super().close()
 
 
 def expand_url(url: str, keep: Callable[[str, set[str]], bool]) -> list[str]:
