@@ -164,3 +164,24 @@ def test_bench_example_on_cluster(benchmark):
     finally:
         client.close()
         cluster.close()
+
+
+def test_control_parallel_capacity(capsys):
+    """How much of two cores the machine gives now: two CPU-bound tasks on two workers,
+    against one (ideal: the same wall time; 2x when only one core is free)."""
+    cluster, client = _cluster(2)
+    try:
+        client.submit(sum, range(10), pure=False).result()
+        walls = {}
+        for tasks in (1, 2, 1, 2):
+            t = time.perf_counter()
+            client.gather([client.submit(sum, range(30_000_000), pure=False)
+                           for _ in range(tasks)])
+            walls.setdefault(tasks, []).append(time.perf_counter() - t)
+    finally:
+        client.close()
+        cluster.close()
+    with capsys.disabled():
+        print(f"\ncontrol: 2 CPU-bound tasks on 2 workers take {min(walls[2]):.2f} s, 1 takes "
+              f"{min(walls[1]):.2f} s: {min(walls[2]) / min(walls[1]):.2f}x (1.0 = two free "
+              f"cores); load average {os.getloadavg()[0]:.1f}")
