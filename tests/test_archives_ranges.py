@@ -185,9 +185,9 @@ def _in_process(paths, split, fan_in, **kw):
     from passatk.archives._dask import _submit_all
 
     class Now:  # a client whose futures are computed at once
-        def submit(self, fn, *args, **_):
+        def submit(self, fn, *args, pool=None, **_):
             args = [a.result() if isinstance(a, Done) else a for a in args]
-            return Done(fn(*args))
+            return Done(fn(*args) if pool is None else fn(*args, pool=pool))
 
     class Done:
         def __init__(self, value):
@@ -204,7 +204,8 @@ def _in_process(paths, split, fan_in, **kw):
     old = _dask.FAN_IN
     _dask.FAN_IN = fan_in
     try:
-        root, _ = _submit_all(Now(), files, None, opts, False, _read._named_files(paths), split)
+        root, _ = _submit_all(Now(), files, None, opts, False, _read._named_files(paths), split,
+                              kw.get("merge", False))
     finally:
         _dask.FAN_IN = old
     return to_counts(root.result(), opts, files, kw.get("merge", False))
@@ -234,3 +235,15 @@ def test_any_plan_and_tree_gives_the_sequential_read(mixed, data, split, fan_in,
         return
     event(f"the read succeeds, big files split: {'big' in chosen and split < 1 << 30}")
     same(_in_process(paths, split, fan_in, **kw), local)
+
+
+def test_merge_pools_the_counts_in_the_tree(mixed):
+    paths = [mixed[k] for k in ("he", "mpe", "crux", "samples_csv", "qwen")]
+    files = expand_paths(paths)
+    opts = Options()
+    parts = [read_file(f, None, opts, False) for f in files]
+    root = combine(combine(*parts[:4], pool=True), combine(*parts[4:], pool=True), pool=True)
+    assert all(acc is None for _, acc, _ in root.runs)  # one table goes up the tree
+    local = read_counts(paths, merge=True)
+    assert len(root.pooled) == len(local) and local.stored  # the summaries' numbers too
+    same(to_counts(root, opts, files, True), local)

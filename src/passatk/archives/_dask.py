@@ -101,7 +101,8 @@ def _sizes(files: list[str], storage: dict) -> dict[str, int]:
 
 
 def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
-                filtering: bool, named: set[str], split_bytes: int) -> tuple[Any, list[Any]]:
+                filtering: bool, named: set[str], split_bytes: int,
+                merge: bool = False) -> tuple[Any, list[Any]]:
     """Submit the read, range and reduction tasks; return the root and every future."""
     storage = current_options()
     sizes = _sizes(files, storage)
@@ -109,9 +110,9 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
     counter = itertools.count()
     every: list[Any] = []
 
-    def submit(fn: Callable, *args: Any) -> Any:
+    def submit(fn: Callable, *args: Any, **kw: Any) -> Any:
         name = fn.__name__.replace("_", "-")
-        future = client.submit(fn, *args, key=f"passatk-{name}-{run}-{next(counter)}",
+        future = client.submit(fn, *args, **kw, key=f"passatk-{name}-{run}-{next(counter)}",
                                pure=False, retries=RETRIES)
         every.append(future)
         return future
@@ -127,7 +128,8 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
         else:
             level.append(submit(read_file, f, fmt, opts, filtering, given, storage))
     while len(level) > 1:
-        level = [submit(combine, *level[i:i + FAN_IN]) for i in range(0, len(level), FAN_IN)]
+        level = [submit(combine, *level[i:i + FAN_IN], pool=merge)
+                 for i in range(0, len(level), FAN_IN)]
     return level[0], every
 
 
@@ -144,7 +146,7 @@ def read_on_cluster(files: list[str], fmt: str | None, opts: Options, filtering:
         raise ValueError(f"split_bytes must be at least 1, got {split_bytes}")
     client, close = connect(scheduler)
     try:
-        root, every = _submit_all(client, files, fmt, opts, filtering, named, split_bytes)
+        root, every = _submit_all(client, files, fmt, opts, filtering, named, split_bytes, merge)
         distributed = _distributed()
         total = len(every)
         try:

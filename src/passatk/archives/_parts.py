@@ -23,6 +23,7 @@ that the outcome, errors included, is exactly the sequential one.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -61,6 +62,10 @@ class Part:
     #: (file, metric): the first file whose metric differs from ``metric``; it fails the read,
     #: with a message that names the first metric file of the whole read (known at the end)
     clash: tuple[str, str] | None = None
+    #: with merge=True: the counts of every run pooled (their entries in ``runs`` keep only
+    #: the stored numbers), and the groups of each archive (summaries are matched to them)
+    pooled: Any = None
+    groups: tuple[tuple[str, frozenset], ...] = ()
 
     @property
     def failed(self) -> bool:
@@ -333,12 +338,28 @@ def _pool(accs: list[Any]) -> Any:
     return out
 
 
-def combine(*parts: Part) -> Part:
-    """Merge the parts of consecutive files, in order, as one sequential read would."""
+def combine(*parts: Part, pool: bool = False) -> Part:
+    """Merge the parts of consecutive files, in order, as one sequential read would.
+
+    ``pool`` (read_counts' ``merge=True``) also sums the runs' counts into one table, so that
+    what goes up the reduction tree stays as small as the pooled result."""
     out = parts[0]
     for p in parts[1:]:
         out = _combine2(out, p)
-    return out
+    return _pooled(out) if pool else out
+
+
+def _pooled(part: Part) -> Part:
+    if part.failed or all(acc is None for _, acc, _ in part.runs):
+        return part
+    accs = [acc for _, acc, _ in part.runs if acc is not None]
+    groups = dict(part.groups)
+    for archive, acc, _ in part.runs:
+        if acc is not None:
+            groups[archive] = groups.get(archive, frozenset()) | {key[0] for key in acc}
+    pooled = _pool(([part.pooled] if part.pooled is not None else []) + accs)
+    return dataclasses.replace(part, runs=tuple((a, None, s) for a, _, s in part.runs),
+                               pooled=pooled, groups=tuple(groups.items()))
 
 
 def _combine2(a: Part, b: Part) -> Part:
@@ -353,11 +374,15 @@ def _combine2(a: Part, b: Part) -> Part:
         return Part(metric=metric, metric_file=metric_file, error=b.error, clash=b.clash)
     runs = list(a.runs)
     for archive, acc, stored in b.runs:
-        if runs and runs[-1][0] == archive:  # MultiPL-E: the files of one archive
-            last = runs[-1]
-            runs[-1] = (archive, _pool([last[1], acc]), last[2] + stored)
+        last = runs[-1] if runs else None
+        if last and last[0] == archive and (last[1] is None) == (acc is None):  # MultiPL-E
+            runs[-1] = (archive, None if acc is None else _pool([last[1], acc]), last[2] + stored)
         else:
             runs.append((archive, acc, stored))
+    pooled = [p.pooled for p in (a, b) if p.pooled is not None]
+    groups = dict(a.groups)
+    for archive, gs in b.groups:
+        groups[archive] = groups.get(archive, frozenset()) | gs
     failures = dict(a.failures)
     for archive, texts in b.failures:  # the files of one MultiPL-E directory
         if archive in failures:
@@ -369,7 +394,8 @@ def _combine2(a: Part, b: Part) -> Part:
             failures[archive] = texts
     return Part(tuple(runs), a.summaries + b.summaries, a.notes + b.notes,
                 tuple(failures.items()), a.sidecars | b.sidecars, metric, metric_file,
-                a.skipped + b.skipped)
+                a.skipped + b.skipped, pooled=_pool(pooled) if pooled else None,
+                groups=tuple(groups.items()))
 
 
 def _not_same(texts: Any) -> Any:
@@ -395,9 +421,14 @@ def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
     ctx.skip_count, ctx.skip_records = part.skipped.count, list(part.skipped.records)
     ctx.notes, ctx.sidecars = list(part.notes), set(part.sidecars)
     ctx.failures = dict(part.failures)
+    if part.pooled is not None:
+        part = _pooled(part)  # the runs not pooled yet (a part of one file has none)
     runs: dict = {}
     repeated = Counter(archive for archive, _, _ in part.runs)
     for archive, acc, stored in part.runs:
+        if acc is None:  # pooled: the first run holds all the counts
+            acc = part.pooled if not runs else type(part.pooled)()
         own = _pool([acc]) if repeated[archive] > 1 else acc  # add_outcome adds into the first
         add_outcome(runs, [], "", ("run", archive), own, list(stored))
-    return assemble(runs, list(part.summaries), ctx, list(files), merge)
+    groups = dict(part.groups) if part.pooled is not None else None
+    return assemble(runs, list(part.summaries), ctx, list(files), merge, groups)

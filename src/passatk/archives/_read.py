@@ -286,10 +286,13 @@ def add_outcome(runs: dict, summaries: list, file: str, outcome: tuple[str, obje
     run[1].extend(stored)
 
 
-def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge: bool) -> Counts:
-    """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
+def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge: bool,
+             groups: dict | None = None) -> Counts:
+    """The Counts of the runs and summaries read (see read_counts' ``merge``). ``groups``:
+    each archive's groups, when the runs' counts were pooled before (merge=True)."""
     hints.add_notes(ctx)
-    acc, stored, groups = _combine(runs, merge, ctx.options.by)
+    acc, stored, run_groups = _combine(runs, merge, ctx.options.by)
+    groups = run_groups if groups is None else groups
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
