@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as ss
 
-from passatk.stats import _betainc, norm_cdf, norm_ppf, t_cdf, t_ppf
+from passatk.stats._dist import _betainc, norm_cdf, norm_ppf, t_cdf, t_ppf
 
 PROBS = [1e-300, 1e-100, 1e-20, 1e-10, 1e-6, 0.001, 0.01, 0.025, 0.05, 0.1, 0.3, 0.4999,
          0.5, 0.5001, 0.7, 0.9, 0.95, 0.975, 0.99, 0.999, 1 - 1e-6, 1 - 1e-10, 1 - 2**-52]
@@ -82,3 +82,10 @@ def test_norm_ppf_subnormal_probabilities():
     # erfc has only a few significant bits down there; any x with Phi(x) ~ p will do
     for p in (1e-310, 5e-324):
         assert norm_ppf(p) == pytest.approx(ss.norm.ppf(p), rel=1e-4)
+
+
+@pytest.mark.parametrize("df", [1e5, 3e6, 1e9, 1e11, 1e13])
+@pytest.mark.parametrize("p", [0.975, 0.025, 0.9999999, 1e-9])
+def test_t_ppf_at_large_df_matches_scipy(df, p):
+    # the tail integral lost digits past df ~ 1e7 (1e-4 relative at 1e13)
+    assert t_ppf(p, df) == pytest.approx(ss.t.ppf(p, df), rel=1e-13)
