@@ -7,16 +7,19 @@ import glob
 import gzip
 import io
 import os
+import posixpath
 import stat
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from ._errors import ArchiveError
+from ._remote import expand_url, is_url, open_url, url_isfile, url_listdir, url_size
 
-__all__ = ["expand_paths", "logical_name", "open_binary", "path_group_value", "read_head"]
+__all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary", "open_raw",
+           "path_group_value", "read_head"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -88,6 +91,33 @@ def _has_eval_results(folder: Path, base: str) -> bool:
     return any(_exists(folder, f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
 
 
+class _Listed:
+    """A URL in a listing, with the few Path methods the walk rules use."""
+
+    def __init__(self, url: str, listing: set[str]) -> None:
+        self.url, self.listing = url, listing
+        self.name = posixpath.basename(url)
+
+    @property
+    def parent(self) -> _Listed:
+        return _Listed(posixpath.dirname(self.url), self.listing)
+
+    def __truediv__(self, name: str) -> _Listed:
+        return _Listed(f"{self.url}/{name}", self.listing)
+
+    def exists(self) -> bool:
+        return self.url in self.listing
+
+    def __fspath__(self) -> str:
+        return self.url
+
+
+def _keep_listed(url: str, listing: set[str]) -> bool:
+    """The directory-walk rules applied to a URL of a remote listing."""
+    path = _Listed(url, listing)
+    return _is_data_file(path) and not _sidecar_or_companion(path)  # type: ignore[arg-type]
+
+
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
     """Expand files, globs and directories into a sorted list of files, without duplicates.
 
@@ -99,7 +129,9 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
     ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
     always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
-    ``-`` is standard input (a file named ``-`` is ``./-``).
+    ``-`` is standard input (a file named ``-`` is ``./-``). fsspec URLs
+    (``s3://bucket/runs/``, ``https://host/x.jsonl``) expand the same way through fsspec (see
+    :mod:`passatk.archives._remote`).
 
     Raises
     ------
@@ -132,7 +164,9 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
     def add(p: str) -> None:
         if p == STDIN:
-            key = (-1, -1)
+            key: object = (-1, -1)
+        elif is_url(p):
+            key = p
         else:
             try:
                 st = os.stat(p)
@@ -146,7 +180,8 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     for item in items:
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
-        for f in _expand_one(os.fspath(item)):
+        p = os.fspath(item)
+        for f in expand_url(p, _keep_listed) if is_url(p) else _expand_one(p):
             add(f)
     if not out:
         raise ArchiveError("<paths>", "no input files given")
@@ -181,24 +216,23 @@ def _os_reason(e: OSError) -> str:
 
 def is_regular(p: str) -> bool:
     """Whether ``p`` is a regular file (not a pipe, a device or ``-``); False if it cannot be
-    stat'ed."""
+    stat'ed. An object named by a URL can be read again, like a regular file."""
     if p == STDIN:
         return False
+    if is_url(p):
+        return True
     try:
         return stat.S_ISREG(os.stat(p).st_mode)
     except OSError:
         return False
 
 
-def file_size(p: str) -> int:
-    """The size of a regular file; 0 for a pipe, a device or standard input (for progress)."""
-    return os.path.getsize(p) if is_regular(p) else 0
-
-
 def is_stream(p: str) -> bool:
     """Whether ``p`` names standard input, a pipe or a device (read once, see _Pipe)."""
     if p == STDIN:
         return True
+    if is_url(p):
+        return False
     try:
         mode = os.stat(p).st_mode
     except OSError:
@@ -445,7 +479,7 @@ class _Opened:
 
     def __init__(self, path: str) -> None:
         try:
-            self.raw = _Pipe.open(path) if is_stream(path) else open(path, "rb")
+            self.raw = _Pipe.open(path) if is_stream(path) else open_raw(path)
         except OSError as e:
             raise ArchiveError(path, _os_reason(e)) from None
         try:
@@ -571,6 +605,27 @@ class _Replay(io.RawIOBase):
 def release_pipes() -> None:
     """Forget the pipes read so far (read_counts calls it when a read ends)."""
     _Pipe.release()
+def open_raw(path: str) -> Any:
+    """Open a local file or a URL for binary reading, without decompressing."""
+    return open_url(path) if is_url(path) else open(path, "rb")
+
+
+def list_names(folder: str) -> list[str]:
+    """Names in a local folder or under a URL folder."""
+    return url_listdir(folder) if is_url(folder) else os.listdir(folder)
+
+
+def file_size(path: str) -> int:
+    """Size in bytes of a local file or of the object at a URL; 0 for a pipe, a device or
+    standard input (for progress)."""
+    if is_url(path):
+        return url_size(path)
+    return os.path.getsize(path) if is_regular(path) else 0
+
+
+def is_file(path: str) -> bool:
+    """True when a local file or the object at a URL exists."""
+    return url_isfile(path) if is_url(path) else os.path.isfile(path)
 
 
 def open_binary(path: str) -> _Opened:
@@ -683,7 +738,7 @@ def path_group_value(spec: str, path: str) -> str:
     if what == "parent":
         return p.parent.name
     if what == "dir":
-        return str(p.parent)
+        return posixpath.dirname(path) if is_url(path) else str(p.parent)
     try:
         index = int(what)
     except ValueError:
