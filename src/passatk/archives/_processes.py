@@ -1,0 +1,83 @@
+"""Reading archives in local worker processes (``read_counts(..., workers=N)``).
+
+The units of work are the Dask engine's (:mod:`._parts`): one per file, and one per byte range
+of a large uncompressed JSON Lines or CSV file, cut at line boundaries (:mod:`._ranges`). They
+run in a process pool started with ``forkserver`` (``spawn`` where that is missing), never
+``fork``, so that no numba or OpenMP threads of the caller are copied into a child. The parts
+are merged in file order, so the Counts, errors included, are those of the sequential read.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+
+from ._common import Options
+from ._counts import Counts
+from ._dask import DEFAULT_SPLIT_BYTES
+from ._parts import combine, finish_file, read_file, read_range, split_candidate, to_counts
+from ._ranges import plan_ranges
+from ._remote import current_options, is_url
+from ._sources import file_size, is_stream
+
+__all__ = ["MIN_PARALLEL_BYTES", "check_workers", "read_in_processes", "worth_processes"]
+
+#: below this many bytes in all, starting worker processes costs more than it saves
+MIN_PARALLEL_BYTES = 32 << 20
+
+
+def check_workers(workers: object) -> int:
+    """``workers`` as a positive int, or TypeError / ValueError naming it."""
+    if isinstance(workers, bool) or not isinstance(workers, int):
+        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    return workers
+
+
+def worth_processes(files: list[str], workers: int) -> bool:
+    """Several workers, local files only (a pipe is read once, here), and enough bytes."""
+    if workers < 2 or any(is_stream(f) or is_url(f) for f in files):
+        return False
+    return sum(file_size(f) for f in files) >= MIN_PARALLEL_BYTES
+
+
+def _context():
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def read_in_processes(files: list[str], fmt: str | None, opts: Options, filtering: bool,
+                      named: set[str], merge: bool, *, workers: int,
+                      progress: Callable[[int, int], None] | None = None,
+                      split_bytes: int = DEFAULT_SPLIT_BYTES) -> Counts:
+    """Read ``files`` in ``workers`` processes; the same Counts as the sequential read."""
+    if isinstance(split_bytes, bool) or not isinstance(split_bytes, int):
+        raise TypeError(f"split_bytes must be an int, got {type(split_bytes).__name__}")
+    if split_bytes < 1:
+        raise ValueError(f"split_bytes must be at least 1, got {split_bytes}")
+    storage = current_options()
+    sizes = [file_size(f) for f in files]
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+        units: list[tuple[str, bool, bool, list[Future]]] = []
+        for f, size in zip(files, sizes, strict=True):
+            given = os.path.normpath(f) in named
+            ranged = split_candidate(f) and size > split_bytes
+            if ranged:
+                futures = [pool.submit(read_range, f, s, e, fmt, opts, filtering, given, storage)
+                           for s, e in plan_ranges(size, split_bytes)]
+            else:
+                futures = [pool.submit(read_file, f, fmt, opts, filtering, given, storage)]
+            units.append((f, given, ranged, futures))
+        total, done = sum(sizes), 0
+        parts = []
+        for (f, given, ranged, futures), size in zip(units, sizes, strict=True):
+            results = [fut.result() for fut in futures]  # in file order: errors too
+            parts.append(finish_file(f, fmt, opts, filtering, given, storage, *results)
+                         if ranged else results[0])
+            done += size
+            if progress is not None:
+                progress(done, total)
+    return to_counts(combine(*parts, pool=merge), opts, files, merge)

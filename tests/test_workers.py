@@ -1,0 +1,113 @@
+"""read_counts(..., workers=N) and passatk score --jobs N: the same Counts for any N.
+
+The pool starts with forkserver or spawn; every format is read with N = 1, 2, 3, whole files
+and byte ranges cut at line boundaries, with bad records skipped or raised.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from passatk.archives import ArchiveError, _processes, read_counts, write_archive
+
+FILES = {
+    "humaneval": "x_results.jsonl", "evalplus": "eval_results.json",
+    "bigcodebench": "m_eval_results.json", "lm-eval": "samples_t_2024-01-01.jsonl",
+    "livecodebench": "m_eval_all.json", "opencompass": "oc.json", "cruxeval": "cx.json",
+    "code-eval": "humaneval-python-details.json", "qwen-math": "test_e-1.jsonl",
+    "tau-bench": "tau.json", "counts": "counts.csv", "samples": "samples.jsonl",
+}
+
+
+@pytest.fixture(autouse=True)
+def _always_in_processes(monkeypatch):
+    monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", 0)
+
+
+def _same(a, b):
+    assert a.to_rows() == b.to_rows()
+    assert (a.metric, a.notes, a.skipped, a.files) == (b.metric, b.notes, b.skipped, b.files)
+    assert a.stored == b.stored
+
+
+@pytest.mark.slow
+def test_every_format_in_one_directory_for_any_n(tmp_path):
+    tasks = [f"T/{i}" for i in range(7)]
+    flags = [[(i * j) % 3 == 0 for j in range(1 + i % 4)] for i in range(7)]
+    for fmt, name in FILES.items():
+        write_archive(tmp_path / fmt / name, tasks, flags, format=fmt)
+    tau = tmp_path / "tau-bench"
+    at_k = [tmp_path / fmt for fmt in FILES if fmt != "tau-bench"]
+    for paths in (at_k, tau):  # pass^k data apart
+        one = read_counts(paths)
+        for n in (2, 3):
+            _same(read_counts(paths, workers=n), one)
+    with pytest.raises(ArchiveError) as seq:  # mixed metrics: the same first error
+        read_counts(tmp_path)
+    with pytest.raises(ArchiveError) as par:
+        read_counts(tmp_path, workers=3)
+    assert str(par.value) == str(seq.value)
+
+
+def _lines(tmp_path, bad: bool):
+    rows = [json.dumps({"task_id": f"T/{i % 5}", "completion": "x\\n\"q\"", "result": "failed: ",
+                        "passed": i % 3 == 0}) for i in range(200)]
+    if bad:
+        rows[57] = '{"task_id": "T/1", "passed": "yes"}'
+        rows[150] = "not json"
+    path = tmp_path / "big_results.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_byte_ranges_give_the_sequential_counts_and_skips(tmp_path, n, monkeypatch):
+    from passatk.archives import _ranges, _read
+
+    calls = []
+    real = _read.read_in_processes
+    monkeypatch.setattr(_read, "read_in_processes",
+                        lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    path = _lines(tmp_path, bad=True)
+    assert len(_ranges.plan_ranges(path.stat().st_size, 700)) > 3  # really split
+    one = read_counts(path, skip_bad=True)
+    assert one.skipped.count == 2
+    _same(read_counts(path, skip_bad=True, workers=n, split_bytes=700), one)
+    with pytest.raises(ArchiveError) as seq:
+        read_counts(path)
+    with pytest.raises(ArchiveError) as par:
+        read_counts(path, workers=n, split_bytes=700)
+    assert str(par.value) == str(seq.value) and ":58:" in str(seq.value)
+    assert [kw["workers"] for kw in calls] == [n, n]  # the pool ran, not the sequential read
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_sample_tables_csv_and_jsonl_in_ranges(tmp_path, n):
+    csv_path = tmp_path / "s.csv"
+    csv_path.write_text("task_id,passed\n" + "".join(f"T/{i % 9},{int(i % 4 == 0)}\n"
+                                                    for i in range(300)))
+    jsonl = tmp_path / "s.jsonl"
+    jsonl.write_text("".join(json.dumps({"task_id": f"T/{i % 9}", "passed": i % 5 == 0}) + "\n"
+                             for i in range(300)))
+    for path in (csv_path, jsonl):
+        _same(read_counts(path, workers=n, split_bytes=512), read_counts(path))
+
+
+def test_bad_workers():
+    with pytest.raises(TypeError, match="workers must be an int, got float"):
+        read_counts("x", workers=2.0)
+    with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
+        read_counts("x", workers=0)
+
+
+def test_cli_jobs_output_is_identical(tmp_path, capsys):
+    from passatk.cli import main
+
+    path = _lines(tmp_path, bad=False)
+    outs = []
+    for jobs in ("1", "2", "3"):
+        assert main(["score", str(path), "-k", "1,2", "--format", "json", "--jobs", jobs]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] == outs[2]
