@@ -7,6 +7,7 @@ and byte ranges cut at line boundaries, with bad records skipped or raised.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -23,7 +24,17 @@ FILES = {
 
 @pytest.fixture(autouse=True)
 def _always_in_processes(monkeypatch):
-    monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", 0)  # for workers=None
+
+
+def test_pool_size(tmp_path, monkeypatch):
+    path = _lines(tmp_path, bad=False)
+    assert _processes.pool_size([str(path)], 3) == 3
+    assert _processes.pool_size([str(path)], 1) == 1
+    assert _processes.pool_size([str(path), "-"], 3) == 1  # standard input is read here
+    assert _processes.pool_size([str(path)], None) == (os.cpu_count() or 1)
+    monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", path.stat().st_size + 1)
+    assert _processes.pool_size([str(path)], None) == 1
 
 
 def _same(a, b):
@@ -96,7 +107,7 @@ def test_sample_tables_csv_and_jsonl_in_ranges(tmp_path, n):
 
 
 def test_bad_workers():
-    with pytest.raises(TypeError, match="workers must be an int, got float"):
+    with pytest.raises(TypeError, match="workers must be an int or None, got float"):
         read_counts("x", workers=2.0)
     with pytest.raises(ValueError, match="workers must be at least 1, got 0"):
         read_counts("x", workers=0)
@@ -107,7 +118,7 @@ def test_cli_jobs_output_is_identical(tmp_path, capsys):
 
     path = _lines(tmp_path, bad=False)
     outs = []
-    for jobs in ("1", "2", "3"):
-        assert main(["score", str(path), "-k", "1,2", "--format", "json", "--jobs", jobs]) == 0
+    for jobs in ([], ["--jobs", "1"], ["--jobs", "2"], ["--jobs", "3"]):
+        assert main(["score", str(path), "-k", "1,2", "--format", "json", *jobs]) == 0
         outs.append(capsys.readouterr().out)
-    assert outs[0] == outs[1] == outs[2]
+    assert outs[0] == outs[1] == outs[2] == outs[3]

@@ -233,11 +233,11 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g.add_argument(
         "--jobs",
         type=_positive_int,
-        default=os.cpu_count() or 1,
+        default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
-        "byte ranges; used from 32 MiB of input (default: the number of CPUs; same output "
-        "for any N)",
+        "byte ranges; same output for any N (default: the number of CPUs from 1 GiB of "
+        "input, one process below)",
     )
     g.add_argument(
         "--scheduler",

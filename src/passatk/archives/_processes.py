@@ -22,26 +22,35 @@ from ._ranges import plan_ranges
 from ._remote import current_options, is_url
 from ._sources import file_size, is_stream
 
-__all__ = ["MIN_PARALLEL_BYTES", "check_workers", "read_in_processes", "worth_processes"]
+__all__ = ["MIN_PARALLEL_BYTES", "check_workers", "pool_size", "read_in_processes"]
 
-#: below this many bytes in all, starting worker processes costs more than it saves
-MIN_PARALLEL_BYTES = 32 << 20
+#: with ``workers=None``, the input size from which all CPUs are used: a pool costs about
+#: 0.6 s to start (forkserver, and passatk imported in each worker), and reading runs at about
+#: 1 GB/s per core, so two cores pay off from about 1.3 GB (docs/benchmarks.md)
+MIN_PARALLEL_BYTES = 1 << 30
 
 
-def check_workers(workers: object) -> int:
-    """``workers`` as a positive int, or TypeError / ValueError naming it."""
+def check_workers(workers: object) -> int | None:
+    """``workers`` as a positive int or None, or TypeError / ValueError naming it."""
+    if workers is None:
+        return None
     if isinstance(workers, bool) or not isinstance(workers, int):
-        raise TypeError(f"workers must be an int, got {type(workers).__name__}")
+        raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     return workers
 
 
-def worth_processes(files: list[str], workers: int) -> bool:
-    """Several workers, local files only (a pipe is read once, here), and enough bytes."""
-    if workers < 2 or any(is_stream(f) or is_url(f) for f in files):
-        return False
-    return sum(file_size(f) for f in files) >= MIN_PARALLEL_BYTES
+def pool_size(files: list[str], workers: int | None) -> int:
+    """How many processes to read ``files`` in (1: in this process). ``None``: every CPU
+    when the files hold at least MIN_PARALLEL_BYTES. Standard input, pipes and URLs are
+    read here."""
+    if workers == 1 or any(is_stream(f) or is_url(f) for f in files):
+        return 1
+    if workers is None:
+        big = sum(file_size(f) for f in files) >= MIN_PARALLEL_BYTES
+        return (os.cpu_count() or 1) if big else 1
+    return workers
 
 
 def _context():
