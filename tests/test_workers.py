@@ -122,3 +122,16 @@ def test_cli_jobs_output_is_identical(tmp_path, capsys):
         assert main(["score", str(path), "-k", "1,2", "--format", "json", *jobs]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] == outs[2] == outs[3]
+
+
+def test_a_broken_pool_falls_back_to_this_process(tmp_path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from passatk.archives import _read
+
+    def broken(*args, **kwargs):
+        raise BrokenProcessPool("a worker could not start")
+
+    monkeypatch.setattr(_read, "read_in_processes", broken)
+    path = _lines(tmp_path, bad=False)
+    _same(read_counts(path, workers=2), read_counts(path))

@@ -236,7 +236,7 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
-        "byte ranges; same output for any N (default: the number of CPUs from 1 GiB of "
+        "byte ranges; same output for any N (default: the number of CPUs from 4 GiB of "
         "input, one process below)",
     )
     g.add_argument(

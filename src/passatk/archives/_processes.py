@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -25,9 +26,10 @@ from ._sources import file_size, is_stream
 __all__ = ["MIN_PARALLEL_BYTES", "check_workers", "pool_size", "read_in_processes"]
 
 #: with ``workers=None``, the input size from which all CPUs are used: a pool costs about
-#: 0.6 s to start (forkserver, and passatk imported in each worker), and reading runs at about
-#: 1 GB/s per core, so two cores pay off from about 1.3 GB (docs/benchmarks.md)
-MIN_PARALLEL_BYTES = 1 << 30
+#: 0.5 s to start (forkserver, and passatk imported in each worker), byte ranges read about
+#: 40% slower than a whole file, and on the shared 2-core machine two workers were slower
+#: than one up to 1.2 GB (docs/benchmarks.md), so only very large inputs use them unasked
+MIN_PARALLEL_BYTES = 4 << 30
 
 
 def check_workers(workers: object) -> int | None:
@@ -44,8 +46,8 @@ def check_workers(workers: object) -> int | None:
 def pool_size(files: list[str], workers: int | None) -> int:
     """How many processes to read ``files`` in (1: in this process). ``None``: every CPU
     when the files hold at least MIN_PARALLEL_BYTES. Standard input, pipes and URLs are
-    read here."""
-    if workers == 1 or any(is_stream(f) or is_url(f) for f in files):
+    read here, and so is everything when ``__main__`` is a script read from stdin."""
+    if workers == 1 or any(is_stream(f) or is_url(f) for f in files) or not _main_importable():
         return 1
     if workers is None:
         big = sum(file_size(f) for f in files) >= MIN_PARALLEL_BYTES
@@ -53,9 +55,16 @@ def pool_size(files: list[str], workers: int | None) -> int:
     return workers
 
 
+def _main_importable() -> bool:
+    """A new worker imports ``__main__`` by its path: a script read from stdin has none."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    return main is None or os.path.exists(main)
+
+
 def _context():
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    return multiprocessing.get_context("forkserver")
 
 
 def read_in_processes(files: list[str], fmt: str | None, opts: Options, filtering: bool,
