@@ -42,6 +42,7 @@ from ._results import (
     TaskResult,
     TaskRow,
 )
+from .errors import HintedError, Option
 
 __all__ = [
     "compare",
@@ -974,8 +975,8 @@ def _short_row(metric, n, k, name_of, id_word, where, missing, common):
     reason = (f"k={k} exceeds n for {short.size} of {n.size} tasks{where}: {id_word} "
               f"{_show(name_of[short])} have n={_show(n[short])}")
     if missing == "raise":
-        raise ValueError(f"cannot report {metric} at k={k}: {reason}; pass "
-                         f"missing='report' to report this k as missing")
+        raise HintedError(f"cannot report {metric} at k={k}: {reason}; pass ",
+                          Option("missing", "report"), " to report this k as missing")
     if metric in _BAYES:
         common = dict(common, estimand=_bayes_estimand(metric, None),
                       ci_method="credible (equal-tailed)", interval="credible")
@@ -1351,10 +1352,10 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
         only_a = [_py(x) for x in np.setdiff1d(ids_a, common, assume_unique=True)]
         only_b = [_py(x) for x in np.setdiff1d(ids_b, common, assume_unique=True)]
         if unmatched == "raise":
-            raise ValueError(
+            raise HintedError(
                 f"tasks must be present in both runs: {len(only_a)} only in run A "
-                f"{_show(only_a)}, {len(only_b)} only in run B {_show(only_b)}; pass "
-                f"unmatched='exclude' to leave them out and report them")
+                f"{_show(only_a)}, {len(only_b)} only in run B {_show(only_b)}; pass ",
+                Option("unmatched", "exclude"), " to leave them out and report them")
     if common.size == 0:
         raise ValueError("the two runs share no task ids")
     keep = np.sort(ia)  # run A's order
@@ -1446,8 +1447,8 @@ def compare(n_a, c_a, n_b, c_b, k=1, *, task_ids_a=None, task_ids_b=None, metric
             reason = (f"k={kv} exceeds n for {short.size} of {size} tasks: {id_word} "
                       f"{_show(names[short])}")
             if missing == "raise":
-                raise ValueError(f"cannot compare {metric} at k={kv}: {reason}; pass "
-                                 f"missing='report' to report this k as missing")
+                raise HintedError(f"cannot compare {metric} at k={kv}: {reason}; pass ",
+                                  Option("missing", "report"), " to report this k as missing")
             rows[kv] = CompareRow(k=kv, diff=None, se=None, ci_low=None, ci_high=None,
                                   p_value=None, reason=reason, **base)
             continue

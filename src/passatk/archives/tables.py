@@ -15,6 +15,7 @@ import io
 import math
 from collections.abc import Iterator
 
+from ..errors import Message, Option
 from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
 from ._errors import ArchiveError, show
 from ._flags import pass_flag
@@ -235,8 +236,8 @@ def columns(
                 )
             if o.threshold is None and strict:
                 raise ArchiveError(
-                    file, f'column "{reward}" holds rewards: give threshold= (a sample passes '
-                    "when reward >= threshold)"
+                    file, Message(f'column "{reward}" holds rewards: give ', Option("threshold"),
+                                  " (a sample passes when reward >= threshold)")
                 )
         spec.update(passed=passed, reward=reward if passed is None else None)
     return spec
