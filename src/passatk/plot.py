@@ -101,7 +101,7 @@ def _k_axis(ax: Any, ticker: Any, log_k: bool) -> None:
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
     else:
-        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
 
 
 def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: bool | None = None,
