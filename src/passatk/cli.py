@@ -844,8 +844,9 @@ def cmd_formats(args: argparse.Namespace) -> int:
 # main
 
 
-#: API keywords whose flag is not ``--`` and the keyword
-_FLAGS = {"format": "--input-format"}
+#: API keywords whose flag is not ``--`` and the keyword (the others: ``by`` -> ``--by``, ...)
+_FLAGS = {"format": "--input-format", "interval": "--ci", "confidence": "--level",
+          "n_resamples": "--resamples"}
 
 
 def _flag(option: Any) -> str:

@@ -332,10 +332,11 @@ def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
         mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
                   if getattr(o, name) is not None and name not in allowed]
         if mapped:
+            named = [part for m in mapped for part in (", ", Option(m))][1:]
             raise ArchiveError(file, Message(
-                f"is a {kind} archive, but column options ({', '.join(m + '=' for m in mapped)}) "
-                "apply only to count and per-sample tables; pass ", Option("format", "samples"),
-                " or ", Option("format", "counts"), " to read it as a table"))
+                f"is a {kind} archive, but column options (", *named, ") apply only to count "
+                "and per-sample tables; pass ", Option("format", "samples"), " or ",
+                Option("format", "counts"), " to read it as a table"))
     if filtering and kind != "livecodebench":
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
                            "apply only to LiveCodeBench")
