@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from passatk.archives import write_archive
+from passatk.archives import example_path, write_archive
 from passatk.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, build_parser
 from passatk.errors import HintedError, Option
 
@@ -95,7 +95,7 @@ def test_flags_are_spelled_from_the_error_fields_not_its_text(cli, monkeypatch):
                           " or ", Option("format"), " or ", Option("n_resamples", 10))
 
     monkeypatch.setattr(passatk, "score", boom)
-    path = passatk.archives.example_path()
+    path = example_path()
     assert cli(["score", path]) == (2, "", "passatk: error: new words; try --missing report or "
                                            "--until or --merge or --input-format or "
                                            "--resamples 10\n")
