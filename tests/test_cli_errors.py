@@ -99,3 +99,33 @@ def test_flags_are_spelled_from_the_error_fields_not_its_text(cli, monkeypatch):
     assert cli(["score", path]) == (2, "", "passatk: error: new words; try --missing report or "
                                            "--until or --merge or --input-format or "
                                            "--resamples 10\n")
+
+
+# --------------------------------------------------------------------------------------
+# one meaning per flag: --format is the output format everywhere
+
+
+@pytest.mark.parametrize("argv", [["score", "a_results.jsonl", "-k", "1,2"],
+                                  ["compare", "a_results.jsonl", "a_results.jsonl", "-k", "1"],
+                                  ["formats"]])
+def test_jsonl_is_the_json_records_one_per_line(cli, here, argv):
+    import json
+
+    code, out, _ = cli([*argv, "--format", "jsonl", "--seed", "0"] if argv[0] != "formats"
+                       else [*argv, "--format", "jsonl"])
+    assert code == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    _, want, _ = cli([*argv, "--format", "json", "--seed", "0"] if argv[0] != "formats"
+                     else [*argv, "--format", "json"])
+    assert lines == json.loads(want) and len(lines) >= 1
+
+
+def test_archive_format_is_its_own_flag(cli, here):
+    assert cli(["simulate", "-o", "t.json", "--archive-format", "tau-bench", "-q"]) == (
+        0, "t.json\n", "")
+    assert cli(["score", "t.json", "--input-format", "tau-bench", "--format", "csv"]).code == 0
+    for argv in (["simulate", "-o", "u.json", "--format", "tau-bench"],
+                 ["score", "t.json", "--format-in", "tau-bench"]):
+        code, _, err = cli(argv)
+        flags = " ".join(argv[-2:])
+        assert (code, err) == (2, f"passatk: error: unrecognized arguments: {flags}\n")
