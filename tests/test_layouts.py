@@ -153,12 +153,15 @@ def test_sample_table_groups_by_its_filter_column(tmp_path):
     assert counts.c.tolist() == [1, 1, 1, 0]
 
 
-def test_sample_table_rows_disagreeing_in_a_run_column_ask_for_by(tmp_path):
+def test_sample_table_rows_disagreeing_in_a_run_column_ask_for_by(cli, tmp_path):
     path = tmp_path / "rows.csv"
     path.write_text("task_id,passed,variant\na,1,base\na,0,plus\nb,1,base\n")
     with pytest.raises(ArchiveError, match=r'rows\.csv:3: rows of task .a. differ in column '
-                       r'"variant" .*--by variant'):
+                       r"\"variant\" .*; pass by=\['variant'\] to score each$"):
         read_counts(path)
+    assert cli(["score", path]).err == (
+        f"passatk: error: {path}:3: rows of task 'a' differ in column \"variant\" ('base' at "
+        "line 2, 'plus' here): these are separate runs; pass --by variant to score each\n")
     counts = read_counts(path, by=["variant"])
     assert counts.group_dicts == [{"variant": "base"}, {"variant": "plus"}]
     ok = tmp_path / "same.csv"

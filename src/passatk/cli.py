@@ -858,6 +858,8 @@ def _flag(option: Any) -> str:
     flag = _FLAGS.get(option.name, "--" + option.name.replace("_", "-"))
     if option.value is UNSET or option.value is True:
         return flag
+    if isinstance(option.value, (list, tuple)):  # by=['model'] -> --by model
+        return " ".join(f"{flag} {v}" for v in option.value)
     return f"{flag} {option.value}"
 
 
