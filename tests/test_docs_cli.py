@@ -4,7 +4,8 @@ Every ```console block is a transcript: ``$ command`` lines, each followed by it
 (stdout, then stderr). All blocks run in order in one temporary folder that holds the bundled
 example at ``src/passatk/data/examples/``, so a ``passatk simulate`` early in the page makes the
 files later commands read. ``passatk`` commands run in process (``passatk.cli.main``); other
-commands except ``pip`` run in a shell. An expected line may elide with ``...``; nothing else is
+commands run in a shell, except ``pip`` and commands that need a network or a cluster (a URL,
+``--scheduler``), which are shown only. An expected line may elide with ``...``; nothing else is
 normalized: the commands use relative paths.
 
 Run ``python tests/test_docs_cli.py`` to print the page with every output regenerated (the way
@@ -36,11 +37,15 @@ def transcripts(text: str) -> list[tuple[str, list[str]]]:
     """(command, expected output lines) for every ``$`` line of every console block."""
     out: list[tuple[str, list[str]]] = []
     for block in BLOCK.findall(text):
+        continued = False
         for line in block.splitlines():
-            if line.startswith("$ "):
+            if continued:  # a command continued with a backslash
+                out[-1] = (out[-1][0][:-1].rstrip() + " " + line.strip(), [])
+            elif line.startswith("$ "):
                 out.append((line[2:], []))
             elif out:
                 out[-1][1].append(line)
+            continued = bool(out) and not out[-1][1] and out[-1][0].endswith("\\")
     return out
 
 
@@ -76,7 +81,9 @@ def _folder(tmp: Path) -> None:
 
 
 def _runnable(command: str) -> bool:
-    return not command.startswith("pip ")
+    """Whether the test runs it: not ``pip``, nor what needs a network or a cluster."""
+    return not command.startswith("pip ") and "://" not in command and (
+        "--scheduler" not in command)
 
 
 def test_the_page_has_transcripts():
@@ -100,6 +107,13 @@ def test_console_transcripts_of_docs_cli_md(tmp_path, monkeypatch):
             failures.append(f"$ {command}\n(exit {code}) expected:\n" + "\n".join(expected)
                             + "\ngot:\n" + "\n".join(actual))
     assert not failures, "\n\n".join(failures)
+
+
+def test_transcripts_join_continued_commands_and_skip_remote_ones():
+    page = "```console\n$ passatk score a \\\n    --by x\nout\n$ passatk score s3://b/\n```\n"
+    assert transcripts(page) == [("passatk score a --by x", ["out"]),
+                                 ("passatk score s3://b/", [])]
+    assert [_runnable(c) for c, _ in transcripts(page)] == [True, False]
 
 
 def test_matches_elides_only_where_told():
