@@ -7,6 +7,7 @@ import math
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._counts import GroupKey, StoredMetric, Tally
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
@@ -60,6 +61,12 @@ class Context:
     notes: list[str] = field(default_factory=list)
     sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
+    #: reading a byte range of a JSON Lines table: the columns of the file's first record
+    first_names: list[str] | None = None
+
+    def open(self, file: str) -> Any:
+        """Open ``file`` for the line readers (a byte-range reader overrides this)."""
+        return open_binary(file)
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
@@ -193,7 +200,7 @@ def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
     in one growing buffer, so memory stays near the cap whatever the input.
     """
     cap = max_record_bytes()
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         rest = bytearray()
         lineno = 0
         while block := f.stream.read(BLOCK):

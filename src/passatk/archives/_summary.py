@@ -13,6 +13,8 @@ import re
 from ._common import Context
 from ._counts import StoredMetric
 from ._errors import location
+from ._remote import is_url
+from ._sources import is_file
 
 #: pass@k keys: pass@1, pass_at_1, humaneval_pass@1, pass@1,create_test
 _KEY = re.compile(r"(?:(?P<pre>.+?)[_/ ])?pass(?:@|_at_)(?P<k>[1-9][0-9]*)(?:,(?P<post>.+))?\Z",
@@ -100,6 +102,8 @@ def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Contex
 
 def _folder(archive: str) -> str:
     full = os.path.abspath(archive)
+    if is_url(archive):  # a URL folder (a MultiPL-E run) is no local directory
+        return os.path.dirname(full) if is_file(archive) else full
     return full if os.path.isdir(full) else os.path.dirname(full)
 
 

@@ -9,7 +9,7 @@ from . import _hints as hints
 from ._common import BadRecord, Context, decode_json, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
-from ._sources import COMPRESSED_SUFFIXES, logical_name, max_record_bytes, read_all
+from ._sources import COMPRESSED_SUFFIXES, is_file, logical_name, max_record_bytes, read_all
 
 STATUSES = ("pass", "fail", "timeout")
 _PASS_KEY = re.compile(r"pass@([1-9][0-9]*)\Z")
@@ -31,7 +31,7 @@ def sidecar(file: str) -> str | None:
     base = os.path.join(os.path.dirname(file), name[: -len("_eval_results.json")])
     for suffix in ("", *COMPRESSED_SUFFIXES):
         p = f"{base}_pass_at_k.json{suffix}"
-        if os.path.isfile(p):
+        if is_file(p):
             return p
     return None
 

@@ -43,7 +43,7 @@ from ._common import (
 from ._errors import ArchiveError
 from ._flags import pass_flag
 from ._hints import FailureText
-from ._sources import max_record_bytes, open_binary, too_long
+from ._sources import max_record_bytes, too_long
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
 MAX_FAST_ID = 256  # longest task id (bytes) counted by the vectorized scan
@@ -248,7 +248,7 @@ def read(file: str, ctx: Context) -> None:
         records += 1
 
     cap = max_record_bytes()
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         buf = bytearray(BLOCK)
         view = memoryview(buf)
         scratch = np.empty(0, dtype=bool)

@@ -32,7 +32,7 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import pass_flag
-from ._sources import COMPRESSED_SUFFIXES, logical_name, max_record_bytes, read_all
+from ._sources import COMPRESSED_SUFFIXES, is_file, logical_name, max_record_bytes, read_all
 
 INTEGRAL_TOLERANCE = 1e-9
 _NAME = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
@@ -150,7 +150,7 @@ def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> No
     folder = os.path.dirname(file)
     for suffix in ("", *COMPRESSED_SUFFIXES):
         path = os.path.join(folder, f"results_{date}.json{suffix}")
-        if os.path.isfile(path):
+        if is_file(path):
             break
     else:
         return
