@@ -14,6 +14,11 @@ from importlib import import_module
 #: public name -> the module that defines it
 _LAZY = {
     "ArchiveError": "._errors",
+    "CheckResult": "._check",
+    "CheckRow": "._check",
+    "RunPair": "._pairs",
+    "check": "._check",
+    "pair_runs": "._pairs",
     "Counts": "._counts",
     "FormatInfo": "._formatinfo",
     "GroupCounts": "._counts",

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ..errors import Message, Option
 from ._errors import ArchiveError
 from ._remote import expand_url, is_url, open_url, url_isfile, url_listdir, url_size
 
@@ -548,9 +549,9 @@ class _Pipe:
         if pipe is None:
             pipe = cls._open[path] = cls(path)
         if pipe.dropped:
-            raise ArchiveError(path, "is a pipe already read past its start, which cannot be "
-                               "read twice: give its format (--input-format / format=) or save "
-                               "the data to a file")
+            raise ArchiveError(path, Message(
+                "is a pipe already read past its start, which cannot be read twice: give its "
+                "format (", Option("format"), ") or save the data to a file"))
         return _Replay(pipe)
 
     @classmethod
