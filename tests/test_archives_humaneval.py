@@ -77,7 +77,7 @@ REJECTED = [
     b'{ "task_id": "T/0", "completion": "x", "result": "passed", "passed": true}',
     b'{"task_id": "T/0", "completion": "x", "result": "passed", "passed": true, "z": 1}',
     b'{"task_id": "T/0", "prompt": "p", "completion": "x", "result": "passed", "passed": true}',
-    # a second "passed" key: json.loads keeps the last one
+    # a second "passed" key: ambiguous, the slow path refuses it (tests/test_hostile_archives.py)
     b'{"task_id": "T/0", "completion": "x", "passed": true, "result": "failed: ", "passed": false}',
     # escaped characters in the task id
     b'{"task_id": "T\\/0", "completion": "x", "result": "passed", "passed": true}',
@@ -288,14 +288,20 @@ def test_backslash_runs_agree_with_json_loads(run, after):
         assert got == ("T/0", True)
 
 
+def _no_dup_keys(pairs):
+    if len(dict(pairs)) != len(pairs):
+        raise KeyError("duplicate key")
+    return dict(pairs)
+
+
 def test_file_mixing_proven_and_parsed_lines_equals_stdlib(tmp_path):
     valid_rejected = []
     for line in REJECTED:
         try:
-            d = json.loads(line)
+            d = json.loads(line, object_pairs_hook=_no_dup_keys)
             if isinstance(d, dict) and d.get("passed") in (0, 1):
                 valid_rejected.append(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError):
             pass
     assert len(valid_rejected) >= 8  # key order, spacing, extra fields, escapes, non-ASCII
     lines = [x for pair in zip(ACCEPTED * 3, valid_rejected * 3, strict=False) for x in pair]

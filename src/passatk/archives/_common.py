@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ._counts import GroupKey, StoredMetric
+from ._counts import GroupKey, StoredMetric, Tally
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
-from ._sources import is_path_spec, open_binary, path_group_value, read_all
+from ._sources import (
+    UTF8_BOM,
+    is_path_spec,
+    max_record_bytes,
+    open_binary,
+    path_group_value,
+    too_long,
+)
 
 BLOCK = 1 << 23  # 8 MiB binary blocks for line-oriented files
 
@@ -43,7 +51,7 @@ class Context:
     progress: Callable[[int, int], None] | None = None
     total_bytes: int = 0
     done_bytes: int = 0
-    acc: dict = field(default_factory=dict)
+    acc: Tally = field(default_factory=Tally)
     stored: list[StoredMetric] = field(default_factory=list)
     skip_count: int = 0
     skip_records: list[SkippedRecord] = field(default_factory=list)
@@ -54,14 +62,8 @@ class Context:
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
 
     # -------------------------------------------------------------- counting
-    def add(self, group: GroupKey, task: str, n: int, c: int) -> None:
-        key = (group, task)
-        cell = self.acc.get(key)
-        if cell is None:
-            self.acc[key] = [n, c]
-        else:
-            cell[0] += n
-            cell[1] += c
+    def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
+        return self.acc.add(group, task, n, c)
 
     def set_metric(self, metric: str, file: str) -> None:
         if self.metric is None:
@@ -97,10 +99,11 @@ class Context:
 class BadRecord(Exception):
     """Raised inside a reader for one bad record; turned into ctx.bad() by the caller."""
 
-    def __init__(self, what: str, path: tuple | None = None) -> None:
+    def __init__(self, what: str, path: tuple | None = None, line: int | None = None) -> None:
         super().__init__(what)
         self.what = what
         self.path = path
+        self.line = line
 
 
 # ------------------------------------------------------------------ groups
@@ -137,52 +140,88 @@ def group_from(
 
 
 # ------------------------------------------------------------------ JSON
-def load_json_document(file: str) -> object:
-    """Parse a whole JSON document, mapping errors to ``file:line: malformed JSON ...``."""
-    data = read_all(file)
-    if not data.strip():
-        raise ArchiveError(file, "empty file (no records)")
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise BadRecord(f"duplicate key {show(dup)} in a JSON object (which one counts is "
+                        "ambiguous)")
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
+def decode_json(data: bytes | bytearray | str) -> object:
+    """``json.loads`` that refuses duplicate keys; every failure is a BadRecord.
+
+    >>> decode_json(b'{"a": 1}')
+    {'a': 1}
+    >>> try:
+    ...     decode_json(b'{"a": 1, "a": 2}')
+    ... except BadRecord as e:
+    ...     print(e.what)
+    duplicate key 'a' in a JSON object (which one counts is ambiguous)
+    """
     try:
-        return json.loads(data)
+        if isinstance(data, (bytes, bytearray)):
+            data = bytes(data).removeprefix(UTF8_BOM).decode("utf-8")
+        return _DECODER.decode(data)
     except json.JSONDecodeError as e:
-        raise ArchiveError(
-            file, f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno
-        ) from None
+        raise BadRecord(f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno) from None
     except UnicodeDecodeError as e:
-        raise ArchiveError(file, f"not UTF-8 text: {e.reason} at byte {e.start}") from None
+        raise BadRecord(f"not UTF-8 text: {e.reason} at byte {e.start}") from None
+    except RecursionError:
+        raise BadRecord("JSON nested too deeply") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise BadRecord(f"unreadable JSON value: {e}".split(";")[0]) from None
+
+
+def load_json_document(file: str) -> object:
+    """A JSON document, streamed: small members decoded, the per-task containers read one
+    member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``."""
+    from ._jsondoc import load_document
+
+    return load_document(file)
 
 
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
-    """Yield (line number, line) for non-blank lines, reading in large binary blocks."""
+    """Yield (line number, line) for non-blank lines, reading in large binary blocks.
+
+    A line longer than the record-length cap is an ArchiveError; an unfinished line is kept
+    in one growing buffer, so memory stays near the cap whatever the input.
+    """
+    cap = max_record_bytes()
     with open_binary(file) as f:
-        rest = b""
+        rest = bytearray()
         lineno = 0
-        while True:
-            try:
-                block = f.stream.read(BLOCK)
-            except (OSError, EOFError) as e:
-                raise ArchiveError(file, f"cannot decompress: {e}") from None
-            if not block:
-                break
-            lines = (rest + block).split(b"\n")
-            rest = lines.pop()
+        while block := f.stream.read(BLOCK):
+            cut = block.rfind(b"\n")
+            if cut < 0:
+                rest += block
+                if len(rest) > cap:
+                    raise too_long(file, lineno + 1, cap)
+                continue
+            rest += block[:cut]
+            lines = rest.split(b"\n")
+            rest = bytearray(block[cut + 1:])
             for line in lines:
                 lineno += 1
+                if len(line) > cap:
+                    raise too_long(file, lineno, cap)
                 if line.strip():
-                    yield lineno, line
+                    yield lineno, bytes(line)
             ctx.report(f.raw_position())
+        if len(rest) > cap:
+            raise too_long(file, lineno + 1, cap)
         if rest.strip():
-            yield lineno + 1, rest
+            yield lineno + 1, bytes(rest)
 
 
 def parse_json_line(file: str, lineno: int, line: bytes) -> dict:
-    """json.loads one JSON Lines record; it must be an object. Raises BadRecord."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise BadRecord(f"malformed JSON: {e.msg} (column {e.colno})") from None
-    except UnicodeDecodeError as e:
-        raise BadRecord(f"not UTF-8 text: {e.reason} at byte {e.start}") from None
+    """Decode one JSON Lines record; it must be an object. Raises BadRecord."""
+    obj = decode_json(line)
     if not isinstance(obj, dict):
         raise BadRecord(f"record must be a JSON object, got {type(obj).__name__}")
     return obj
@@ -199,16 +238,29 @@ def task_id(value: object, name: str = "task_id") -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        return int_text(value, name)
     raise BadRecord(f'field "{name}" must be a string or an integer, got {show(value)}')
+
+
+def int_text(value: int, name: str) -> str:
+    """``str(value)``, or a BadRecord past Python's 4300-digit conversion limit."""
+    try:
+        return str(value)
+    except ValueError:
+        raise BadRecord(f'field "{name}" is an integer too long to use as an id (more than '
+                        f"{sys.get_int_max_str_digits()} digits)") from None
 
 
 def finite_number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise BadRecord(f'field "{name}" must be a number, got {show(value)}')
-    if not math.isfinite(value):
-        raise BadRecord(f'field "{name}" must be finite, got {show(value)}')
-    return float(value)
+    try:
+        x = float(value)
+    except OverflowError:
+        x = math.inf
+    if not math.isfinite(x):
+        raise BadRecord(f'field "{name}" must be a finite number, got {show(value)}')
+    return x
 
 
 def doc_scalar_record(doc: object) -> dict:

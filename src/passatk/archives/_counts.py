@@ -3,24 +3,54 @@
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
-from ._errors import Skipped
+from ._errors import Skipped, show
 
 __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
 
 GroupKey = tuple[tuple[str, object], ...]
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS = re.compile(r"([0-9]+)")
+#: counts must stay exact in a double (the estimator's domain)
+MAX_COUNT = 2**53
 
 
 def _task_key(task: str) -> tuple:
-    # natural order: "HumanEval/2" before "HumanEval/10"
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in _DIGITS.split(task) if p)
+    """Natural order ("HumanEval/2" before "HumanEval/10") without int(): text and ASCII digit
+    runs alternate, and a run compares by its length without leading zeros, then its digits.
+
+    >>> sorted(["T/10", "T/9", "T/09", "x1²", "U"], key=lambda t: (_task_key(t), t))
+    ['T/09', 'T/9', 'T/10', 'U', 'x1²']
+    """
+    parts = _DIGITS.split(task)
+    for i in range(1, len(parts), 2):
+        run = parts[i].lstrip("0")
+        parts[i] = f"{len(run):010d}{run}"
+    return tuple(parts)
+
+
+def _sort_key(task: str) -> tuple:
+    return _task_key(task), task
+
+
+def _natural_sorted(tasks) -> list[str]:
+    """``sorted(tasks, key=_sort_key)``, with one str per key instead of a tuple of parts.
+
+    The parts joined by NUL compare as the tuple does when no id holds a NUL (a proper
+    prefix sorts first either way); ties on the key fall back to the id (the first sort).
+    """
+    out = sorted(tasks)
+    if any("\0" in t for t in out):
+        out.sort(key=_task_key)
+    else:
+        out.sort(key=lambda t: "\0".join(_task_key(t)))
+    return out
 
 
 def _value_key(value: object) -> tuple:
@@ -35,6 +65,70 @@ def _value_key(value: object) -> tuple:
 
 def _group_key(group: GroupKey) -> tuple:
     return tuple((name, _value_key(value)) for name, value in group)
+
+
+class Tally:
+    """Sums of n and c per (group, task): one dict of row numbers per group, and the sums in
+    two int64 arrays (no Python object per row beyond the task id and its row number).
+
+    >>> t = Tally()
+    >>> t.add((), "T/1", 3, 1), t.add((), "T/1", 2, 2), t.add((), "T/2", 1, 0)
+    (0, 0, 1)
+    >>> t.n.tolist(), t.c.tolist()
+    ([5, 1], [3, 0])
+    """
+
+    def __init__(self) -> None:
+        self.rows: dict[GroupKey, dict[str, int]] = {}
+        self.n = array("q")
+        self.c = array("q")
+
+    def __len__(self) -> int:
+        return len(self.n)
+
+    def items(self) -> Iterator[tuple[tuple[GroupKey, str], tuple[int, int]]]:
+        """``((group, task), (n, c))`` per row, as a dict of the sums would give."""
+        n, c = self.n, self.c
+        for group, rows in self.rows.items():
+            for task, i in rows.items():
+                yield (group, task), (n[i], c[i])
+
+    def __iter__(self) -> Iterator[tuple[GroupKey, str]]:
+        return (key for key, _ in self.items())
+
+    def merge(self, other: Tally, label: GroupKey = ()) -> None:
+        """Add every row of ``other``, its group prefixed with ``label``."""
+        for (group, task), (n, c) in other.items():
+            self.add(label + group, task, n, c)
+
+    def find(self, group: GroupKey, task: str) -> int | None:
+        """The row number of (group, task), or None."""
+        rows = self.rows.get(group)
+        return None if rows is None else rows.get(task)
+
+    def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
+        """Add to the row of (group, task); return its row number."""
+        rows = self.rows.get(group)
+        if rows is None:
+            rows = self.rows[group] = {}
+        i = rows.get(task)
+        try:
+            if i is None:
+                i = rows[task] = len(self.n)
+                self.n.append(n)
+                self.c.append(c)
+            else:
+                self.n[i] += n
+                self.c[i] += c
+        except OverflowError:
+            raise ValueError(_too_many(group, task)) from None
+        return i
+
+
+def _too_many(group: GroupKey, task: str) -> str:
+    where = f" in group {dict(group)}" if group else ""
+    return (f"task {show(task)}{where}: n sums to 2**53 or more over the files read (counts "
+            "must be exact in a double)")
 
 
 @dataclass(frozen=True)
@@ -96,8 +190,8 @@ class Counts:
     groups : tuple of tuples of (field, value) pairs
         The distinct groups, e.g. ``(("model", "a"), ("metric_set", "plus"))``; ``()`` when
         the archive is not grouped. ``group_dicts`` gives them as dicts.
-    task : numpy.ndarray of str
-        Task id of each row.
+    task : numpy.ndarray of object
+        Task id of each row (Python str, kept exactly: trailing NULs and long ids included).
     n : numpy.ndarray of int64
         Number of samples of the task.
     c : numpy.ndarray of int64
@@ -153,7 +247,7 @@ class Counts:
 
         ``group`` is a tuple of (field, value) pairs or a dict.
         """
-        acc: dict[tuple[GroupKey, str], list[int]] = {}
+        acc = Tally()
         for row in rows:
             if len(row) == 3:
                 group, (task, n, c) = (), row
@@ -163,14 +257,14 @@ class Counts:
                 raise ValueError(f"row must be (task, n, c) or (group, task, n, c), got {row!r}")
             if isinstance(group, dict):
                 group = tuple(group.items())
-            _add(acc, tuple(group), str(task), n, c)
+            acc.add(tuple(group), str(task), int(n), int(c))
         return cls._from_acc(acc, metric=metric, stored=tuple(stored),
                              skipped=skipped or Skipped(), files=tuple(files))
 
     @classmethod
     def _from_acc(
         cls,
-        acc: dict[tuple[GroupKey, str], list[int]],
+        acc: Tally,
         *,
         metric: str,
         stored: tuple[StoredMetric, ...] = (),
@@ -179,14 +273,22 @@ class Counts:
     ) -> Counts:
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
-        groups = sorted({g for g, _ in acc}, key=_group_key)
-        index = {g: i for i, g in enumerate(groups)}
-        keys = sorted(acc, key=lambda gt: (index[gt[0]], _task_key(gt[1]), gt[1]))
-        m = len(keys)
-        group = np.fromiter((index[g] for g, _ in keys), dtype=np.int64, count=m)
-        task = np.array([t for _, t in keys], dtype=str) if m else np.array([], dtype=str)
-        n = np.fromiter((acc[k][0] for k in keys), dtype=np.int64, count=m)
-        c = np.fromiter((acc[k][1] for k in keys), dtype=np.int64, count=m)
+        groups = sorted(acc.rows, key=_group_key)
+        group_parts, task_parts, index_parts = [], [], []
+        for g, group in enumerate(groups):
+            rows = acc.rows[group]
+            tasks = _natural_sorted(rows)
+            task_parts.append(np.array(tasks, dtype=object))
+            index_parts.append(np.fromiter((rows[t] for t in tasks), np.int64, len(tasks)))
+            group_parts.append(np.full(len(tasks), g, dtype=np.int64))
+        order = np.concatenate(index_parts) if groups else np.zeros(0, np.int64)
+        n = np.frombuffer(acc.n, dtype=np.int64)[order] if len(acc) else order.copy()
+        c = np.frombuffer(acc.c, dtype=np.int64)[order] if len(acc) else order.copy()
+        task = np.concatenate(task_parts) if groups else np.array([], dtype=object)
+        group = np.concatenate(group_parts) if groups else order.copy()
+        big = np.flatnonzero(n >= MAX_COUNT)
+        if big.size:
+            raise ValueError(_too_many(groups[group[big[0]]], task[big[0]]))
         return cls(
             group=_readonly(group),
             groups=tuple(groups),
@@ -240,13 +342,6 @@ class Counts:
         ]
 
     # ------------------------------------------------------------------ merging
-    def _acc(self) -> dict[tuple[GroupKey, str], list[int]]:
-        acc: dict[tuple[GroupKey, str], list[int]] = {}
-        for g, t, n, c in zip(self.group.tolist(), self.task.tolist(), self.n.tolist(),
-                              self.c.tolist(), strict=True):
-            _add(acc, self.groups[g], t, n, c)
-        return acc
-
     def merge(self, *others: Counts) -> Counts:
         """Sum n and c per (group, task) with the other counts: the exact merge of partial reads.
 
@@ -258,16 +353,6 @@ class Counts:
             If the metrics differ (pass@k and pass^k counts cannot be pooled).
         """
         return merge_counts([self, *others])
-
-
-def _add(acc: dict, group: GroupKey, task: str, n: int, c: int) -> None:
-    key = (group, task)
-    cell = acc.get(key)
-    if cell is None:
-        acc[key] = [int(n), int(c)]
-    else:
-        cell[0] += int(n)
-        cell[1] += int(c)
 
 
 def merge_counts(parts: Iterable[Counts]) -> Counts:
@@ -305,10 +390,11 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
             f"cannot merge counts of different metrics {sorted(metrics)}: pass@k and pass^k "
             "archives must be scored separately"
         )
-    acc: dict[tuple[GroupKey, str], list[int]] = {}
+    acc = Tally()
     for p in parts:
-        for key, (n, c) in p._acc().items():
-            _add(acc, key[0], key[1], n, c)
+        for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
+                              strict=True):
+            acc.add(p.groups[g], t, n, c)
     skipped = Skipped()
     for p in parts:
         skipped = skipped + p.skipped

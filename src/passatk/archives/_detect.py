@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 
@@ -19,9 +18,9 @@ from . import (
     tables,
     taubench,
 )
-from ._common import Context, load_json_document
+from ._common import BadRecord, Context, decode_json, load_json_document
 from ._errors import ArchiveError
-from ._sources import PARQUET_MAGIC, logical_name, read_head
+from ._sources import PARQUET_MAGIC, is_regular, logical_name, read_head
 
 __all__ = [
     "FORMATS", "FormatInfo", "UnknownDocument", "canonical_format", "detect", "detect_format",
@@ -257,20 +256,20 @@ def _as_lines(name: str, head: bytes, start: bytes) -> bool:
         return False
     first = _first_line(head)
     try:
-        return first is not None and isinstance(json.loads(first[1]), dict)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return first is not None and isinstance(decode_json(first[1]), dict)
+    except BadRecord:
         return False
 
 
 def _lines_format(file: str, head: bytes, ctx: Context) -> str:
     lineno, line = _first_line(head)
     try:
-        record = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        record = decode_json(line)
+    except BadRecord as e:
         hint = document_hint(file, head)
         if hint is not None:
             raise ArchiveError(file, hint) from None
-        raise ArchiveError(file, f"malformed JSON: {getattr(e, 'msg', e)}", line=lineno) from None
+        raise ArchiveError(file, e.what, line=lineno) from None
     fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
     if fmt is None:
         keys = key_list(list(record)) if isinstance(record, dict) else type(record).__name__
@@ -284,14 +283,16 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
 
     None when the first line is a JSON value of its own, or the file is no JSON document.
     """
+    if head is None and not is_regular(file):
+        return None  # a pipe or device is read once, by the reader
     head = read_head(file, 1 << 16) if head is None else head
     first = _first_line(head)
     if first is None or not first[1].rstrip().endswith((b"{", b"[", b",")):
         return None  # not the opening line of an indented document: no whole-file parse
     try:
-        json.loads(first[1])
+        decode_json(first[1])
         return None
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except BadRecord:
         pass
     try:
         doc = load_json_document(file)

@@ -26,7 +26,7 @@ from . import (
     taubench,
 )
 from ._common import Context, Options, load_json_document
-from ._counts import Counts
+from ._counts import Counts, Tally
 from ._detect import (
     JSON_DOCUMENT_FORMATS,
     UnknownDocument,
@@ -225,10 +225,10 @@ def read_counts(
     ctx.total_bytes = sum(sizes)
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
     named = _named_files(paths)
-    runs: dict[str, tuple[dict, list]] = {}
+    runs: dict[str, tuple[Tally, list]] = {}
     summaries: list[tuple[str, object]] = []
     for file, size in zip(files, sizes, strict=True):
-        ctx.acc, ctx.stored = {}, []
+        ctx.acc, ctx.stored = Tally(), []
         try:
             kind = _read_one(file, fmt, ctx, filtering, os.path.normpath(file) in named)
         except UnknownDocument as e:
@@ -236,8 +236,9 @@ def read_counts(
                 raise
             summaries.append((file, e.doc))
         else:
-            run = runs.setdefault(_archive_of(file, kind), ({}, []))
-            _sum_into(run[0], ctx.acc)
+            run = runs.setdefault(_archive_of(file, kind), (ctx.acc, []))  # no copy
+            if run[0] is not ctx.acc:
+                run[0].merge(ctx.acc)
             run[1].extend(ctx.stored)
         ctx.done_bytes += size
         ctx.report(0)
@@ -262,18 +263,8 @@ def _archive_of(file: str, kind: str) -> str:
     return os.path.dirname(os.path.abspath(file)) if kind == "multipl-e" else file
 
 
-def _sum_into(acc: dict, part: dict) -> None:
-    for key, (n, c) in part.items():
-        cell = acc.get(key)
-        if cell is None:
-            acc[key] = [n, c]
-        else:
-            cell[0] += n
-            cell[1] += c
-
-
-def _combine(runs: dict[str, tuple[dict, list]], merge: bool,
-             by: tuple[str, ...] = ()) -> tuple[dict, list, dict]:
+def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
+             by: tuple[str, ...] = ()) -> tuple[Tally, list, dict]:
     """Pool the runs (``merge``, or one archive), or label each by its path.
 
     Several archives get the group field ``path``, unless ``by`` holds a path spec, which
@@ -285,23 +276,27 @@ def _combine(runs: dict[str, tuple[dict, list]], merge: bool,
             _check_apart(runs, by)
         else:
             labels = _relative_labels(list(runs))
-    acc: dict = {}
+    acc = None
     stored: list = []
     groups: dict[str, set] = {}
     for archive, (part, part_stored) in runs.items():
         label = ((RUN_FIELD, labels[archive]),) if labels else ()
-        _sum_into(acc, {(label + g, t): cell for (g, t), cell in part.items()})
+        groups[archive] = {label + g for g in part.rows}
+        if acc is None and not label:
+            acc = part  # the first run pools the others: no copy of its rows
+        else:
+            acc = acc if acc is not None else Tally()
+            acc.merge(part, label)
         stored.extend(dataclasses.replace(s, group=label + tuple(s.group)) if label else s
                       for s in part_stored)
-        groups[archive] = {label + g for g, _ in part}
-    return acc, stored, groups
+    return (acc if acc is not None else Tally()), stored, groups
 
 
-def _check_apart(runs: dict[str, tuple[dict, list]], by: tuple[str, ...]) -> None:
+def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> None:
     """With a path spec in ``by``, no two archives may share a group: that would pool them."""
     owner: dict = {}
     for archive, (part, _) in runs.items():
-        for g in sorted({g for g, _ in part}, key=repr):
+        for g in sorted(part.rows, key=repr):
             first = owner.setdefault(g, archive)
             if first != archive:
                 shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import gzip
 import io
 import os
-from collections.abc import Iterable
+import stat
+import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ._errors import ArchiveError
@@ -16,6 +19,9 @@ __all__ = ["expand_paths", "logical_name", "open_binary", "path_group_value", "r
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 PARQUET_MAGIC = b"PAR1"
+UTF8_BOM = b"\xef\xbb\xbf"
+#: the default record-length cap (see max_record_bytes)
+DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson")
 
@@ -118,10 +124,14 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
             f"paths must be a path or an iterable of paths, got {type(paths).__name__}"
         ) from None
     out: list[str] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
 
     def add(p: str) -> None:
-        key = os.path.normpath(p)
+        try:
+            st = os.stat(p)
+        except OSError as e:
+            raise ArchiveError(p, _os_reason(e)) from None
+        key = (st.st_dev, st.st_ino)  # one file under two names (a symlink) is read once
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -129,61 +139,320 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     for item in items:
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
-        p = os.fspath(item)
-        if os.path.isdir(p):
-            found = sorted(
-                str(f)
-                for f in Path(p).rglob("*")
-                if f.is_file() and _is_data_file(f) and not _sidecar_or_companion(f)
-                and not any(part.startswith(".") for part in f.relative_to(p).parts)
-            )
-            if not found:
-                raise ArchiveError(p, "directory holds no result files")
-            for f in found:
-                add(f)
-        elif os.path.exists(p):
-            add(p)
-        elif glob.has_magic(p):
-            found = sorted(f for f in glob.glob(p, recursive=True) if os.path.isfile(f))
-            if not found:
-                raise ArchiveError(p, "no file matches this pattern")
-            for f in found:
-                add(f)
-        else:
-            raise ArchiveError(p, "no such file or directory")
+        for f in _expand_one(os.fspath(item)):
+            add(f)
     if not out:
         raise ArchiveError("<paths>", "no input files given")
     return out
 
 
+def _expand_one(p: str) -> list[str]:
+    """The files of one path: a directory's data files, the file itself, or a glob's."""
+    if os.path.isdir(p):
+        found = sorted(f for f in _walk_files(p)
+                       if _is_data_file(Path(f)) and not _sidecar_or_companion(Path(f)))
+        if not found:
+            raise ArchiveError(p, "directory holds no result files")
+        return found
+    if os.path.exists(p):
+        return [p]
+    if glob.has_magic(p):
+        found = sorted(f for f in _glob(p) if os.path.isfile(f))
+        if not found:
+            raise ArchiveError(p, "no file matches this pattern")
+        return found
+    if os.path.islink(p):
+        raise ArchiveError(p, "broken symbolic link or a symlink loop")
+    raise ArchiveError(p, "no such file or directory")
+
+
+def _os_reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def is_regular(p: str) -> bool:
+    """Whether ``p`` is a regular file (not a pipe or a device); False if it cannot be stat'ed."""
+    try:
+        return stat.S_ISREG(os.stat(p).st_mode)
+    except OSError:
+        return False
+
+
+def _regular_file(p: str) -> None:
+    """A pipe or device can be read only once, but detection reads its start first."""
+    try:
+        mode = os.stat(p).st_mode
+    except OSError as e:
+        raise ArchiveError(p, _os_reason(e)) from None
+    if not stat.S_ISREG(mode):
+        kind = "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise ArchiveError(p, f"is {kind}, which cannot be read twice: give its format "
+                           "(--input-format / format=) or save the data to a file")
+
+
+def _list_dir(folder: str) -> list[os.DirEntry]:
+    """The entries of ``folder``; a directory that cannot be listed is an error, not empty."""
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError as e:
+        raise ArchiveError(folder, f"cannot list directory: {_os_reason(e)}") from None
+
+
+def _is_dir(entry: os.DirEntry, follow: bool) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=follow)
+    except OSError:
+        return False
+
+
+def _walk_dirs(top: str) -> Iterator[str]:
+    """``top`` and every directory below it, without following symlinks to directories.
+
+    A visited set of (st_dev, st_ino) keeps each directory to one visit whatever the links
+    or bind mounts, so the walk is linear in the size of the tree.
+    """
+    try:
+        st = os.stat(top)
+    except OSError as e:
+        raise ArchiveError(top, _os_reason(e)) from None
+    visited = {(st.st_dev, st.st_ino)}
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        yield folder
+        subdirs = []
+        for entry in _list_dir(folder):
+            if entry.name.startswith(".") or not _is_dir(entry, False):
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if (st.st_dev, st.st_ino) not in visited:
+                visited.add((st.st_dev, st.st_ino))
+                subdirs.append(entry.path)
+        stack.extend(sorted(subdirs, reverse=True))
+
+
+def _walk_files(top: str) -> Iterator[str]:
+    """Files (or symlinks to files) in the tree below ``top``, hidden names left out."""
+    for folder in _walk_dirs(top):
+        for entry in _list_dir(folder):
+            if not entry.name.startswith(".") and not _is_dir(entry, True):
+                try:
+                    if entry.is_file():
+                        yield entry.path
+                except OSError:
+                    continue
+
+
+def _glob(pattern: str) -> list[str]:
+    """Expand a glob; ``**`` matches any number of directories, walked without following
+    symlinks (so link loops cannot make it exponential), and unreadable directories are an
+    error. As with the shell, ``*`` does not match names that start with a dot."""
+    parts = pattern.split(os.sep)
+    current = [os.sep if pattern.startswith(os.sep) else ""]
+    for i, part in enumerate(parts):
+        if part == "" and i == 0:
+            continue
+        last = i == len(parts) - 1
+        nxt: list[str] = []
+        for base in current:
+            folder = base or os.curdir
+            if part == "**":
+                if os.path.isdir(folder):
+                    found = _walk_files(folder) if last else _walk_dirs(folder)
+                    nxt.extend(_relative(d) if not base else d for d in found)
+                continue
+            if not glob.has_magic(part):
+                path = os.path.join(base, part)
+                if os.path.lexists(path):
+                    nxt.append(path)
+                continue
+            if not os.path.isdir(folder):
+                continue
+            for entry in _list_dir(folder):
+                if (entry.name.startswith(".") and not part.startswith(".")) \
+                        or not fnmatch.fnmatchcase(entry.name, part):
+                    continue
+                if last or _is_dir(entry, True):
+                    nxt.append(os.path.join(base, entry.name))
+        current = _dedupe_names(nxt)
+    return [p for p in current if p]
+
+
+def _relative(path: str) -> str:
+    """``./a/b`` -> ``a/b`` and ``.`` -> ``""``, as glob names its matches."""
+    if path == os.curdir:
+        return ""
+    prefix = os.curdir + os.sep
+    return path[len(prefix):] if path.startswith(prefix) else path
+
+
+def _dedupe_names(paths: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for p in paths:
+        key = os.path.normpath(p) if p else p
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+#: compressed bytes fed to the zstd decoder per call: a zstd block of 4 bytes can expand to
+#: 128 KiB, so this bounds one call's output to 64 MiB whatever the input (a bomb)
+ZSTD_FEED = 2048
+#: the largest zstd window accepted (zstd's own default limit, 2**27 = 128 MiB)
+ZSTD_MAX_WINDOW = 1 << 27
+
+
+def _decompress_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error)
+    try:
+        import zstandard
+    except ImportError:  # pragma: no cover - optional
+        return errors
+    return (*errors, zstandard.ZstdError)
+
+
+def _zstandard(path: str):
+    try:
+        import zstandard
+    except ImportError:
+        raise ArchiveError(
+            path,
+            "zstd-compressed file, but the optional package zstandard is not "
+            "installed (pip install 'passatk[zstd]')",
+        ) from None
+    return zstandard
+
+
+class _Rewound(io.RawIOBase):
+    """A plain file whose first bytes were already read (so pipes and FIFOs work too)."""
+
+    def __init__(self, raw, head: bytes) -> None:
+        self._raw, self._head = raw, head
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        if self._head:
+            size = min(len(b), len(self._head))
+            b[:size] = self._head[:size]
+            self._head = self._head[size:]
+            return size
+        return self._raw.readinto(b)
+
+    def read(self, size: int = -1) -> bytes:
+        if not self._head:
+            return self._raw.read(size)
+        return super().read(size)
+
+    def close(self) -> None:
+        super().close()
+
+
+class _Guarded(io.RawIOBase):
+    """A raw stream over a decompressing stream whose errors become one ArchiveError."""
+
+    def __init__(self, inner, path: str) -> None:
+        self._inner, self._path = inner, path
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        try:
+            return self._inner.readinto(b)
+        except ArchiveError:
+            raise
+        except _decompress_errors() as e:
+            raise ArchiveError(self._path, f"cannot decompress: {e}") from None
+
+    def close(self) -> None:
+        try:
+            self._inner.close()
+        finally:
+            super().close()
+
+
+class _ZstdRaw(io.RawIOBase):
+    """zstd frames, decoded one decompressobj per frame; the input must end at a frame end.
+
+    zstandard's stream_reader returns end of file when the input ends, complete or not; here
+    a file that ends inside a frame is an error ("truncated zstd stream").
+    """
+
+    def __init__(self, raw, path: str, zstandard) -> None:
+        self._raw, self._path = raw, path
+        self._dctx = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
+        self._obj = None
+        self._input = b""
+        self._out = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while not self._out:
+            if not self._decode_more():
+                return 0
+        size = min(len(b), len(self._out))
+        b[:size] = self._out[:size]
+        self._out = self._out[size:]
+        return size
+
+    def _decode_more(self) -> bool:
+        if not self._input:
+            self._input = self._raw.read(ZSTD_FEED)
+            if not self._input:
+                if self._obj is not None:
+                    raise ArchiveError(self._path, "truncated zstd stream: the file ends "
+                                       "inside a frame (an incomplete copy or a crashed writer)")
+                return False
+        if self._obj is None:
+            self._obj = self._dctx.decompressobj()
+        data, self._input = self._input, b""
+        self._out = memoryview(self._obj.decompress(data))
+        if self._obj.eof:  # the frame is complete; what follows starts the next frame
+            self._input = self._obj.unused_data
+            self._obj = None
+        return True
+
+
 class _Opened:
-    """A decompressed binary stream plus the raw file, whose position gives progress."""
+    """A decompressed binary stream plus the raw file, whose position gives progress.
+
+    Reading the stream raises ArchiveError ("cannot decompress: ...") for corrupt or
+    truncated compressed data, never zlib.error, EOFError or ZstdError.
+    """
 
     def __init__(self, path: str) -> None:
-        self.raw = open(path, "rb")
-        magic = self.raw.read(4)
-        self.raw.seek(0)
-        self.compression = None
         try:
+            self.raw = open(path, "rb")
+        except OSError as e:
+            raise ArchiveError(path, _os_reason(e)) from None
+        try:
+            magic = self.raw.read(4)
+            self.compression = None
+            source = _Rewound(self.raw, magic)  # no seek: pipes and FIFOs work too
             if magic[:2] == GZIP_MAGIC:
                 self.compression = "gzip"
-                self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb")
+                inner = gzip.GzipFile(fileobj=source, mode="rb")
+                self.stream = io.BufferedReader(_Guarded(inner, path), buffer_size=1 << 16)
             elif magic == ZSTD_MAGIC:
                 self.compression = "zstd"
-                try:
-                    import zstandard
-                except ImportError:
-                    raise ArchiveError(
-                        path,
-                        "zstd-compressed file, but the optional package zstandard is not "
-                        "installed (pip install 'passatk[zstd]')",
-                    ) from None
                 self.stream = io.BufferedReader(
-                    zstandard.ZstdDecompressor().stream_reader(self.raw, closefd=False),
-                    buffer_size=1 << 20,
-                )
-            else:
+                    _Guarded(_ZstdRaw(source, path, _zstandard(path)), path),
+                    buffer_size=1 << 20)
+            elif self.raw.seekable():  # a plain file: read it directly (the hot path)
+                self.raw.seek(0)
                 self.stream = self.raw
+            else:
+                self.stream = io.BufferedReader(_Guarded(source, path), buffer_size=1 << 16)
+        except OSError as e:
+            self.raw.close()
+            raise ArchiveError(path, _os_reason(e)) from None
         except BaseException:
             self.raw.close()
             raise
@@ -213,22 +482,84 @@ def open_binary(path: str) -> _Opened:
     return _Opened(path)
 
 
+def max_record_bytes() -> int:
+    """The record-length cap: the longest line or JSON record read, in bytes.
+
+    64 MiB unless the environment variable ``PASSATK_MAX_RECORD_BYTES`` says otherwise (a
+    number of bytes, optionally with a binary suffix K, M or G: ``256M``).
+
+    >>> max_record_bytes() == DEFAULT_MAX_RECORD_BYTES or "PASSATK_MAX_RECORD_BYTES" in os.environ
+    True
+    """
+    text = os.environ.get("PASSATK_MAX_RECORD_BYTES", "").strip()
+    if not text:
+        return DEFAULT_MAX_RECORD_BYTES
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
+    digits = text[:-1] if scale > 1 else text
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > 15 or int(digits) == 0:
+        raise ValueError(f"PASSATK_MAX_RECORD_BYTES must be a positive number of bytes such as "
+                         f"67108864 or 64M, got {text[:40]!r}")
+    return int(digits) * scale
+
+
+def too_long(file: str, lineno: int | None, cap: int) -> ArchiveError:
+    """The error for a record over the cap (a whole-file error: the rest cannot be framed)."""
+    return ArchiveError(
+        file, f"record longer than {cap} bytes, the record-length cap (set "
+        "PASSATK_MAX_RECORD_BYTES to read longer records)", line=lineno)
+
+
 def read_head(path: str, size: int = 1 << 16) -> bytes:
-    """Return the first ``size`` decompressed bytes of a file."""
+    """Return the first ``size`` decompressed bytes of a file, without a UTF-8 BOM.
+
+    For line-oriented files (any name but ``*.json``) the head is extended to the end of the
+    first non-blank line, so that a first record longer than ``size`` can be detected; a
+    first line longer than the record-length cap is an ArchiveError.
+    """
+    _regular_file(path)
+    cap = max_record_bytes()
     with open_binary(path) as f:
-        try:
-            return f.stream.read(size)
-        except (OSError, EOFError) as e:
-            raise ArchiveError(path, f"cannot decompress: {e}") from None
+        head = bytearray(f.stream.read(size))
+        extend = head[:4] != PARQUET_MAGIC and not logical_name(path).endswith(".json")
+        if extend and len(head) >= size and not _has_first_line(head):
+            head = _first_line_head(f.stream, head, path, cap)
+    return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it
 
 
-def read_all(path: str) -> bytes:
-    """Return the whole decompressed content of a file."""
+def _first_line_head(stream, head: bytearray, path: str, cap: int) -> bytearray:
+    """Extend ``head`` in 1 MiB steps until it holds a non-blank line (at most ``cap``)."""
+    while True:
+        more = stream.read(1 << 20)
+        if not more:
+            return head
+        checked = len(head)
+        head += more
+        if head.find(b"\n", checked) >= 0 and _has_first_line(head):
+            return head
+        if len(head) > cap:
+            raise too_long(path, 1, cap)
+
+
+def _has_first_line(head: bytearray) -> bool:
+    start = 0
+    while True:
+        end = head.find(b"\n", start)
+        if end < 0:
+            return False
+        if head[start:end].strip():
+            return True
+        start = end + 1
+
+
+def read_all(path: str, cap: int | None = None) -> bytes:
+    """Return the whole decompressed content of a file (an ArchiveError past ``cap`` bytes)."""
     with open_binary(path) as f:
-        try:
+        if cap is None:
             return f.stream.read()
-        except (OSError, EOFError) as e:
-            raise ArchiveError(path, f"cannot decompress: {e}") from None
+        data = f.stream.read(cap + 1)
+    if len(data) > cap:
+        raise too_long(path, None, cap)
+    return data
 
 
 def path_group_value(spec: str, path: str) -> str:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 from . import _hints as hints
-from ._common import Context, document_group
+from ._common import BadRecord, Context, decode_json, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
-from ._sources import COMPRESSED_SUFFIXES, logical_name, read_all
+from ._sources import COMPRESSED_SUFFIXES, logical_name, max_record_bytes, read_all
 
 STATUSES = ("pass", "fail", "timeout")
 _PASS_KEY = re.compile(r"pass@([1-9][0-9]*)\Z")
@@ -74,9 +73,9 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     side = sidecar(file)
     if side is not None:
         try:
-            stored = json.loads(read_all(side))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ArchiveError(side, f"malformed JSON: {e}") from None
+            stored = decode_json(read_all(side, max_record_bytes()))
+        except BadRecord as e:
+            raise ArchiveError(side, e.what, line=e.line) from None
         if not isinstance(stored, dict):
             raise ArchiveError(side, "must be a JSON object", path=())
         for key, value in stored.items():

@@ -40,6 +40,7 @@ def _status(value: object, allowed: tuple, name: str) -> None:
 
 
 def read(file: str, ctx: Context, doc: dict) -> None:
+    """Add one EvalPlus document; ``$.eval`` is read once, one task at a time."""
     ctx.set_metric("pass@k", file)
     v = version(doc)
     if v is None:
@@ -55,67 +56,92 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     ev = doc["eval"]
     if not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
-    rows = []  # (task, n, base c, plus c or None)
-    if v == 1:
-        has_plus = any(isinstance(e, dict) and e.get("plus") for e in ev.values())
-        for task, entry in ev.items():
-            try:
-                rows.append((task, *_v1_task(entry, has_plus, file, ctx, task)))
-            except BadRecord as e:
-                ctx.bad(file, e.what, path=("eval", task, *(e.path or ())))
-    else:
-        has_plus = (v == 3 and isinstance(doc.get("pass_at_k"), dict)
-                    and "plus" in doc["pass_at_k"]) or any(
-            isinstance(s, dict) and s.get("plus_status") is not None
-            for samples in ev.values() if isinstance(samples, list) for s in samples)
-        for task, samples in ev.items():
-            if not isinstance(samples, list):
-                ctx.bad(file, f"must be a list of samples, got {type(samples).__name__}",
-                        path=("eval", task))
-                continue
-            n = cb = cp = 0
-            for i, s in enumerate(samples):
-                try:
-                    if not isinstance(s, dict):
-                        raise BadRecord(f"sample must be an object, got {type(s).__name__}")
-                    if "task_id" in s and s["task_id"] != task:
-                        raise BadRecord(f"task_id {show(s['task_id'])} differs from its key "
-                                        f"{task!r}", ("task_id",))
-                    if "base_status" not in s:
-                        raise BadRecord('missing field "base_status"')
-                    _status(s["base_status"], STATUSES, "base_status")
-                    ps = s.get("plus_status")
-                    _status(ps, STATUSES, "plus_status")
-                except BadRecord as e:
-                    ctx.bad(file, e.what, path=("eval", task, i, *(e.path or ())))
-                    continue
-                n += 1
-                b = s["base_status"] == "pass"
-                cb += b
-                cp += b and ps == "pass"
-            if not samples:
-                ctx.bad(file, "no samples for this task", path=("eval", task))
-            if n:
-                rows.append((task, n, cb, cp if has_plus else None))
+    rows, has_plus = (_v1_rows if v == 1 else _v2_rows)(file, ctx, ev)
+    has_plus = has_plus or (v == 3 and isinstance(doc.get("pass_at_k"), dict)
+                            and "plus" in doc["pass_at_k"])
     for task, n, cb, cp in rows:
+        if has_plus and cp is None:  # v1: a task whose plus results do not match base
+            ctx.bad(file, "plus results do not match base (one per base result)",
+                    path=("eval", task, "plus"))
+            continue
         ctx.add(gbase, task, n, cb)
-        if cp is not None:
+        if has_plus:
             ctx.add(gplus, task, n, cp)
-    stored = doc.get("pass_at_k") if v == 3 else None
-    if isinstance(stored, dict):
-        for mset, group in (("base", gbase), ("plus", gplus)):
-            values = stored.get(mset)
-            if not isinstance(values, dict):
+    if v == 3:
+        _stored(file, ctx, doc.get("pass_at_k"), gbase, gplus)
+
+
+def _v1_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
+    rows, has_plus = [], False  # (task, n, base c, plus c or None)
+    for task, entry in ev.items():
+        try:
+            n, cb, cp, plus = _v1_task(entry)
+        except BadRecord as e:
+            ctx.bad(file, e.what, path=("eval", task, *(e.path or ())))
+            continue
+        has_plus = has_plus or plus
+        rows.append((task, n, cb, cp))
+    return rows, has_plus
+
+
+def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
+    rows, has_plus = [], False
+    for task, samples in ev.items():
+        if not isinstance(samples, list):
+            ctx.bad(file, f"must be a list of samples, got {type(samples).__name__}",
+                    path=("eval", task))
+            continue
+        n = cb = cp = 0
+        for i, s in enumerate(samples):
+            try:
+                ps = _v2_sample(s, task)
+            except BadRecord as e:
+                ctx.bad(file, e.what, path=("eval", task, i, *(e.path or ())))
                 continue
-            for key, value in values.items():
-                m = _PASS_KEY.match(key)
-                if m and isinstance(value, (int, float)) and not isinstance(value, bool):
-                    ctx.stored.append(StoredMetric(
-                        group, "pass@k", int(m.group(1)), float(value),
-                        location(file, path=("pass_at_k", mset, key)), "fraction"))
+            n += 1
+            b = s["base_status"] == "pass"
+            cb += b
+            cp += b and ps == "pass"
+            has_plus = has_plus or ps is not None
+        if not samples:
+            ctx.bad(file, "no samples for this task", path=("eval", task))
+        if n:
+            rows.append((task, n, cb, cp))
+    return rows, has_plus
 
 
-def _v1_task(entry: object, has_plus: bool, file: str, ctx: Context, task: str) -> tuple:
+def _v2_sample(s: object, task: str) -> object:
+    """Check one v2/v3 sample; return its plus status."""
+    if not isinstance(s, dict):
+        raise BadRecord(f"sample must be an object, got {type(s).__name__}")
+    if "task_id" in s and s["task_id"] != task:
+        raise BadRecord(f"task_id {show(s['task_id'])} differs from its key {task!r}",
+                        ("task_id",))
+    if "base_status" not in s:
+        raise BadRecord('missing field "base_status"')
+    _status(s["base_status"], STATUSES, "base_status")
+    ps = s.get("plus_status")
+    _status(ps, STATUSES, "plus_status")
+    return ps
+
+
+def _stored(file: str, ctx: Context, stored: object, gbase, gplus) -> None:
+    if not isinstance(stored, dict):
+        return
+    for mset, group in (("base", gbase), ("plus", gplus)):
+        values = stored.get(mset)
+        if not isinstance(values, dict):
+            continue
+        for key, value in values.items():
+            m = _PASS_KEY.match(key)
+            if m and isinstance(value, (int, float)) and not isinstance(value, bool):
+                ctx.stored.append(StoredMetric(
+                    group, "pass@k", int(m.group(1)), float(value),
+                    location(file, path=("pass_at_k", mset, key)), "fraction"))
+
+
+def _v1_task(entry: object) -> tuple:
+    """(n, base c, plus c or None when plus does not match base, whether plus is non-empty)."""
     if not isinstance(entry, dict):
         raise BadRecord(f"must be an object, got {type(entry).__name__}")
     base = entry.get("base")
@@ -130,8 +156,6 @@ def _v1_task(entry: object, has_plus: bool, file: str, ctx: Context, task: str) 
     plus = entry.get("plus", [])
     if not isinstance(plus, list):
         raise BadRecord(f"plus must be a list, got {show(plus)}", ("plus",))
-    if has_plus and len(plus) != n:
-        raise BadRecord(f"plus has {len(plus)} results but base has {n}", ("plus",))
     statuses = []
     for name, results in (("base", base), ("plus", plus)):
         st = []
@@ -144,8 +168,8 @@ def _v1_task(entry: object, has_plus: bool, file: str, ctx: Context, task: str) 
                 raise BadRecord(e.what, (name, i, 0)) from None
             st.append(r[0] == "success")
         statuses.append(st)
-    cb = sum(statuses[0])
-    cp = sum(b and p for b, p in zip(*statuses, strict=True)) if has_plus else None
     if n == 0:
         raise BadRecord("no results under base", ("base",))
-    return n, cb, cp
+    cb = sum(statuses[0])
+    cp = sum(b and p for b, p in zip(*statuses, strict=True)) if len(plus) == n else None
+    return n, cb, cp, bool(plus)

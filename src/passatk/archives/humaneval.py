@@ -43,9 +43,10 @@ from ._common import (
 from ._errors import ArchiveError
 from ._flags import pass_flag
 from ._hints import FailureText
-from ._sources import open_binary
+from ._sources import max_record_bytes, open_binary, too_long
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
+MAX_FAST_ID = 256  # longest task id (bytes) counted by the vectorized scan
 
 
 def _lit(b: bytes) -> np.ndarray:
@@ -246,20 +247,18 @@ def read(file: str, ctx: Context) -> None:
             cell[1] += passed
         records += 1
 
+    cap = max_record_bytes()
     with open_binary(file) as f:
         buf = bytearray(BLOCK)
         view = memoryview(buf)
         scratch = np.empty(0, dtype=bool)
         held = 0  # bytes of an unfinished line kept at the start of buf
         while True:
-            if held == len(buf):  # a line longer than the buffer: grow it
+            if held == len(buf):  # a line longer than the buffer: grow it, up to the cap
                 view.release()
-                buf.extend(bytes(len(buf)))
+                _grow(buf, cap, file, lineno + 1)
                 view = memoryview(buf)
-            try:
-                got = f.stream.readinto(view[held:])
-            except (OSError, EOFError) as e:
-                raise ArchiveError(file, f"cannot decompress: {e}") from None
+            got = f.stream.readinto(view[held:])
             if not got:
                 break
             end = held + got
@@ -278,7 +277,8 @@ def read(file: str, ctx: Context) -> None:
                         if line.strip():
                             slow_line(line, lineno)
             held = end - cut
-            buf[:held] = bytes(view[cut:end])
+            if cut:  # keep the unfinished line at the start of buf
+                buf[:held] = bytes(view[cut:end])
             ctx.report(f.raw_position())
         view.release()
         rest = bytes(buf[:held])
@@ -292,6 +292,13 @@ def read(file: str, ctx: Context) -> None:
         ctx.add(group, task, n, c)
 
 
+def _grow(buf: bytearray, cap: int, file: str, lineno: int) -> None:
+    """Double ``buf``, whose unfinished line fills it, or stop at the record-length cap."""
+    if len(buf) >= cap:
+        raise too_long(file, lineno, cap)
+    buf.extend(bytes(len(buf)))
+
+
 def _scan_into(
     block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray,
     failures: FailureText,
@@ -302,6 +309,10 @@ def _scan_into(
     """
     nl, fast, t0, t1, passed, r0, r1 = scan_block(block, cut, scratch)
     is_slow = np.ones(nl.size, dtype=bool)
+    short = t1 - t0 <= MAX_FAST_ID
+    if not short.all():  # the key matrix is lines x longest id: long ids take the slow path
+        fast, t0, t1, passed = fast[short], t0[short], t1[short], passed[short]
+        r0, r1 = r0[short], r1[short]
     if fast.size:
         a = np.frombuffer(block, dtype=np.uint8, count=cut)
         length = t1 - t0

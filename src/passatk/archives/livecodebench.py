@@ -30,7 +30,7 @@ def _error(meta: object) -> object:
     if isinstance(meta, str):
         try:
             meta = json.loads(meta)
-        except ValueError:
+        except (ValueError, RecursionError):  # only a hint: unreadable metadata gives none
             return None
     return meta.get("error") if isinstance(meta, dict) else None
 

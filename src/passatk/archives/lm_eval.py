@@ -13,13 +13,13 @@ through ``passed=FIELD``, or by detection (the one numeric metric the line lists
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
 from ._common import (
     BadRecord,
     Context,
+    decode_json,
     finite_number,
     group_from,
     iter_lines,
@@ -31,7 +31,7 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import pass_flag
-from ._sources import COMPRESSED_SUFFIXES, logical_name, read_all
+from ._sources import COMPRESSED_SUFFIXES, logical_name, max_record_bytes, read_all
 
 INTEGRAL_TOLERANCE = 1e-9
 _NAME = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
@@ -124,7 +124,10 @@ def read(file: str, ctx: Context) -> None:
             n, c = _counts(rec, field)
             extra = [("lm_eval_task", lm_task)]
             if "filter" in rec:
-                extra.append(("filter", rec["filter"]))
+                f = rec["filter"]
+                if not (f is None or isinstance(f, (str, int, float, bool))):
+                    raise BadRecord(f'field "filter" must be a string, got {show(f)}')
+                extra.append(("filter", f))
             group = group_from(o.by, pathvals, rec, tuple(extra))
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
@@ -150,9 +153,9 @@ def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> No
     else:
         return
     try:
-        doc = json.loads(read_all(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ArchiveError(path, f"malformed JSON: {e}") from None
+        doc = decode_json(read_all(path, max_record_bytes()))
+    except BadRecord as e:
+        raise ArchiveError(path, e.what, line=e.line) from None
     results = doc.get("results") if isinstance(doc, dict) else None
     entry = results.get(lm_task) if isinstance(results, dict) else None
     if not isinstance(entry, dict):

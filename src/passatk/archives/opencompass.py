@@ -31,9 +31,9 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     pathvals = path_groups(by, file)
     top = doc_scalar_record(doc)
     details = doc.get("details")
-    items = list(details.items()) if isinstance(details, dict) else list(enumerate(details or []))
-    if not items:
+    if not details:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
+    items = details.items() if isinstance(details, dict) else enumerate(details)
     groups = set()
     failures = hints.failures(ctx, file)
     for key, d in items:

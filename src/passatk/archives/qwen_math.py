@@ -10,12 +10,12 @@ has one sample; a ``"pass@k": {"1": ..., "2": ...}`` object (percent) is kept as
 
 from __future__ import annotations
 
-import json
 import os
 
 from ._common import (
     BadRecord,
     Context,
+    decode_json,
     group_from,
     iter_lines,
     parse_json_line,
@@ -26,7 +26,7 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import is_flag, pass_flag
-from ._sources import logical_name, read_all
+from ._sources import logical_name, max_record_bytes, read_all
 
 
 def looks_like(record: object) -> bool:
@@ -86,9 +86,9 @@ def _stored(file: str, ctx: Context, group: tuple, max_n: int) -> None:
     if path is None:
         return
     try:
-        doc = json.loads(read_all(path))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ArchiveError(path, f"malformed JSON: {e}") from None
+        doc = decode_json(read_all(path, max_record_bytes()))
+    except BadRecord as e:
+        raise ArchiveError(path, e.what, line=e.line) from None
     if not isinstance(doc, dict):
         return
     ctx.sidecars.add(os.path.normpath(path))

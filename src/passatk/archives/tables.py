@@ -11,14 +11,31 @@ from __future__ import annotations
 
 import codecs
 import csv
-import io
 import math
+import re
+from array import array
 from collections.abc import Iterator
 
-from ._common import BadRecord, Context, group_from, iter_lines, parse_json_line, path_groups
+from ._common import (
+    BadRecord,
+    Context,
+    group_from,
+    int_text,
+    iter_lines,
+    parse_json_line,
+    path_groups,
+)
 from ._errors import ArchiveError, show
 from ._flags import pass_flag
-from ._sources import PARQUET_MAGIC, logical_name, open_binary, read_head
+from ._sources import (
+    PARQUET_MAGIC,
+    is_regular,
+    logical_name,
+    max_record_bytes,
+    open_binary,
+    read_head,
+    too_long,
+)
 
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
@@ -28,6 +45,8 @@ AUTO_GROUP_COLUMNS = ("filter",)
 #: columns that name a run variant: rows of one task that disagree in one are several runs
 RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
 
+_INTEGER = re.compile(r"[+-]?[0-9]{1,19}\Z")
+MAX_COUNT = 2**53
 _TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
 
@@ -45,10 +64,13 @@ def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
 
 def container(file: str) -> str:
     """``"parquet"``, ``"jsonl"`` or ``"csv"``, from magic bytes, extension and first byte."""
+    name = logical_name(file)
+    if not is_regular(file):  # a pipe or device given with its format: read it once
+        return "parquet" if name.endswith((".parquet", ".pq")) else (
+            "csv" if name.endswith((".csv", ".tsv")) else "jsonl")
     head = read_head(file, 4096)
     if head[:4] == PARQUET_MAGIC:
         return "parquet"
-    name = logical_name(file)
     if name.endswith((".csv", ".tsv")):
         return "csv"
     if name.endswith((".jsonl", ".ndjson", ".json")):
@@ -60,8 +82,7 @@ def container(file: str) -> str:
 def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     with open_binary(file) as f:
-        text = io.TextIOWrapper(f.stream, encoding="utf-8", newline="")
-        reader = csv.reader(text, delimiter=delimiter, strict=True)
+        reader = csv.reader(_text_lines(f.stream, file), delimiter=delimiter, strict=True)
         try:
             header = next(reader, None)
         except (csv.Error, UnicodeDecodeError) as e:
@@ -96,6 +117,21 @@ def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
                 ctx.report(f.raw_position())
 
 
+def _text_lines(stream, file: str) -> Iterator[str]:
+    """The lines of a CSV file as text, each at most the record-length cap long."""
+    cap = max_record_bytes()
+    lineno = 0
+    while line := stream.readline(cap + 1):
+        lineno += 1
+        if len(line) > cap:
+            raise too_long(file, lineno, cap)
+        try:
+            yield line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ArchiveError(file, f"not UTF-8 text: {e.reason} at byte {e.start}",
+                               line=lineno) from None
+
+
 def _jsonl_rows(file: str, ctx: Context) -> Iterator[tuple[int, object]]:
     for lineno, line in iter_lines(file, ctx):
         try:
@@ -119,6 +155,9 @@ def _parquet_rows(
     except Exception as e:  # pyarrow raises its own error types
         raise ArchiveError(file, f"malformed Parquet: {e}") from None
     names = list(pf.schema_arrow.names)
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:  # pyarrow allows them; a dict of the columns would keep the last
+        raise ArchiveError(file, f"repeats column(s) {dupes}")
     if wanted is None:
         yield 0, {"__header__": names}
         return
@@ -136,10 +175,12 @@ def _parquet_rows(
 def _int(value: object, name: str, strings: bool) -> int:
     if strings and isinstance(value, str):
         s = value.strip()
-        if s.lstrip("+-").isdigit():
-            return int(s)
-        raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
+        if _INTEGER.match(s):
+            value = int(s)
     if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) >= MAX_COUNT:
+            raise BadRecord(f'column "{name}" must be below 2**53 (counts are exact in a '
+                            f"double), got {show(value)}")
         return value
     raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
 
@@ -165,7 +206,10 @@ def _reward(value: object, name: str, strings: bool) -> float:
         except ValueError:
             raise BadRecord(f'column "{name}" must be a number, got {show(value)}') from None
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        x = float(value)
+        try:
+            x = float(value)
+        except OverflowError:
+            x = math.inf
     else:
         raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
     if not math.isfinite(x):
@@ -179,7 +223,7 @@ def _task(value: object, name: str) -> str:
             raise BadRecord(f'column "{name}" is empty')
         return value
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        return int_text(value, name)
     raise BadRecord(f'column "{name}" must be a string or an integer, got {show(value)}')
 
 
@@ -361,7 +405,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
     o = ctx.options
     pathvals = path_groups(o.by, file)
     tcol = spec["task"]
-    seen: dict[tuple, int] = {}
+    first_line = array("q")  # per row number: the line of this file that added it, or 0
     records = 0
     skips_before = ctx.skip_count
     counts = spec["kind"] == "counts"
@@ -370,44 +414,62 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
         try:
             if isinstance(row, BadRecord):
                 raise row
-            if tcol not in row:
-                raise BadRecord(f'missing column "{tcol}"')
-            task = _task(row[tcol], tcol)
+            task = _task(_column(row, tcol), tcol)
             group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
             if counts:
                 n, c = _count_row(row, spec, strings, task)
-                if (group, task) in seen:
-                    where = f" in group {dict(group)}" if group else ""
-                    raise BadRecord(f"duplicate row for task {task!r}{where} (first at line "
-                                    f"{seen[(group, task)]})")
-                seen[(group, task)] = lineno
+                _check_duplicate(ctx.acc.find(group, task), first_line, group, task)
             else:
                 n, c = _sample_row(row, spec, strings, o.threshold)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             continue
         layout.check(file, lineno, task, row)
-        ctx.add(group, task, n, c)
+        i = ctx.add(group, task, n, c)
+        if counts:
+            if i >= len(first_line):
+                first_line.frombytes(bytes(8 * (i + 1 - len(first_line))))
+            first_line[i] = lineno
         records += 1
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
 
 
+def _column(row: dict, col: str) -> object:
+    if col not in row:
+        raise BadRecord(f'missing column "{col}"')
+    return row[col]
+
+
+def _check_duplicate(i: int | None, first_line: array, group: tuple, task: str) -> None:
+    """A count table holds one row per (group, task); rows of other files are summed."""
+    if i is not None and i < len(first_line) and first_line[i]:
+        where = f" in group {dict(group)}" if group else ""
+        raise BadRecord(
+            f"duplicate row for task {task!r}{where} (first at line {first_line[i]})")
+
+
 def peek_kind(file: str, ctx: Context) -> str | None:
-    """``"counts"``/``"samples"`` when a table's columns say so, else None (for detection)."""
+    """``"counts"``/``"samples"`` when a table's columns say so, else None (for detection).
+
+    A Parquet file that cannot be opened is an ArchiveError that says so.
+    """
     box = container(file)
-    try:
-        if box == "parquet":
-            names = next(_parquet_rows(file, ctx, None))[1]["__header__"]
-        elif box == "csv":
-            head = read_head(file, 1 << 16)
-            text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(head)
-            first = text.splitlines()[0] if text.strip() else ""
-            delim = "\t" if logical_name(file).endswith(".tsv") else ","
+    if box == "parquet":
+        names = next(_parquet_rows(file, ctx, None))[1]["__header__"]
+    elif box == "csv":
+        head = read_head(file, 1 << 16)
+        text = codecs.getincrementaldecoder("utf-8")(errors="replace").decode(head)
+        first = text.splitlines()[0] if text.strip() else ""
+        delim = "\t" if logical_name(file).endswith(".tsv") else ","
+        try:
             row = next(csv.reader([first], delimiter=delim)) if first else []
-            names = [h.strip().lstrip("\ufeff") for h in row]
-        else:
+        except csv.Error:
             return None
+        names = [h.strip().lstrip("\ufeff") for h in row]
+    else:
+        return None
+    try:
         return columns(names, None, ctx, file, strict=False)["kind"]
-    except (ArchiveError, StopIteration, csv.Error):
+    except ArchiveError:
         return None

@@ -1,0 +1,151 @@
+"""The streaming JSON document splitter (M1) against json.loads: same value for every valid
+document, an error for every invalid one, whatever the block size."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from passatk.archives import ArchiveError, _jsondoc, read_counts
+from passatk.archives._jsondoc import StreamedDict, StreamedList, load_document
+
+_TEXT = st.text(alphabet='ab"\\/\n\t{}[],: \u00e9\u2028\U0001f600', max_size=6)
+_SCALARS = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(
+    allow_nan=False, allow_infinity=False) | _TEXT
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(_TEXT, inner, max_size=3), max_leaves=8)
+_KEYS = st.sampled_from(["eval", "details", "results", "raw_scored_generations", "date", "x"])
+_DOCS = (st.dictionaries(_KEYS, _VALUES | st.dictionaries(_TEXT, _VALUES, max_size=4)
+                         | st.lists(_VALUES, max_size=4), max_size=4)
+         | st.lists(_VALUES, max_size=5) | _SCALARS)
+
+
+_FIXTURE = [HealthCheck.function_scoped_fixture]
+
+
+def _no_dups(pairs):
+    if len(dict(pairs)) != len(pairs):
+        raise ValueError("duplicate key")
+    return dict(pairs)
+
+
+def _expected(data: bytes):
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+        return True, json.loads(text, object_pairs_hook=_no_dups)
+    except (ValueError, RecursionError):
+        return False, None
+
+
+def _materialize(value):
+    if isinstance(value, StreamedDict):
+        return {k: _materialize(v) for k, v in value.items()}
+    if isinstance(value, StreamedList):
+        return [_materialize(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _materialize(v) for k, v in value.items()}
+    return value
+
+
+def _got(path):
+    try:
+        return True, _materialize(load_document(str(path)))
+    except ArchiveError:
+        return False, None
+
+
+def _dump(doc, rnd: random.Random) -> bytes:
+    indent = rnd.choice([None, 0, 2])
+    seps = rnd.choice([(",", ":"), (", ", ": "), (" ,", " :  ")])
+    return json.dumps(doc, indent=indent, separators=seps, ensure_ascii=rnd.random() < 0.5
+                      ).encode()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=_FIXTURE)
+@given(doc=_DOCS, seed=st.integers(0, 2**32), block=st.sampled_from([1, 2, 3, 7, 64, 1 << 22]))
+def test_valid_documents_read_as_json_loads(tmp_path, monkeypatch, doc, seed, block):
+    monkeypatch.setattr(_jsondoc, "BLOCK", block)
+    data = _dump(doc, random.Random(seed))
+    path = tmp_path / "d.json"
+    path.write_bytes(data)
+    assert _got(path) == (True, json.loads(data))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=_FIXTURE)
+@given(doc=_DOCS, seed=st.integers(0, 2**32), block=st.sampled_from([1, 3, 7, 1 << 22]))
+def test_corrupted_documents_fail_or_read_as_json_loads(tmp_path, monkeypatch, doc, seed, block):
+    monkeypatch.setattr(_jsondoc, "BLOCK", block)
+    rnd = random.Random(seed)
+    data = bytearray(_dump(doc, rnd))
+    for _ in range(rnd.randint(1, 3)):
+        pos = rnd.randrange(len(data) + 1)
+        op = rnd.random()
+        byte = rnd.choice(b'{}[],:"\\ 0a\n')
+        if op < 0.4 and pos < len(data):
+            del data[pos]
+        elif op < 0.7:
+            data.insert(pos, byte)
+        elif pos < len(data):
+            data[pos] = byte
+    path = tmp_path / "d.json"
+    path.write_bytes(bytes(data))
+    ok, value = _expected(bytes(data))
+    if not bytes(data).strip():
+        ok = False
+    assert _got(path) == (ok, value)
+
+
+@pytest.mark.parametrize("text, match", [
+    ('{"eval": {"T": [1], "T": [2]}}', r":1: duplicate key 'T' in \$.eval"),
+    ('{"eval": {"T": [1]}, "eval": {}}', r":1: duplicate key 'eval' at the top level"),
+    ('{"eval": {"T": [1]}\n "x": 1}', r":2: malformed JSON"),
+    ('{"eval": {"T": [1],}}', r"malformed JSON"),
+    ('{"eval": {"T": [1]}} x', r"extra data"),
+    ('{"eval": {"T": [1]', r"ends before it is complete"),
+    ("  \n", r"empty file"),
+])
+def test_bad_structure_is_located(tmp_path, text, match):
+    path = tmp_path / "d.json"
+    path.write_text(text)
+    with pytest.raises(ArchiveError, match=match):
+        _materialize(load_document(str(path)))
+
+
+def test_a_member_over_the_cap_is_an_error_with_its_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1K")
+    path = tmp_path / "eval_results.json"
+    path.write_text('{"eval": {\n"T/0": [{"base_status": "pass"}],\n"T/1": ['
+                    + ", ".join(['{"base_status": "fail"}'] * 100) + "]}}")
+    with pytest.raises(ArchiveError, match=r"eval_results.json:3: record longer than 1024"):
+        read_counts(path)
+
+
+def test_evalplus_document_is_streamed_with_the_same_counts(tmp_path):
+    ev = {f"T/{t}": [{"task_id": f"T/{t}", "base_status": "pass" if (t + j) % 3 else "fail",
+                      "plus_status": "pass" if j % 2 else "fail", "solution": "x\\\"" * j}
+                     for j in range(5)] for t in range(40)}
+    path = tmp_path / "eval_results.json"
+    path.write_text(json.dumps({"date": "d", "eval": ev, "model": "m"}, indent=1))
+    counts = read_counts(path, by=["model"])
+    base = [sum((t + j) % 3 != 0 for j in range(5)) for t in range(40)]
+    assert counts.groups == ((("model", "m"), ("metric_set", "base")),
+                             (("model", "m"), ("metric_set", "plus")))
+    assert counts.c[:40].tolist() == base
+
+
+def test_a_top_level_over_the_cap_is_streamed(tmp_path, monkeypatch):
+    """code_eval's result dict maps every task to its samples at the top level."""
+    monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1K")
+    doc = {f"T/{t}": [[j, {"task_id": f"T/{t}", "passed": j % 2 == 0, "result": "x" * 20}]
+                      for j in range(4)] for t in range(30)}
+    path = tmp_path / "code_eval_results.json"
+    path.write_text(json.dumps(doc))
+    skeleton = load_document(str(path))
+    assert isinstance(skeleton, StreamedDict) and len(path.read_bytes()) > 1024
+    assert _materialize(skeleton) == doc
+    counts = read_counts(path, format="code_eval")
+    assert len(counts) == 30 and counts.c.tolist() == [2] * 30
