@@ -6,56 +6,20 @@ import dataclasses
 import datetime as _dt
 import math
 import os
-import re
 from collections.abc import Callable, Iterable, Mapping
 
 from . import _hints as hints
-from . import (
-    _summary,
-    bigcodebench,
-    code_eval,
-    cruxeval,
-    evalplus,
-    humaneval,
-    livecodebench,
-    lm_eval,
-    multipl_e,
-    opencompass,
-    qwen_math,
-    tables,
-    taubench,
-)
+from . import _summary, tables
 from ._common import Context, Options, load_json_document
 from ._counts import Counts, Tally
-from ._detect import (
-    JSON_DOCUMENT_FORMATS,
-    UnknownDocument,
-    canonical_format,
-    detect,
-    document_format,
-    document_hint,
-)
+from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._errors import ArchiveError
+from ._patterns import DATE
+from ._registry import canonical_format, get
 from ._sources import expand_paths, is_path_spec, logical_name, path_group_value
 
 __all__ = ["read_counts"]
 
-_LINE_READERS = {
-    "humaneval": humaneval.read,
-    "lm-eval": lm_eval.read,
-    "qwen-math": qwen_math.read,
-}
-_DOC_READERS = {
-    "evalplus": evalplus.read,
-    "bigcodebench": bigcodebench.read,
-    "cruxeval": cruxeval.read,
-    "livecodebench": livecodebench.read,
-    "tau-bench": taubench.read,
-    "multipl-e": multipl_e.read,
-    "opencompass": opencompass.read,
-    "code-eval": code_eval.read,
-}
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _DIFFICULTIES = ("easy", "medium", "hard")
 
 
@@ -74,7 +38,7 @@ def _date(value: object, name: str) -> str | None:
         return value.isoformat()[:10]
     if not isinstance(value, str):
         raise TypeError(f"filters[{name!r}] must be a YYYY-MM-DD str or a date, got {value!r}")
-    if not _DATE.match(value):
+    if not DATE.fullmatch(value):
         raise ValueError(f"filters[{name!r}] must be a date YYYY-MM-DD, got {value!r}")
     return value
 
@@ -260,7 +224,7 @@ RUN_FIELD = "path"
 
 def _archive_of(file: str, kind: str) -> str:
     """The archive a file belongs to: itself, or its folder for MultiPL-E (a file per task)."""
-    return os.path.dirname(os.path.abspath(file)) if kind == "multipl-e" else file
+    return os.path.dirname(os.path.abspath(file)) if get(kind).per_directory else file
 
 
 def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
@@ -313,14 +277,11 @@ def _relative_labels(archives: list[str]) -> dict[str, str]:
     return {a: os.path.relpath(f, common) for a, f in zip(archives, full, strict=True)}
 
 
-#: column options each non-table format accepts (lm-eval: --passed names its 0/1 metric)
-_FORMAT_OPTIONS = {"lm-eval": ("passed",)}
-
-
 def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
-    if kind not in ("counts", "samples"):
+    spec = get(kind)
+    if spec.kind != "table":
         o = ctx.options
-        allowed = _FORMAT_OPTIONS.get(kind, ())
+        allowed = spec.column_options
         mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
                   if getattr(o, name) is not None and name not in allowed]
         if mapped:
@@ -328,7 +289,7 @@ def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
                                f"({', '.join(m + '=' for m in mapped)}) apply only to count and "
                                "per-sample tables; pass format='samples' or 'counts' to read it "
                                "as a table")
-    if filtering and kind != "livecodebench":
+    if filtering and not spec.filters:
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
                            "apply only to LiveCodeBench")
 
@@ -341,11 +302,11 @@ def _walked_document(file: str, kind: str) -> object:
     try:
         doc = load_json_document(file)
     except ArchiveError:
-        if kind in JSON_DOCUMENT_FORMATS:
+        if get(kind).kind == "document":
             raise
         return None  # JSON Lines named .json: the forced line reader reads it
     document_format(file, doc)  # raises UnknownDocument
-    return doc if kind in JSON_DOCUMENT_FORMATS else None
+    return doc if get(kind).kind == "document" else None
 
 
 def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: bool) -> str:
@@ -358,20 +319,18 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: 
         if not named:
             doc = _walked_document(file, kind)
     _check_options(file, kind, ctx, filtering)
-    if kind in _LINE_READERS or kind in ("counts", "samples"):
-        hint = document_hint(file) if kind in _LINE_READERS or _jsonl_table(file) else None
+    spec = get(kind)
+    if spec.kind != "document":
+        hint = document_hint(file) if spec.kind == "lines" or _jsonl_table(file) else None
         if hint is not None:
             raise ArchiveError(file, hint)
-        if kind in _LINE_READERS:
-            _LINE_READERS[kind](file, ctx)
-        else:
-            tables.read(file, ctx, kind)
+        spec.read(file, ctx)
         return kind
     if doc is None:
         doc = load_json_document(file)
-        if not JSON_DOCUMENT_FORMATS[kind](doc):
+        if not spec.probe(doc, file):
             raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
-    _DOC_READERS[kind](file, ctx, doc)
+    spec.read(file, ctx, doc)
     return kind
 
 

@@ -28,6 +28,9 @@ passed is the final literal.
 
 from __future__ import annotations
 
+import io
+import json
+
 import numpy as np
 
 from . import _hints as hints
@@ -40,10 +43,13 @@ from ._common import (
     require,
     task_id,
 )
+from ._counts import Tally
 from ._errors import ArchiveError
 from ._flags import pass_flag
 from ._hints import FailureText
-from ._sources import max_record_bytes, open_binary, too_long
+from ._registry import FormatInfo, FormatSpec, register
+from ._sources import logical_name, max_record_bytes, open_binary, too_long
+from ._writers import WriteOptions, atomic_stream
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
 MAX_FAST_ID = 256  # longest task id (bytes) counted by the vectorized scan
@@ -223,8 +229,8 @@ def read(file: str, ctx: Context) -> None:
     pathvals = path_groups(opts.by, file)
     path_group = None if opts.record_by else tuple((b, pathvals[b]) for b in opts.by)
     use_fast = not opts.record_by
-    fast_counts: dict[bytes, list[int]] = {}
-    slow_counts: dict[tuple, list[int]] = {}
+    fast_counts = Tally()  # task ids as raw bytes, decoded once at the end
+    slow_counts = Tally()
     records = 0
     lineno = 0
     skips_before = ctx.skip_count
@@ -238,13 +244,7 @@ def read(file: str, ctx: Context) -> None:
             ctx.bad(file, e.what, line=lineno)
             return
         failures.add(passed, result)
-        key = (group if group is not None else path_group, task)
-        cell = slow_counts.get(key)
-        if cell is None:
-            slow_counts[key] = [1, int(passed)]
-        else:
-            cell[0] += 1
-            cell[1] += passed
+        slow_counts.add(group if group is not None else path_group, task, 1, int(passed))
         records += 1
 
     cap = max_record_bytes()
@@ -286,7 +286,7 @@ def read(file: str, ctx: Context) -> None:
             slow_line(rest, lineno + 1)
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    for tb, (n, c) in fast_counts.items():
+    for (_, tb), (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():
         ctx.add(group, task, n, c)
@@ -300,7 +300,7 @@ def _grow(buf: bytearray, cap: int, file: str, lineno: int) -> None:
 
 
 def _scan_into(
-    block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray,
+    block: bytearray, cut: int, lineno: int, counts: Tally, slow_line, scratch: np.ndarray,
     failures: FailureText,
 ) -> tuple[int, int]:
     """Count the proven lines of ``block[:cut]`` into ``counts``; the others go to ``slow_line``.
@@ -331,12 +331,7 @@ def _scan_into(
             if b"\\" in key:  # an escape in the task id: json.loads decodes it
                 proven[j] = False
                 continue
-            cell = counts.get(key)
-            if cell is None:
-                counts[key] = [n[j], c[j]]
-            else:
-                cell[0] += n[j]
-                cell[1] += c[j]
+            counts.add((), key, n[j], c[j])
         if not proven.all():
             keep = proven[inverse]
             fast, passed, r0, r1 = fast[keep], passed[keep], r0[keep], r1[keep]
@@ -351,3 +346,46 @@ def _scan_into(
         if line.strip():
             slow_line(line, lineno + j + 1)
     return int(fast.size), int(nl.size)
+
+
+def _default_completion(task: int, sample: int) -> str:
+    return f"    return solution_{task}_{sample}()\n"
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    completion = opts.completion or _default_completion
+    with atomic_stream(path) as f:
+        buf = io.BytesIO()
+        for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
+            for j, x in enumerate(p):
+                rec = {"task_id": t, "completion": completion(i, j),
+                       "result": "passed" if x else "failed: ", "passed": x}
+                buf.write(json.dumps(rec).encode() + b"\n")
+                if buf.tell() > 1 << 22:
+                    f.write(buf.getvalue())
+                    buf = io.BytesIO()
+        f.write(buf.getvalue())
+    return [path]
+
+
+def looks_like(record: dict, file: str) -> bool:
+    """A human-eval sample line, unless its flag is 0/1 in a file not named like human-eval's
+    output (then it is a per-sample table)."""
+    if not ("task_id" in record and "passed" in record
+            and ("result" in record or "completion" in record)):
+        return False
+    return (isinstance(record["passed"], bool) or "result" in record
+            or logical_name(file).endswith("_results.jsonl"))
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
+        'JSON Lines whose first record has "task_id", "passed", and "result" or '
+        '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
+        'name it is a per-sample table)',
+        'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, '
+        '1.0/0.0)'),
+    kind="lines", read=read, write=write, probe=looks_like,
+    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",),
+))
