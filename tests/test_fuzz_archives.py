@@ -145,7 +145,7 @@ def _recompress(path, data: bytes) -> bytes:
     return data
 
 
-@settings(max_examples=250, deadline=None, derandomize=True,
+@settings(max_examples=800, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(which=st.integers(0, len(_SEEDS) - 1), ops=_OPS, seed=st.integers(0, 2**16),
        inner=st.booleans())
