@@ -202,3 +202,16 @@ def test_only_output_module_writes_files():
     assert offenders == []
     assert _file_writes(ast.parse("open(p, 'wb'); os.replace(a, b); p.write_text(t)")) == [
         (1, "open(..., 'wb')"), (1, "os.replace"), (1, "write_text")]
+
+
+def test_listing_order_does_not_depend_on_import_order():
+    import subprocess
+    import sys
+
+    code = ("import passatk.archives.tables, passatk.archives.taubench\n"
+            "from passatk.archives import formats\n"
+            "print(' '.join(f.name for f in formats()))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert run.stdout.split() == [s.name for s in specs()]
+    assert run.stdout.split()[:3] == ["humaneval", "evalplus", "bigcodebench"]

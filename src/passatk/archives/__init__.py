@@ -8,22 +8,6 @@ Every reader turns files into per-(group, task) counts: n samples, c of them cor
 True
 """
 
-# isort: off
-# One line per format: each harness module registers its FormatSpec on import, and this order
-# is the order of ``passatk formats``. A new format is a new module and a line here.
-from . import humaneval  # noqa: F401
-from . import evalplus  # noqa: F401
-from . import bigcodebench  # noqa: F401
-from . import multipl_e  # noqa: F401
-from . import lm_eval  # noqa: F401
-from . import livecodebench  # noqa: F401
-from . import opencompass  # noqa: F401
-from . import cruxeval  # noqa: F401
-from . import code_eval  # noqa: F401
-from . import qwen_math  # noqa: F401
-from . import taubench  # noqa: F401
-from . import tables  # noqa: F401
-# isort: on
 from ._counts import Counts, GroupCounts, StoredMetric, merge_counts
 from ._detect import FormatInfo, detect_format, formats
 from ._errors import ArchiveError, Skipped, SkippedRecord

@@ -1,15 +1,21 @@
 """The one registry of archive formats.
 
-Each harness module declares one :class:`FormatSpec` and registers it on import (the imports
-are listed once, in ``archives/__init__``). Detection, reading, writing and ``passatk formats``
-iterate the registry; adding a format is one module and one import line.
+Each harness module declares one :class:`FormatSpec` and registers it on import; the registry
+imports the modules named in :data:`HARNESSES` at its first lookup. Detection, reading, writing
+and ``passatk formats`` iterate the registry: adding a format is one module and one line here.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from importlib import import_module
+
+#: the harness modules of ``passatk.archives``, in the order of ``passatk formats``
+HARNESSES = ("humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
+             "opencompass", "cruxeval", "code_eval", "qwen_math", "taubench", "tables")
 
 __all__ = [
     "FormatInfo", "FormatSpec", "by_file_name", "canonical_format", "get", "probing_order",
@@ -115,38 +121,59 @@ class FormatSpec:
 
 _SPECS: dict[str, FormatSpec] = {}
 _ALIASES: dict[str, str] = {}
+_RANK: dict[str, tuple[int, int]] = {}  # name -> (its module's place in HARNESSES, arrival)
+_ARRIVAL = itertools.count()
+_loaded = False
+
+
+def _load() -> None:
+    """Import every harness module once (each registers its formats)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for name in HARNESSES:
+            import_module(f"{__package__}.{name}")
 
 
 def register(spec: FormatSpec) -> FormatSpec:
     """Add ``spec`` to the registry (a harness module calls this once, on import).
 
-    Raises ValueError when its name or an alias is taken.
+    Formats of the modules in :data:`HARNESSES` are listed in that order (whoever imported them
+    first), any other after them, in the order they came. Raises ValueError when the name or
+    an alias is taken.
     """
+    _load()  # a name is checked against every built-in format
     taken = [x for x in (spec.name, *spec.aliases) if x in _SPECS or x in _ALIASES]
     if taken:
         raise ValueError(f"format {spec.name!r}: name or alias {taken[0]!r} is already "
                          "registered")
+    module = getattr(spec.read, "__module__", "") or ""
+    package, _, leaf = module.rpartition(".")
+    rank = HARNESSES.index(leaf) if package == __package__ and leaf in HARNESSES else len(HARNESSES)
     _SPECS[spec.name] = spec
     _ALIASES.update(dict.fromkeys(spec.aliases, spec.name))
+    _RANK[spec.name] = (rank, next(_ARRIVAL))
     return spec
 
 
 def unregister(name: str) -> None:
     """Remove a format (for tests that register a toy format)."""
     spec = _SPECS.pop(name)
+    del _RANK[name]
     for alias in spec.aliases:
         del _ALIASES[alias]
 
 
 def specs() -> list[FormatSpec]:
-    """Every registered format, in registration order (the order of ``passatk formats``)."""
-    return list(_SPECS.values())
+    """Every registered format, in the order of ``passatk formats``."""
+    _load()
+    return sorted(_SPECS.values(), key=lambda s: _RANK[s.name])
 
 
 def probing_order(kind: str | None = None) -> list[FormatSpec]:
     """The formats (of one kind), in the order their probes run."""
-    found = [s for s in _SPECS.values() if kind is None or s.kind == kind]
-    return sorted(found, key=lambda s: -s.priority)  # stable: registration order within
+    found = [s for s in specs() if kind is None or s.kind == kind]
+    return sorted(found, key=lambda s: -s.priority)  # stable: listing order within
 
 
 def canonical_format(name: str) -> str:
@@ -157,6 +184,7 @@ def canonical_format(name: str) -> str:
     """
     if not isinstance(name, str):
         raise TypeError(f"format must be a str, got {type(name).__name__}")
+    _load()
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _SPECS:
@@ -180,7 +208,7 @@ def by_file_name(name: str) -> FormatSpec | None:
     ('humaneval', 'samples')
     """
     best, score = None, -1
-    for spec in _SPECS.values():
+    for spec in specs():
         for pattern in spec.names:
             if _specificity(pattern) > score and fnmatchcase(name, pattern):
                 best, score = spec, _specificity(pattern)

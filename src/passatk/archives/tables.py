@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import csv
-import functools
 import math
 import re
 from array import array
@@ -478,6 +477,14 @@ def peek_kind(file: str, ctx: Context) -> str | None:
         return None
 
 
+def read_counts_table(file: str, ctx: Context) -> None:
+    read(file, ctx, "counts")
+
+
+def read_samples_table(file: str, ctx: Context) -> None:
+    read(file, ctx, "samples")
+
+
 def write_counts_table(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     return table_rows(path, ["task_id", "n", "c"],
                       [[t, len(p), sum(p)] for t, p in zip(tasks, flags, strict=True)])
@@ -493,7 +500,7 @@ COUNTS = register(FormatSpec(
         "counts", "any (the interchange format)", "*.jsonl, *.csv, *.tsv, *.parquet",
         "a table with a task column (task_id, task or id) and columns n and c",
         "one row per (group, task); c <= n, no duplicate rows"),
-    kind="table", read=functools.partial(read, kind="counts"), write=write_counts_table,
+    kind="table", read=read_counts_table, write=write_counts_table,
     aliases=("count-table",), names=("*.csv", "*.tsv", "*.parquet", "*.pq"),
 ))
 SAMPLES = register(FormatSpec(
@@ -502,6 +509,6 @@ SAMPLES = register(FormatSpec(
         "a table with a task column and a pass flag (passed, pass, correct, is_correct, "
         "success) or a reward column (with threshold=)",
         "one row per sample; flag true/1, or reward >= threshold"),
-    kind="table", read=functools.partial(read, kind="samples"), write=write_samples_table,
+    kind="table", read=read_samples_table, write=write_samples_table,
     aliases=("sample-table", "per-sample"), names=("*.jsonl", "*.ndjson"),
 ))
