@@ -16,7 +16,7 @@ from ._writers import WriteOptions, dump_json, mean_pass_at_k
 STATUSES = ("pass", "fail", "timeout")
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
         return False
     first = next(iter(doc["eval"].values()), None)
@@ -108,6 +108,6 @@ SPEC = register(FormatSpec(
         "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
         'JSON document with "eval" mapping tasks to lists of samples with "status"',
         'status "pass"'),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
     summary=summary, priority=2,  # with evalplus, before cruxeval
 ))

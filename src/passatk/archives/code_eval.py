@@ -23,7 +23,7 @@ def _pair(item: object) -> bool:
             and "passed" in item[1])
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     if not isinstance(doc, dict) or not doc:
         return False
     first = next(iter(doc.values()))
@@ -82,6 +82,6 @@ SPEC = register(FormatSpec(
         "humaneval-<lang>-details.json",
         'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
         'one pair per sample; pass = "passed" is a true pass flag'),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
     aliases=("code_eval",), priority=-1,  # any dict of lists of pairs: after the others
 ))

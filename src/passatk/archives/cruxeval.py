@@ -14,7 +14,7 @@ from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, dump_json, mean_pass_at_k
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("raw_scored_generations"), dict)
 
 
@@ -58,6 +58,6 @@ SPEC = register(FormatSpec(
         "cruxeval", "CRUXEval", "scored generations JSON",
         'JSON document with "raw_scored_generations"',
         "each sample_<i> is a task with its list of pass flags; stored pass_at_k in percent"),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
     priority=1,  # after evalplus and bigcodebench, before multipl-e and opencompass
 ))

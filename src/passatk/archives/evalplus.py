@@ -33,6 +33,10 @@ def version(doc: object) -> int | None:
     return None
 
 
+def matches(doc: object, file: str = "") -> bool:
+    return version(doc) is not None
+
+
 def _status(value: object, allowed: tuple, name: str) -> None:
     if value not in allowed or isinstance(value, bool):
         names = ", ".join("null" if a is None else f'"{a}"' for a in allowed)
@@ -229,6 +233,6 @@ SPEC = register(FormatSpec(
         'samples with "base_status" (v2; v3 adds "pass_at_k")',
         'group metric_set=base: base status pass (v1 success); metric_set=plus: base and '
         'plus both pass; base-only runs give only base'),
-    kind="document", read=read, write=write, probe=lambda doc, file: version(doc) is not None,
+    kind="document", read=read, write=write, probe=matches,
     names=("eval_results.json",), write_options=("plus", "evalplus_version"), priority=2,
 ))

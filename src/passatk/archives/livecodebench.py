@@ -19,7 +19,7 @@ from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, dump_json
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
             and "graded_list" in doc[0])
 
@@ -108,6 +108,6 @@ SPEC = register(FormatSpec(
         "livecodebench", "LiveCodeBench", "*_eval_all.json",
         'JSON list of problems with "graded_list"',
         "true entries of graded_list; filters: since, until (contest_date), difficulty"),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
     aliases=("lcb",), names=("*_eval_all.json",), filters=True,
 ))

@@ -53,7 +53,7 @@ def task_and_date(file: str) -> tuple[str, str | None]:
     return m.group(1), m.group(2)
 
 
-def looks_like(record: object) -> bool:
+def looks_like(record: object, file: str = "") -> bool:
     return isinstance(record, dict) and "doc_id" in record and "resps" in record
 
 
@@ -205,7 +205,7 @@ SPEC = register(FormatSpec(
         "samples_<task>_<date>.jsonl (+ results_<date>.json)",
         'JSON Lines whose first record has "doc_id" and "resps"',
         "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
-    kind="lines", read=read, write=write, probe=lambda record, file: looks_like(record),
+    kind="lines", read=read, write=write, probe=looks_like,
     aliases=("lm-evaluation-harness", "lm_eval"), names=("samples_*.jsonl",),
     summary=summary, priority=3,  # before humaneval (a line may pass both), and its summary
     # before BigCodeBench's

@@ -16,7 +16,7 @@ from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, dump_json
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, dict) and isinstance(doc.get("results"), list)
             and "name" in doc and "eval" not in doc)
 
@@ -82,6 +82,6 @@ SPEC = register(FormatSpec(
         "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
         'JSON document with "name" and a "results" list',
         'status "OK" and exit_code 0; the task is "name"'),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
     aliases=("multiple", "multipl_e"), per_directory=True,
 ))

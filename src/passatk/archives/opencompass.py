@@ -20,7 +20,7 @@ from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, dump_json, mean_pass_at_k
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("details"), (dict, list))
 
 
@@ -73,5 +73,5 @@ SPEC = register(FormatSpec(
         "opencompass", "OpenCompass", "results JSON per (model, dataset)",
         'JSON document with "details"',
         'one detail per sample: "passed" is a true pass flag; stored *pass@k in percent'),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
 ))

@@ -32,7 +32,7 @@ from ._sources import logical_name
 from ._writers import WriteOptions, atomic_stream, dump_json, mean_pass_at_k
 
 
-def looks_like(record: object) -> bool:
+def looks_like(record: object, file: str = "") -> bool:
     return (isinstance(record, dict) and "idx" in record and isinstance(record.get("score"), list)
             and ("gt" in record or "pred" in record))
 
@@ -137,6 +137,6 @@ SPEC = register(FormatSpec(
         "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
         'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
         "score is one pass flag per sample: n = its length, c = its true entries"),
-    kind="lines", read=read, write=write, probe=lambda record, file: looks_like(record),
+    kind="lines", read=read, write=write, probe=looks_like,
     aliases=("qwen_math", "qwen2.5-math"), priority=3,  # before humaneval, after lm-eval
 ))

@@ -13,7 +13,7 @@ from ._writers import WriteOptions, dump_json
 SUCCESS_TOLERANCE = 1e-6
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
             and "reward" in doc[0] and "task_id" in doc[0])
 
@@ -49,6 +49,6 @@ SPEC = register(FormatSpec(
         "tau-bench", "tau-bench", "results JSON (list of trials)",
         'JSON list of trials with "task_id" and "reward"',
         "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
-    kind="document", read=read, write=write, probe=lambda doc, file: matches(doc),
+    kind="document", read=read, write=write, probe=matches,
     aliases=("taubench", "tau_bench"), native_ids=True,
 ))
