@@ -15,7 +15,7 @@ from ._counts import Counts, Tally
 from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._errors import ArchiveError
 from ._patterns import DATE
-from ._registry import canonical_format, get
+from ._registry import canonical_format, get, specs
 from ._sources import expand_paths, is_path_spec, logical_name, path_group_value
 
 __all__ = ["read_counts"]
@@ -290,8 +290,9 @@ def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
                                "per-sample tables; pass format='samples' or 'counts' to read it "
                                "as a table")
     if filtering and not spec.filters:
+        takers = ", ".join(s.info.harness for s in specs() if s.filters)
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
-                           "apply only to LiveCodeBench")
+                           f"apply only to {takers}")
 
 
 def _walked_document(file: str, kind: str) -> object:
