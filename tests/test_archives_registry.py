@@ -215,3 +215,18 @@ def test_listing_order_does_not_depend_on_import_order():
                          timeout=120, check=True)
     assert run.stdout.split() == [s.name for s in specs()]
     assert run.stdout.split()[:3] == ["humaneval", "evalplus", "bigcodebench"]
+
+
+def test_compressed_archives_are_reproducible(tmp_path):
+    import gzip
+
+    files = []
+    for folder in ("a", "b"):
+        path = tmp_path / folder / "run_results.jsonl.gz"
+        archives.write_archive(path, TASKS, PASSES)
+        files.append(path.read_bytes())
+    assert files[0] == files[1]  # the gzip header holds no temporary file name
+    assert b"run_results.jsonl\0" in files[0][:40]
+    counts = archives.read_counts(str(tmp_path / "a" / "run_results.jsonl.gz"))
+    assert counts.c.tolist() == [2, 0, 2]
+    assert gzip.decompress(files[0]).count(b"\n") == 6

@@ -73,7 +73,9 @@ def atomic_stream(path: str) -> Iterator:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_open(path, "wb") as raw:
         if path.endswith(".gz"):
-            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as out:
+            # the header names the target, not the temporary file: equal input, equal bytes
+            name = os.path.basename(path)[: -len(".gz")]
+            with gzip.GzipFile(name, mode="wb", fileobj=raw, mtime=0) as out:
                 yield out
         elif compressor is not None:
             with compressor.stream_writer(raw, closefd=False) as out:
