@@ -21,7 +21,7 @@ from oracle import exact, ulps
 from test_accuracy import ALL_SMALL, HARD, N200
 
 import passatk
-from passatk._api import fail_at_k
+from passatk import fail_at_k
 
 FUNCS = {"pass@k": (passatk.pass_at_k, "pass"), "pass^k": (passatk.pass_hat_k, "hat"),
          "P0": (fail_at_k, "fail")}

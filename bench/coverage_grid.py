@@ -182,7 +182,7 @@ def achieved_power(delta, sd, reps, seed, alpha=0.05, power=0.8):
     compare on continuous scores would need another model, so the test here is the t test
     of compare applied to the simulated differences (``passatk.stats`` internals).
     """
-    from passatk.stats import _t_tail
+    from passatk.stats._dist import _t_tail
 
     n_tasks = passatk.tasks_needed(delta, sd, alpha=alpha, power=power).value
     rng = np.random.default_rng(seed)

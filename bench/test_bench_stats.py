@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import passatk
-from passatk import _stats_kernels as SK
 from passatk._jit import get_num_threads, set_num_threads
+from passatk.stats import _kernels as SK
 
 
 @pytest.fixture

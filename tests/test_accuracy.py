@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from oracle import exact, ulps
 
 import passatk
-from passatk._api import fail_at_k
+from passatk import fail_at_k
 
 FUNCS = {"pass": passatk.pass_at_k, "hat": passatk.pass_hat_k, "fail": fail_at_k}
 

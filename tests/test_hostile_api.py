@@ -26,11 +26,14 @@ def test_bool_at_any_depth_is_a_type_error(fn, n, pos):
 
 
 def test_bool_in_score_and_compare_is_a_type_error():
-    with pytest.raises(TypeError, match=r"n must be integers, got bool True at index 1"):
+    with pytest.raises(TypeError, match=r"n must be an integer or an array of integers, "
+                       r"got bool True at index 1"):
         passatk.score([10, True], [1, 1])
-    with pytest.raises(TypeError, match=r"c must be integers, got bool np.True_ at index 0"):
+    with pytest.raises(TypeError, match=r"c must be an integer or an array of integers, "
+                       r"got bool np.True_ at index 0"):
         passatk.score([10, 10], [np.True_, 1])
-    with pytest.raises(TypeError, match=r"n_a must be integers, got bool True at index 1"):
+    with pytest.raises(TypeError, match=r"n_a must be an integer or an array of integers, "
+                       r"got bool True at index 1"):
         passatk.compare([10, True], [1, 1], [10, 10], [3, 1])
 
 

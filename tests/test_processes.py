@@ -13,7 +13,7 @@ import pytest
 
 import passatk
 from passatk import _jit
-from passatk import _stats_kernels as SK
+from passatk.stats import _kernels as SK
 
 N_BULK = 20_000  # above the serial cut-off, so the parent runs the threaded kernel
 

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import passatk
-from passatk import _stats_kernels as SK
-from passatk.stats import _boot_intervals
+from passatk.stats import _dist
+from passatk.stats import _kernels as SK
+from passatk.stats._score import _boot_intervals
 
 
 def test_boot_means_are_means_of_the_drawn_indices():
@@ -98,7 +99,7 @@ def test_score_bootstrap_rows_and_seeding():
         assert (row.ci_low, row.ci_high) == (row.bca_low, row.bca_high)
         assert row.percentile_low < row.value < row.percentile_high
         # the bootstrap interval is close to the t interval for 200 tasks
-        h = row.se * passatk.stats.t_ppf(0.975, 199)
+        h = row.se * _dist.t_ppf(0.975, 199)
         assert row.ci_low == pytest.approx(row.value - h, abs=0.25 * h)
         assert row.ci_high == pytest.approx(row.value + h, abs=0.25 * h)
     p = passatk.score(n, c, k=1, interval="percentile", seed=123, n_resamples=2000)[0]

@@ -11,8 +11,11 @@ from scipy import stats as ss
 from statsmodels.stats.proportion import proportion_confint
 
 import passatk
-from passatk import _stats_kernels as SK
-from passatk.stats import _bh, _holm, mcnemar, signflip_test, wilcoxon_signed_rank
+from passatk.stats import _dist
+from passatk.stats import _kernels as SK
+from passatk.stats._common import _seed64
+from passatk.stats._compare import _boot_t
+from passatk.stats._paired import _bh, _holm, mcnemar, signflip_test, wilcoxon_signed_rank
 
 COMPARE_KEYS = {"group", "metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks"}
 
@@ -167,9 +170,9 @@ def test_max_t_band_is_simultaneous_and_wider():
     ks = [1, 2, 4, 8, 16]
     r = passatk.compare(na, ca, nb, cb, k=ks, seed=5, n_resamples=4000)
     crit = r.band_critical_value
-    z = passatk.stats.norm_ppf(0.975)
+    z = _dist.norm_ppf(0.975)
     assert crit > z  # a band over 5 correlated k needs a larger critical value
-    assert crit < passatk.stats.norm_ppf(1 - 0.025 / len(ks)) + 0.1  # Bonferroni-ish bound
+    assert crit < _dist.norm_ppf(1 - 0.025 / len(ks)) + 0.1  # Bonferroni-ish bound
     for row in r:
         assert row.band_high - row.diff == pytest.approx(crit * row.se, rel=1e-12)
         assert row.diff - row.band_low == pytest.approx(crit * row.se, rel=1e-12)
@@ -203,7 +206,7 @@ def test_max_t_band_coverage_under_simulation():
         ({"confidence": 0}, ValueError, "confidence"),
         ({"n_resamples": 1}, ValueError, "n_resamples must satisfy"),
         ({"group": ["x"]}, TypeError, "group must be a mapping"),
-        ({"k": [1, 0]}, ValueError, "position 1"),
+        ({"k": [1, 0]}, ValueError, "index 1"),
     ],
 )
 def test_compare_validation(kwargs, exc, match):
@@ -312,9 +315,9 @@ def test_studentized_bootstrap_matches_a_direct_computation():
     mat = np.column_stack([d, d**2 - 0.05])
     seed = 12345
     gen = np.random.default_rng(seed)
-    s64 = passatk.stats._seed64(np.random.default_rng(seed))
+    s64 = _seed64(np.random.default_rng(seed))
     idx = SK.boot_indices(size, s64, b)
-    _, se, tt = passatk.stats._boot_t(mat, None, 0.95, b, gen)
+    _, se, tt = _boot_t(mat, None, 0.95, b, gen)
     for j in range(2):
         x = mat[idx, j]
         m = x.mean(axis=1)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats as ss
 
-from passatk.stats import _betainc, norm_cdf, norm_ppf, t_cdf, t_ppf
+from passatk.stats._dist import _betainc, norm_cdf, norm_ppf, t_cdf, t_ppf
 
 PROBS = [1e-300, 1e-100, 1e-20, 1e-10, 1e-6, 0.001, 0.01, 0.025, 0.05, 0.1, 0.3, 0.4999,
          0.5, 0.5001, 0.7, 0.9, 0.95, 0.975, 0.99, 0.999, 1 - 1e-6, 1 - 1e-10, 1 - 2**-52]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import passatk
-from passatk import _stats_gpass as GP
+from passatk.stats import _gpass as GP
 
 
 @pytest.mark.parametrize("tau", [0.1, 0.25, 0.3, 0.5, 0.7, 1.0])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import passatk
-from passatk import _posterior
+from passatk.stats import _posterior
 
 
 @pytest.mark.parametrize("n,c,k", [([10] * 5, [0] * 5, 1), ([10] * 5, [0] * 5, 10),

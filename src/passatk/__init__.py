@@ -8,7 +8,7 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from . import reference
-from ._api import pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
+from ._api import fail_at_k, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
 from .stats import (
     compare,
     min_detectable_effect,
@@ -27,6 +27,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree
 __all__ = [
     "__version__",
     "compare",
+    "fail_at_k",
     "min_detectable_effect",
     "pass_at_k",
     "pass_at_k_curve",

@@ -3,177 +3,27 @@
 from __future__ import annotations
 
 import operator
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import _kernels as K
 from ._jit import threads_usable
 from ._lnfact import table
+from ._validation import as_int, check_errors, count_rules, counts_ok, fmt_index
 
 __all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pass_hat_k"]
 
-_MAX_N = 2**53
 _SMALL = 1 << 14  # below this many triples the serial kernel beats the thread launch
 _SAMPLE = 1024  # triples sampled to decide whether repeated (n, k) pay for a table
-_ERRORS = ("raise", "nan")
 MAX_CURVE_VALUES = 1 << 25  # 256 MiB of float64: pass_at_k_curve refuses larger outputs
-
-
-def _type_error(name, what):
-    return TypeError(
-        f"{name} must be an integer or an array of integers, got {what}; "
-        f"convert it first, e.g. np.asarray({name}).astype(np.int64) after checking that "
-        f"the values are whole numbers"
-    )
-
-
-def _as_int(x, name):
-    """Return (int64 ndarray, original) for one argument, or raise TypeError/ValueError."""
-    if isinstance(x, np.ndarray):
-        arr = checked_array(x, name)
-    elif isinstance(x, bool | np.bool_):
-        raise _type_error(name, f"bool {x!r}")
-    elif isinstance(x, int | np.integer):
-        arr = np.asarray(x)
-    elif isinstance(x, float | np.floating | str | bytes | complex):
-        raise _type_error(name, f"{type(x).__name__} {x!r}")
-    elif isinstance(x, list | tuple | range) or hasattr(x, "__array__"):
-        arr = checked_array(x, name)
-    else:
-        raise _type_error(name, f"{type(x).__name__} {x!r}")
-    kind = arr.dtype.kind
-    if arr.size == 0 and kind in "fO":  # [] becomes float64: nothing in it can be wrong
-        return arr.astype(np.int64), arr
-    if kind == "i":
-        return (arr if arr.dtype == np.int64 else arr.astype(np.int64)), arr
-    if kind == "u":
-        if arr.dtype.itemsize == 8 and arr.size and int(arr.max()) >= 2**63:
-            # Saturate so that the range rules reject these values; messages read `orig`.
-            return np.minimum(arr, 2**62).astype(np.int64), arr
-        return arr.astype(np.int64), arr
-    if kind == "O":
-        flat = arr.reshape(-1)
-        for i, v in enumerate(flat):
-            if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
-                pos = np.unravel_index(i, arr.shape) if arr.ndim else ()
-                raise _type_error(name, f"{type(v).__name__} {v!r} at index {_fmt_pos(pos)}")
-        clipped = [min(max(int(v), -(2**62)), 2**62) for v in flat]
-        return np.array(clipped, dtype=np.int64).reshape(arr.shape), arr
-    if arr.dtype.kind == "b":
-        what = "a bool array" if arr.ndim else f"bool {x!r}"
-    else:
-        what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
-    raise _type_error(name, what)
-
-
-class MissingValuesError(ValueError):
-    """Missing values (NA, None, NaN) in an integer input."""
-
-
-def checked_array(x, name, type_error=None):
-    """``np.asarray(x)``, refusing what numpy would silently turn into numbers.
-
-    Bools at any depth of a list or tuple and masked entries of a masked array raise TypeError;
-    missing values of a pandas or pyarrow integer column (which numpy turns into NaN) raise
-    ValueError; Python ints that overflow int64 stay ints (an object array), not floats.
-    The one validator of array inputs, for :mod:`passatk` and :mod:`passatk.stats`;
-    ``type_error(name, what)`` builds the TypeError (the caller's wording).
-    """
-    type_error = type_error or _type_error
-    if isinstance(x, np.ma.MaskedArray):
-        mask = np.ma.getmaskarray(x)
-        if mask.any():
-            pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
-            raise type_error(name, f"a masked array with masked entries (the first at index "
-                                    f"{_fmt_pos(pos)}); fill or drop them first")
-        return np.asarray(x.data)
-    if isinstance(x, np.ndarray):
-        return x
-    if isinstance(x, list | tuple):
-        pos = _bool_position(x, ())
-        if pos is not None:
-            raise type_error(name, f"bool {_at(x, pos)!r} at index {_fmt_pos(pos)}")
-    try:
-        arr = np.asarray(x)
-    except (ValueError, TypeError) as e:  # ragged nesting, unconvertible objects
-        raise type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
-    missing = None
-    if arr.dtype.kind == "f" and arr.size:
-        if isinstance(x, list | tuple) and not _has_float(x):
-            return np.asarray(x, dtype=object)  # ints beyond int64: let the range rules speak
-        missing = np.isnan(arr) if not _has_float(x) else None
-    elif arr.dtype.kind == "O" and arr.size:
-        missing = np.frompyfunc(_is_na, 1, 1)(arr).astype(bool)
-    if missing is not None and missing.any():
-        pos = np.unravel_index(int(np.argmax(missing)), arr.shape)
-        raise MissingValuesError(f"{name} contains missing values (NA, None or NaN), the first at "
-                       f"index {_fmt_pos(pos)}; drop or fill them before computing")
-    return arr
-
-
-def _is_na(v):
-    return v is None or type(v).__name__ in ("NAType", "NaTType")
-
-
-def _bool_position(x, pos):
-    """The index tuple of the first bool in nested lists/tuples, else None."""
-    types = set(map(type, x))
-    if bool in types or np.bool_ in types:
-        i = next(i for i, v in enumerate(x) if isinstance(v, bool | np.bool_))
-        return (*pos, i)
-    if list in types or tuple in types:
-        for i, v in enumerate(x):
-            if isinstance(v, list | tuple):
-                found = _bool_position(v, (*pos, i))
-                if found is not None:
-                    return found
-    return None
-
-
-def _at(x, pos):
-    for i in pos:
-        x = x[i]
-    return x
-
-
-def _has_float(x):
-    """Whether a list (nested) or an array-like holds floats of its own (not converted ints)."""
-    if isinstance(x, list | tuple):
-        types = set(map(type, x))
-        if any(issubclass(t, float | np.floating) for t in types):
-            return True
-        return any(_has_float(v) for v in x if isinstance(v, list | tuple))
-    dtype = getattr(x, "dtype", None)
-    if getattr(dtype, "kind", None) == "f" or getattr(dtype, "is_floating_point", False):
-        return True  # numpy/pandas floats, torch floating tensors
-    return str(getattr(x, "type", "")) in ("double", "float", "halffloat")  # pyarrow
-
-
-def _fmt_pos(pos):
-    return str(tuple(int(p) for p in pos)) if len(pos) != 1 else str(int(pos[0]))
-
-
-def _check_errors(errors):
-    if errors not in _ERRORS:
-        raise ValueError(f"errors must be 'raise' or 'nan', got {errors!r}")
-
-
-def _rules(n, c, k):
-    # (description, violation mask) in the order they are checked at one position.
-    return (
-        ("n must satisfy 1 <= n < 2**53 (every count must be exact in a double)",
-         (n < 1) | (n >= _MAX_N)),
-        ("c must satisfy c >= 0", c < 0),
-        ("c must satisfy c <= n (more correct samples than samples)", c > n),
-        ("k must satisfy k >= 1", k < 1),
-        ("k must satisfy k <= n (pass@k is undefined when k exceeds the samples)", k > n),
-    )
 
 
 def _raise_invalid(n, c, k, originals, shape):
     n, c, k = np.broadcast_arrays(n, c, k)
     on, oc, ok = (np.broadcast_to(o, shape) for o in originals)
-    rules = _rules(n, c, k)
+    rules = count_rules(n, c, k)
     any_bad = np.zeros(shape, dtype=bool)
     for _, mask in rules:
         any_bad |= mask
@@ -185,14 +35,10 @@ def _raise_invalid(n, c, k, originals, shape):
     total = int(any_bad.sum())
     others = f" ({total} invalid in all)" if total != count else ""
     raise ValueError(
-        f"{text}; the first invalid element is at index {_fmt_pos(pos)} with n={on[pos]}, "
+        f"{text}; the first invalid element is at index {fmt_index(pos)} with n={on[pos]}, "
         f"c={oc[pos]}, k={ok[pos]}; {count} of {any_bad.size} elements break this rule{others} "
         f"(errors='nan' gives NaN at invalid positions)"
     )
-
-
-def _scalar_ok(n, c, k):
-    return 0 <= c <= n and 1 <= k <= n < _MAX_N
 
 
 def _common_shape(*shapes):
@@ -208,10 +54,10 @@ def _common_shape(*shapes):
 
 
 def _compute(n, c, k, mode, errors):
-    _check_errors(errors)
+    check_errors(errors)
     # Fast path for plain Python ints: training loops call this every step.
     if type(n) is int and type(c) is int and type(k) is int:
-        if _scalar_ok(n, c, k):
+        if counts_ok(n, c, k):
             th, tl = table()
             return K.value(n, c, k, mode, th, tl)
         if errors == "nan":
@@ -220,7 +66,7 @@ def _compute(n, c, k, mode, errors):
         b = np.asarray(min(max(c, -(2**62)), 2**62))
         d = np.asarray(min(max(k, -(2**62)), 2**62))
         _raise_invalid(a, b, d, (np.asarray(n), np.asarray(c), np.asarray(k)), ())
-    (n64, on), (c64, oc), (k64, ok) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
+    (n64, on), (c64, oc), (k64, ok) = as_int(n, "n"), as_int(c, "c"), as_int(k, "k")
     shape = _common_shape(n64.shape, c64.shape, k64.shape)
     try:
         shape = shape if shape is not None else np.broadcast_shapes(
@@ -269,7 +115,8 @@ def _dispatch(flat, mode, th, tl, out):
     return K.bulk(n, c, k, mode, th, tl, out)
 
 
-def pass_at_k(n, c, k, *, errors="raise"):
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+              errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
     """Unbiased pass@k = 1 - C(n-c, k) / C(n, k) (Chen et al. 2021, eq. 1).
 
     The probability that at least one of k samples, drawn without replacement from n samples
@@ -309,7 +156,8 @@ def pass_at_k(n, c, k, *, errors="raise"):
     return _compute(n, c, k, K.MODE_PASS, errors)
 
 
-def pass_hat_k(n, c, k, *, errors="raise"):
+def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+               errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
     """pass^k = C(c, k) / C(n, k): the probability that all k draws pass (tau-bench).
 
     Same inputs, rules and accuracy as :func:`pass_at_k`.
@@ -325,19 +173,20 @@ def pass_hat_k(n, c, k, *, errors="raise"):
     return _compute(n, c, k, K.MODE_HAT, errors)
 
 
-def fail_at_k(n, c, k, *, errors="raise"):
+def fail_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+              errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
     """P0 = C(n-c, k) / C(n, k) = 1 - pass@k, with small relative error even when tiny.
 
     Examples
     --------
-    >>> from passatk._api import fail_at_k
-    >>> fail_at_k(10, 2, 3)
+    >>> import passatk
+    >>> passatk.fail_at_k(10, 2, 3)
     0.4666666666666667
     """
     return _compute(n, c, k, K.MODE_FAIL, errors)
 
 
-def pass_at_k_plugin(n, c, k):
+def pass_at_k_plugin(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> float | np.ndarray:
     """The plug-in approximation 1 - (1 - c/n)**k, kept for comparison. It is biased.
 
     Replacing the without-replacement probability by (1 - c/n)**k underestimates pass@k:
@@ -351,16 +200,12 @@ def pass_at_k_plugin(n, c, k):
     >>> round(passatk.pass_at_k_plugin(10, 2, 3), 3)
     0.488
     """
-    (n64, _), (c64, _), (k64, _) = _as_int(n, "n"), _as_int(c, "c"), _as_int(k, "k")
+    (n64, _), (c64, _), (k64, _) = as_int(n, "n"), as_int(c, "c"), as_int(k, "k")
     n64, c64, k64 = np.broadcast_arrays(n64, c64, k64)
-    for text, mask in (
-        ("n must satisfy 1 <= n < 2**53", (n64 < 1) | (n64 >= _MAX_N)),
-        ("c must satisfy 0 <= c <= n", (c64 < 0) | (c64 > n64)),
-        ("k must satisfy k >= 1", k64 < 1),
-    ):
+    for text, mask in count_rules(n64, c64, k64, k_max=False):
         if mask.any():
             pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
-            where = f" at index {_fmt_pos(pos)}" if mask.ndim else ""
+            where = f" at index {fmt_index(pos)}" if mask.ndim else ""
             raise ValueError(
                 f"{text}; got n={n64[pos]}, c={c64[pos]}, k={k64[pos]}{where} "
                 f"({int(mask.sum())} invalid)"
@@ -370,7 +215,7 @@ def pass_at_k_plugin(n, c, k):
     return float(out) if out.ndim == 0 else out
 
 
-def k_ladder(k_max):
+def k_ladder(k_max: int) -> list[int]:
     """The default budgets of a curve: 1, 2, 5, 10, 20, 50, ... below ``k_max``, then ``k_max``.
 
     >>> from passatk._api import k_ladder
@@ -387,7 +232,8 @@ def k_ladder(k_max):
     return [*out, k_max]
 
 
-def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
+def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
+                    errors: Literal["raise", "nan"] = "raise") -> np.ndarray:
     """pass@k for every k = 1..k_max in one call, along a new trailing axis.
 
     Parameters
@@ -413,8 +259,8 @@ def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
     array([[0.4   , 0.7   , 0.9   ],
            [0.2   , 0.3778, 0.5333]])
     """
-    _check_errors(errors)
-    (n64, _), (c64, _) = _as_int(n, "n"), _as_int(c, "c")
+    check_errors(errors)
+    (n64, _), (c64, _) = as_int(n, "n"), as_int(c, "c")
     n64, c64 = np.broadcast_arrays(n64, c64)
     if k_max is None:
         if n64.size == 0:
@@ -424,7 +270,7 @@ def pass_at_k_curve(n, c, k_max=None, *, errors="raise"):
             pos = np.unravel_index(int(np.argmin(n64)), n64.shape)
             raise ValueError(
                 f"n must satisfy n >= 1 for a pass@k curve; got n={k_max} at index "
-                f"{_fmt_pos(pos)}"
+                f"{fmt_index(pos)}"
             )
     elif isinstance(k_max, bool) or not isinstance(k_max, int | np.integer):
         raise TypeError(f"k_max must be an int, got {type(k_max).__name__} {k_max!r}")

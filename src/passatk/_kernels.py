@@ -20,10 +20,9 @@ import numpy as np
 
 from . import _lnfact
 from ._jit import fma, jit, prange
+from ._validation import MAX_N, TABLE_MAX
 
-TABLE_MAX = 2**17
 PRODUCT_MAX = 32
-MAX_N = 2**53
 
 MODE_PASS = 0  # pass@k = 1 - P0(n, c, k)
 MODE_HAT = 1  # pass^k = P0(n, n - c, k)

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-TABLE_MAX = 2**17
+from ._validation import TABLE_MAX
+
 _PATH = Path(__file__).with_name("data") / "lnfact_dd.npy"
 LN1P_PATH = Path(__file__).with_name("data") / "ln1p_dd.npy"
 LN1P_STEPS = 512

@@ -49,18 +49,24 @@ def _is_number(value: Any) -> bool:
 
 
 def flatten(record: Mapping[str, Any]) -> dict[str, Any]:
-    """One flat row: the ``group`` mapping's fields first, then the other fields in order."""
+    """One flat row: the ``group`` mapping's fields first, then the other fields in order.
+
+    The one rule for every flat output (CSV, tables, ``to_pandas()``): a group field named
+    like a result field becomes ``group_<name>``, so ``{"k": 0}`` as a group gives the
+    columns ``group_k`` (the label) and ``k`` (the budget).
+
+    >>> flatten({"group": {"model": "a", "k": 0}, "k": 1, "value": 0.5})
+    {'model': 'a', 'group_k': 0, 'k': 1, 'value': 0.5}
+    """
     row: dict[str, Any] = {}
     group = record.get("group")
     if isinstance(group, Mapping):
         for key, value in group.items():
-            row[str(key)] = value
+            key = str(key)
+            row[key if key not in record else f"group_{key}"] = value
     for key, value in record.items():
-        if key == "group":
-            continue
-        if key in row:  # a group field named like a result field: keep both
-            key = f"{key}_"
-        row[key] = value
+        if key != "group":
+            row[key] = value
     return row
 
 

@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._errors import Skipped, show
 
 __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
@@ -17,8 +18,6 @@ __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
 GroupKey = tuple[tuple[str, object], ...]
 
 _DIGITS = re.compile(r"([0-9]+)")
-#: counts must stay exact in a double (the estimator's domain)
-MAX_COUNT = 2**53
 
 
 def _task_key(task: str) -> tuple:

@@ -14,10 +14,10 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from math import comb
 from typing import NamedTuple
 
 from .._output import atomic_open, atomic_path
+from ..reference import pass_at_k_exact
 from ._counts import Counts
 from ._registry import by_file_name, get, specs
 from ._sources import logical_name
@@ -25,13 +25,9 @@ from ._sources import logical_name
 __all__ = ["format_for_path", "write_archive", "write_counts"]
 
 
-def _exact_pass_at_k(n: int, c: int, k: int) -> Fraction:
-    return 1 - Fraction(comb(n - c, k), comb(n, k))
-
-
 def mean_pass_at_k(passes: list[list[bool]], k: int) -> float:
     """The mean exact pass@k over tasks (``passes``: each task's pass flags), as a float."""
-    total = sum((_exact_pass_at_k(len(p), sum(p), k) for p in passes), Fraction(0))
+    total = sum((pass_at_k_exact(len(p), sum(p), k) for p in passes), Fraction(0))
     return float(total / len(passes))
 
 

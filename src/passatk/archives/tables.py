@@ -16,6 +16,7 @@ import re
 from array import array
 from collections.abc import Iterator
 
+from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._common import (
     BadRecord,
     Context,
@@ -48,7 +49,6 @@ AUTO_GROUP_COLUMNS = ("filter",)
 RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,19}\Z")
-MAX_COUNT = 2**53
 _TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
 

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from . import stats as _S
+from ._dist import _betainc, norm_ppf, t_ppf
 
 LABELS = {
     "wilson": "Wilson score (binary outcomes)",
@@ -42,7 +42,7 @@ def beta_ppf(p, a, b):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if _S._betainc(a, b, mid, 1.0 - mid) < p:
+        if _betainc(a, b, mid, 1.0 - mid) < p:
             lo = mid
         else:
             hi = mid
@@ -64,7 +64,7 @@ def clip(lo, hi, low=0.0, high=1.0):
 
 def fallback(value, size, confidence):
     """The interval for all-equal per-task values (sd = 0), and the reason that says so."""
-    lo, hi = wilson(value, size, _S.norm_ppf(0.5 + confidence / 2))
+    lo, hi = wilson(value, size, norm_ppf(0.5 + confidence / 2))
     reason = (f"all {size} per-task estimates equal {value:.6g}, so their sd is 0 and a "
               f"t or bootstrap interval would have zero width; fell back to the Wilson score "
               f"interval with the largest variance values in [0, 1] allow, v(1-v) (exactly "
@@ -79,9 +79,9 @@ def binary(theta):
 def auto(theta, value, s2, size, confidence):
     """The default interval: (lo, hi, ci_method, interval name)."""
     if binary(theta):
-        lo, hi = wilson(value, size, _S.norm_ppf(0.5 + confidence / 2))
+        lo, hi = wilson(value, size, norm_ppf(0.5 + confidence / 2))
         return lo, hi, LABELS["wilson"], "wilson"
-    q = _S.t_ppf(0.5 + confidence / 2, size - 1)
+    q = t_ppf(0.5 + confidence / 2, size - 1)
     h = q * math.sqrt(s2 / size)
     phi = s2 / (value * (1.0 - value))
     wlo, whi = wilson(value, size, q, phi)
@@ -96,7 +96,7 @@ def binary_interval(theta, size, confidence, interval):
                             f"n=1 and k=1); these per-task estimates are not all 0 or 1")
     x = int(np.sum(theta))
     if interval == "wilson":
-        lo, hi = wilson(x / size, size, _S.norm_ppf(0.5 + confidence / 2))
+        lo, hi = wilson(x / size, size, norm_ppf(0.5 + confidence / 2))
     else:
         lo, hi = clopper_pearson(x, size, confidence)
     return lo, hi, None

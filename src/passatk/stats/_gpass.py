@@ -24,7 +24,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from . import stats as _S
+from ._dist import _lgamma
 
 
 def threshold(tau, k):
@@ -53,7 +53,7 @@ def _lnc(a, b):
     b = np.asarray(b, dtype=np.float64)
     ok = (b >= 0) & (b <= a)
     aa, bb = np.where(ok, a, 0.0), np.where(ok, b, 0.0)
-    out = _S._lgamma(aa + 1.0) - _S._lgamma(bb + 1.0) - _S._lgamma(aa - bb + 1.0)
+    out = _lgamma(aa + 1.0) - _lgamma(bb + 1.0) - _lgamma(aa - bb + 1.0)
     return np.where(ok, out, -np.inf)
 
 

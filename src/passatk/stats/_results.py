@@ -12,18 +12,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = [
-    "CompareResult",
-    "CompareRow",
-    "PlanResult",
-    "ScoreResult",
-    "ScoreRow",
-    "Simulation",
-    "TaskResult",
-    "TaskRow",
-]
+
+class ConfidenceInterval(NamedTuple):
+    """The two ends of an interval, as scipy's ``ConfidenceInterval(low, high)``."""
+
+    low: float | None
+    high: float | None
 
 
 def _plain(v: Any) -> Any:
@@ -47,14 +43,9 @@ def _to_pandas(records: list[dict[str, Any]]):
             "to_pandas() needs pandas, which is not installed; "
             "install it with `pip install passatk[pandas]` or use to_dict()/records()"
         ) from exc
-    flat = []
-    for rec in records:
-        row: dict[str, Any] = {}
-        for key, val in rec.get("group", {}).items():
-            row[key if key not in rec else f"group_{key}"] = val
-        row.update({key: val for key, val in rec.items() if key != "group"})
-        flat.append(row)
-    return pd.DataFrame.from_records(flat)
+    from .._output import flatten  # the one flattening rule, shared with CSV and tables
+
+    return pd.DataFrame.from_records([flatten(rec) for rec in records])
 
 
 def _row_dict(row) -> dict[str, Any]:
@@ -64,10 +55,72 @@ def _row_dict(row) -> dict[str, Any]:
     return out
 
 
-class _Rows:
-    """A sequence of result rows: ``len``, iteration, indexing and a DataFrame view."""
+_REPR_FIELDS = {
+    "ScoreRow": ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "interval"),
+    "CompareRow": ("metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks"),
+    "TaskRow": ("task", "n", "c", "k", "value", "ci_low", "ci_high"),
+}
+_REPR_TEXT = 60  # characters of a text field (a reason) shown in a repr
+_REPR_ROWS = 3  # rows shown at each end of a result's repr
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, str) and len(v) > _REPR_TEXT:
+        return repr(v[:_REPR_TEXT - 3] + "...")
+    return repr(v)
+
+
+class _Row:
+    """A compact ``repr`` (the main fields, floats to 6 digits) and ``confidence_interval``."""
 
     __slots__ = ()
+
+    def __repr__(self) -> str:
+        names = _REPR_FIELDS[type(self).__name__]
+        parts = [f"group={self.group!r}"] if getattr(self, "group", None) else []
+        parts += [f"{name}={_short(getattr(self, name))}" for name in names]
+        if self.reason:
+            parts.append(f"reason={_short(self.reason)}")
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+    @property
+    def confidence_interval(self) -> ConfidenceInterval:
+        """``(low, high)`` of this row's interval, as scipy's ``confidence_interval``."""
+        return ConfidenceInterval(self.ci_low, self.ci_high)
+
+
+class _Rows:
+    """A sequence of result rows: ``len``, iteration, indexing, a DataFrame view, a compact
+    ``repr`` (the first and last rows) and the intervals of all rows as arrays."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        fields = [f"{f.name}={_short(getattr(self, f.name))}" for f in dataclasses.fields(self)
+                  if f.name != "rows" and getattr(self, f.name) not in ((), None)]
+        head = f"{type(self).__name__}({len(self.rows)} rows, {', '.join(fields)})"
+        rows = [repr(r) for r in self.rows]
+        if len(rows) > 2 * _REPR_ROWS + 1:
+            more = len(rows) - 2 * _REPR_ROWS
+            rows = [*rows[:_REPR_ROWS], f"... {more} more rows ...", *rows[-_REPR_ROWS:]]
+        return "\n  ".join([head, *rows])
+
+    @property
+    def confidence_interval(self) -> ConfidenceInterval:
+        """The intervals of all rows as two float64 arrays (NaN where a row has none).
+
+        Like scipy's result for a vectorized statistic; ``row.confidence_interval`` gives
+        one row's ``(low, high)``.
+        """
+        import numpy as np
+
+        def ends(name: str):
+            return np.array([np.nan if getattr(r, name) is None else getattr(r, name)
+                             for r in self.rows], dtype=np.float64)
+
+        return ConfidenceInterval(ends("ci_low"), ends("ci_high"))
 
     def to_pandas(self):
         """The rows as a ``pandas.DataFrame``, one column per group label; needs pandas."""
@@ -83,8 +136,8 @@ class _Rows:
         return self.rows[i]
 
 
-@dataclass(frozen=True)
-class ScoreRow:
+@dataclass(frozen=True, repr=False)
+class ScoreRow(_Row):
     """One benchmark score: one group, one metric, one k.
 
     ``value`` is the mean over tasks of the per-task estimate; ``se``, ``ci_low`` and
@@ -130,7 +183,7 @@ class ScoreRow:
         return _row_dict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ScoreResult(_Rows):
     """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
 
@@ -156,8 +209,8 @@ class ScoreResult(_Rows):
         }
 
 
-@dataclass(frozen=True)
-class CompareRow:
+@dataclass(frozen=True, repr=False)
+class CompareRow(_Row):
     """The paired comparison of run A and run B at one k: ``diff`` = mean(A) - mean(B).
 
     ``se``, ``ci_low``, ``ci_high`` and ``p_value`` come from the paired t test on the
@@ -209,7 +262,7 @@ class CompareRow:
         return _row_dict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CompareResult(_Rows):
     """The result of :func:`passatk.compare`: one row per k."""
 
@@ -288,8 +341,8 @@ class Simulation:
                 "a": self.a, "b": self.b}
 
 
-@dataclass(frozen=True)
-class TaskRow:
+@dataclass(frozen=True, repr=False)
+class TaskRow(_Row):
     """One task's estimate and an interval for its own success quantity.
 
     ``value`` is the unbiased per-task estimate; ``ci_low``/``ci_high`` map a Wilson or
@@ -316,7 +369,7 @@ class TaskRow:
         return _row_dict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class TaskResult(_Rows):
     """The result of :func:`passatk.stats.task_intervals`: one row per task, in input order."""
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._jit import jit, prange, threads_usable
+from .._jit import jit, prange, threads_usable
 
 CHUNK = 64  # resamples per random stream
 

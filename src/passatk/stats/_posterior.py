@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from . import _stats_kernels as SK
+from . import _kernels as SK
 
 HYPER_LOC = math.log(2.0)
 HYPER_SCALE = 2.0

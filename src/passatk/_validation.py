@@ -1,0 +1,334 @@
+"""The one home of input validation: integer arrays, the count rules and their texts, the
+limits, choices, positive integers, the confidence level and random generators.
+
+Every public function of :mod:`passatk` and :mod:`passatk.stats` checks its arguments
+here, so that one rule has one wording. ``reference.py`` keeps its own copy of the rules on
+purpose: it is the stdlib-only oracle the tests hold this code against
+(``tests/test_validation.py`` checks that the two agree).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+#: What ``rng=`` (and its alias ``seed=``) accepts: whatever numpy.random.default_rng does.
+RngLike = (None | int | Sequence[int] | np.random.SeedSequence | np.random.BitGenerator
+           | np.random.Generator)
+#: The budgets of ``score``/``compare``: one k, several, or a named set.
+KSpec = int | Sequence[int] | ArrayLike | Literal["all", "ladder"]
+
+#: Counts must be exact in a double: n < 2**53.
+MAX_N = 2**53
+#: The largest n of the ln(i!) table (``_lnfact``); larger n take the table-free paths.
+TABLE_MAX = 2**17
+#: The most bootstrap resamples (or random sign patterns) one call may ask for.
+MAX_RESAMPLES = 10**7
+_CLIP = 2**62  # values beyond int64 are saturated here, so that the range rules reject them
+
+
+# --------------------------------------------------------------------------------------
+# Integer arrays
+# --------------------------------------------------------------------------------------
+
+
+class MissingValuesError(ValueError):
+    """Missing values (NA, None, NaN) in an integer input."""
+
+
+def type_error(name: str, what: str) -> TypeError:
+    """The TypeError of a non-integer count: one wording for every function."""
+    return TypeError(
+        f"{name} must be an integer or an array of integers, got {what}; "
+        f"convert it first, e.g. np.asarray({name}).astype(np.int64) after checking that "
+        f"the values are whole numbers"
+    )
+
+
+def fmt_index(pos: tuple) -> str:
+    """An index for messages: ``3`` for 1-d positions, ``(1, 0)`` otherwise."""
+    return str(tuple(int(p) for p in pos)) if len(pos) != 1 else str(int(pos[0]))
+
+
+def as_int(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Return (int64 ndarray, original array) for one argument, or raise TypeError/ValueError.
+
+    Values beyond int64 are saturated to +-2**62 so that the range rules reject them; the
+    messages read the original array.
+    """
+    if isinstance(x, bool | np.bool_):
+        raise type_error(name, f"bool {x!r}")
+    if isinstance(x, int | np.integer) and not isinstance(x, np.ndarray):
+        arr = np.asarray(x)
+    elif isinstance(x, float | np.floating | str | bytes | complex):
+        raise type_error(name, f"{type(x).__name__} {x!r}")
+    elif isinstance(x, np.ndarray | list | tuple | range) or hasattr(x, "__array__"):
+        arr = checked_array(x, name)
+    else:
+        raise type_error(name, f"{type(x).__name__} {x!r}")
+    kind = arr.dtype.kind
+    if arr.size == 0 and kind in "fO":  # [] becomes float64: nothing in it can be wrong
+        return arr.astype(np.int64), arr
+    if kind == "i":
+        return (arr if arr.dtype == np.int64 else arr.astype(np.int64)), arr
+    if kind == "u":
+        if arr.dtype.itemsize == 8 and arr.size and int(arr.max()) >= 2**63:
+            return np.minimum(arr, _CLIP).astype(np.int64), arr
+        return arr.astype(np.int64), arr
+    if kind == "O":
+        return _object_ints(arr, name), arr
+    if kind == "b":
+        what = "a bool array" if arr.ndim else f"bool {x!r}"
+    else:
+        what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
+    raise type_error(name, what)
+
+
+def _object_ints(arr: np.ndarray, name: str) -> np.ndarray:
+    flat = arr.reshape(-1)
+    for i, v in enumerate(flat):
+        if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
+            pos = np.unravel_index(i, arr.shape) if arr.ndim else ()
+            raise type_error(name, f"{type(v).__name__} {v!r} at index {fmt_index(pos)}")
+    clipped = [min(max(int(v), -_CLIP), _CLIP) for v in flat]
+    return np.array(clipped, dtype=np.int64).reshape(arr.shape)
+
+
+def int_array(x: Any, name: str) -> np.ndarray:
+    """A 1-d int64 array of counts, one per task (``score``, ``compare``, planning)."""
+    arr, orig = as_int(x, name)
+    if arr.ndim > 1:
+        raise ValueError(f"{name} must be 1-dimensional (one entry per task), got shape "
+                         f"{arr.shape}")
+    arr = np.atleast_1d(arr)
+    if orig.dtype.kind in "uO" and arr.size:
+        big = np.flatnonzero(np.abs(arr) >= _CLIP)
+        if big.size:
+            i = int(big[0])
+            raise ValueError(f"{name} must be < 2**53, got {np.atleast_1d(orig)[i]} at index {i}")
+    return arr
+
+
+def checked_array(x: Any, name: str) -> np.ndarray:
+    """``np.asarray(x)``, refusing what numpy would silently turn into numbers.
+
+    Bools at any depth of a list or tuple and masked entries of a masked array raise TypeError;
+    missing values of a pandas or pyarrow integer column (which numpy turns into NaN) raise
+    ValueError; Python ints that overflow int64 stay ints (an object array), not floats.
+    """
+    if isinstance(x, np.ma.MaskedArray):
+        mask = np.ma.getmaskarray(x)
+        if mask.any():
+            pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
+            raise type_error(name, f"a masked array with masked entries (the first at index "
+                                   f"{fmt_index(pos)}); fill or drop them first")
+        return np.asarray(x.data)
+    if isinstance(x, np.ndarray):
+        return x
+    if isinstance(x, list | tuple):
+        pos = _bool_position(x, ())
+        if pos is not None:
+            raise type_error(name, f"bool {_at(x, pos)!r} at index {fmt_index(pos)}")
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as e:  # ragged nesting, unconvertible objects
+        raise type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+    missing = None
+    if arr.dtype.kind == "f" and arr.size:
+        if isinstance(x, list | tuple) and not _has_float(x):
+            return np.asarray(x, dtype=object)  # ints beyond int64: let the range rules speak
+        missing = np.isnan(arr) if not _has_float(x) else None
+    elif arr.dtype.kind == "O" and arr.size:
+        missing = np.frompyfunc(_is_na, 1, 1)(arr).astype(bool)
+    if missing is not None and missing.any():
+        pos = np.unravel_index(int(np.argmax(missing)), arr.shape)
+        raise MissingValuesError(f"{name} contains missing values (NA, None or NaN), the first "
+                                 f"at index {fmt_index(pos)}; drop or fill them before computing")
+    return arr
+
+
+def _is_na(v: Any) -> bool:
+    return v is None or type(v).__name__ in ("NAType", "NaTType")
+
+
+def _bool_position(x: list | tuple, pos: tuple) -> tuple | None:
+    """The index tuple of the first bool in nested lists/tuples, else None."""
+    types = set(map(type, x))
+    if bool in types or np.bool_ in types:
+        i = next(i for i, v in enumerate(x) if isinstance(v, bool | np.bool_))
+        return (*pos, i)
+    if list in types or tuple in types:
+        for i, v in enumerate(x):
+            if isinstance(v, list | tuple):
+                found = _bool_position(v, (*pos, i))
+                if found is not None:
+                    return found
+    return None
+
+
+def _at(x: Any, pos: tuple) -> Any:
+    for i in pos:
+        x = x[i]
+    return x
+
+
+def _has_float(x: Any) -> bool:
+    """Whether a list (nested) or an array-like holds floats of its own (not converted ints)."""
+    if isinstance(x, list | tuple):
+        types = set(map(type, x))
+        if any(issubclass(t, float | np.floating) for t in types):
+            return True
+        return any(_has_float(v) for v in x if isinstance(v, list | tuple))
+    dtype = getattr(x, "dtype", None)
+    if getattr(dtype, "kind", None) == "f" or getattr(dtype, "is_floating_point", False):
+        return True  # numpy/pandas floats, torch floating tensors
+    return str(getattr(x, "type", "")) in ("double", "float", "halffloat")  # pyarrow
+
+
+# --------------------------------------------------------------------------------------
+# The count rules 1 <= n < 2**53, 0 <= c <= n, 1 <= k <= n
+# --------------------------------------------------------------------------------------
+
+
+def count_rules(n: np.ndarray, c: np.ndarray, k: np.ndarray | None = None, *,
+                names: tuple[str, str] = ("n", "c"), k_max: bool = True) -> list:
+    """(text, violation mask) of each rule, in the order they are checked at one position.
+
+    Without ``k`` only the rules of n and c; with ``k_max=False`` k may exceed n (the
+    plug-in estimator is defined there).
+    """
+    nn, cc = names
+    rules = [
+        (f"{nn} must satisfy 1 <= {nn} < 2**53 (every count must be exact in a double)",
+         (n < 1) | (n >= MAX_N)),
+        (f"{cc} must satisfy {cc} >= 0", c < 0),
+        (f"{cc} must satisfy {cc} <= {nn} (more correct samples than samples)", c > n),
+    ]
+    if k is not None:
+        rules.append(("k must satisfy k >= 1", k < 1))
+        if k_max:
+            rules.append(("k must satisfy k <= n (pass@k is undefined when k exceeds the "
+                          "samples)", k > n))
+    return rules
+
+
+def counts_ok(n: int, c: int, k: int) -> bool:
+    """The count rules for one triple of Python ints (the scalar fast path)."""
+    return 0 <= c <= n and 1 <= k <= n < MAX_N
+
+
+def check_n(n: np.ndarray, name: str = "n") -> None:
+    """The rule of n alone (1-d), for callers that draw c themselves (``simulate``)."""
+    text, mask = count_rules(n, np.zeros_like(n), names=(name, "c"))[0]
+    if mask.any():
+        i = int(np.argmax(mask))
+        raise ValueError(f"{text}; got {name}={int(n[i])} at index {i}")
+
+
+def count_arrays(n: Any, c: Any, nname: str = "n",
+                 cname: str = "c") -> tuple[np.ndarray, np.ndarray]:
+    """The counts of one run of tasks as 1-d int64 arrays, checked against the rules."""
+    n, c = int_array(n, nname), int_array(c, cname)
+    check_counts(n, c, nname, cname)
+    return n, c
+
+
+def check_counts(n: np.ndarray, c: np.ndarray, nname: str = "n", cname: str = "c") -> None:
+    """The rules of one run of tasks (1-d n and c of one length, at least one task)."""
+    if n.shape != c.shape:
+        raise ValueError(f"{nname} and {cname} must have the same length, got {n.size} and "
+                         f"{c.size}")
+    if n.size == 0:
+        raise ValueError(f"{nname} must hold at least one task, got an empty array")
+    for text, mask in count_rules(n, c, names=(nname, cname)):
+        if mask.any():
+            i = int(np.argmax(mask))
+            raise ValueError(f"{text}; got {nname}={int(n[i])}, {cname}={int(c[i])} at index "
+                             f"{i} ({int(mask.sum())} invalid)")
+
+
+# --------------------------------------------------------------------------------------
+# Options
+# --------------------------------------------------------------------------------------
+
+
+def choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``allowed``, else TypeError/ValueError."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, one of {allowed}, got {type(value).__name__}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def positive_int(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """An int with ``minimum <= value`` (and ``<= maximum`` when given)."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must satisfy {name} >= {minimum}, got {name}={value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must satisfy {name} <= {maximum:,}, got {name}={value:,}; "
+                         f"the resamples are held in memory")
+    return int(value)
+
+
+def n_resamples_arg(value: Any, minimum: int = 2) -> int:
+    """The number of bootstrap resamples: an int in [minimum, MAX_RESAMPLES]."""
+    return positive_int(value, "n_resamples", minimum, MAX_RESAMPLES)
+
+
+def confidence_level(confidence: Any) -> float:
+    """The confidence level, a float strictly between 0 and 1."""
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.floating):
+        raise TypeError(f"confidence must be a float, got {type(confidence).__name__}")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must satisfy 0 < confidence < 1, got {confidence!r}")
+    return float(confidence)
+
+
+def check_errors(errors: Any) -> None:
+    """The ``errors=`` policy of the estimator functions."""
+    if errors not in ("raise", "nan"):
+        raise ValueError(f"errors must be 'raise' or 'nan', got {errors!r}")
+
+
+# --------------------------------------------------------------------------------------
+# Randomness (SPEC 7)
+# --------------------------------------------------------------------------------------
+
+_UNSET: Any = object()
+
+
+def normalize_rng(rng: Any = None, seed: Any = _UNSET) -> np.random.Generator:
+    """A ``numpy.random.Generator`` from ``rng=`` (or its alias ``seed=``).
+
+    Accepts whatever :func:`numpy.random.default_rng` accepts (None, an int or a sequence of
+    ints, a ``SeedSequence``, a ``BitGenerator`` or a ``Generator``, which is used as is),
+    as SPEC 7 asks. Passing both ``rng`` and ``seed`` is an error. The global random state
+    is never used.
+    """
+    name = "rng"
+    if seed is not _UNSET:
+        if rng is not None and seed is not None:
+            raise TypeError("pass rng= or its alias seed=, not both")
+        if rng is None:
+            rng, name = seed, "seed"
+    if isinstance(rng, np.random.Generator):
+        return rng
+    what = (f"{name} must be None, an int, a sequence of ints, a SeedSequence, a BitGenerator "
+            f"or a numpy.random.Generator (what numpy.random.default_rng accepts), got "
+            f"{type(rng).__name__}")
+    if isinstance(rng, bool | np.bool_ | float | np.floating | str | bytes):
+        raise TypeError(f"{what} {rng!r}")
+    try:
+        return np.random.default_rng(rng)
+    except TypeError as e:
+        raise TypeError(f"{what} ({e})") from None
+    except ValueError as e:  # negative seeds
+        raise ValueError(f"{name} must be a valid seed for numpy.random.default_rng, got "
+                         f"{rng!r} ({e})") from None
+

@@ -1,0 +1,138 @@
+"""Per-rollout advantages that optimize pass@k, for whole batches of groups in one call.
+
+Formulas and citations: docs/advantages.md. The kernels are in ``passatk._adv_kernels``.
+"""
+
+import operator
+
+import numpy as np
+
+from .. import _adv_kernels as K
+from ._groups import coerce_scores, layout
+
+EPS = 1e-6
+"""The epsilon of ``std + eps`` in GRPO-style normalizations (verl's default)."""
+
+# name -> (kernel code, smallest k, rollouts a group needs beyond k)
+ESTIMATORS = {
+    "pkpo": (K.EST_PKPO, 1, 0),
+    "pkpo-loo": (K.EST_PKPO_LOO, 1, 1),
+    "pkpo-loo1": (K.EST_PKPO_LOO1, 2, 0),
+    "passk-training": (K.EST_MAXK, 1, 0),
+    "maxk-training": (K.EST_MAXK, 1, 0),
+    "grpo-passk": (K.EST_GRPO_PASSK, 2, 0),
+}
+NORMALIZE = {"none": K.NORM_NONE, "group-std": K.NORM_GROUP, "batch-std": K.NORM_BATCH}
+
+
+def advantages(
+    scores, groups=None, *, k, estimator="pkpo-loo1", normalize="none", nan="raise"
+):
+    """Per-rollout advantages for pass@k (or max@k) optimization, every group in one call.
+
+    Parameters
+    ----------
+    scores : array_like or torch.Tensor
+        1-D ``(N,)`` scores with ``groups``, or dense 2-D ``(G, n)`` with one group per row
+        and NaN for an unscorable rollout. Lists, numpy arrays of any real or bool dtype, and
+        torch tensors (CPU, or CUDA by one copy to the host). Binary (0/1, bool) or continuous.
+    groups : sequence of hashables, numpy array or torch tensor, optional
+        1-D input only: one group label per rollout (ints, str, uuid, bytes, ...), in any
+        order. None: the whole 1-D input is one group.
+    k : int
+        The k of pass@k: ``1 <= k <= n`` for every group (``k <= n - 1`` for "pkpo-loo",
+        ``k >= 2`` for "pkpo-loo1" and "grpo-passk").
+    estimator : str
+        "pkpo" (PKPO s), "pkpo-loo" (s_loo), "pkpo-loo1" (s_loo-1, the default),
+        "passk-training" (Chen et al. 2025), "maxk-training" (its max@k form; the two agree
+        everywhere, the first name is for binary rewards), or "grpo-passk" (verl's, which
+        divides by the group's std + 1e-6 itself and takes ``normalize="none"`` only).
+    normalize : {"none", "group-std", "batch-std"}
+        Divide by the sample std (n - 1) of the group's scores + 1e-6 (GRPO), or of all scores
+        in the batch (Dr. GRPO keeps "none"). A group, or a batch, whose scores are all equal
+        gets exactly 0.
+    nan : {"raise", "drop"}
+        NaN in 1-D scores raises ValueError, or with "drop" is a hole as in dense input.
+
+    Returns
+    -------
+    numpy.ndarray or torch.Tensor
+        The advantages, in the shape, float dtype and device of ``scores`` (int and bool give
+        float64, or torch's default dtype). Holes are NaN.
+
+    Examples
+    --------
+    >>> advantages([1, 0, 0, 0], k=2)
+    array([0.5, 0. , 0. , 0. ])
+    >>> advantages([[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]], k=2, estimator="passk-training")
+    array([[ 1.        , -0.33333333, -0.33333333, -0.33333333],
+           [ 0.        ,  0.        ,  0.        ,  0.        ]])
+    """
+    code, k = _check_estimator(estimator, k, normalize)
+    norm = NORMALIZE[normalize]
+    s = coerce_scores(scores)
+    lay = layout(s.values, groups, nan=nan)
+    _check_group_sizes(lay, k, estimator)
+    flat = s.values.reshape(-1)
+    holes = lay.order.size != flat.size
+    out = np.full(flat.size, np.nan) if holes else np.empty(flat.size)
+    batch_scale = _batch_scale(flat[lay.order]) if norm == K.NORM_BATCH else 1.0
+    K.advantages_groups(
+        flat, lay.order, lay.offsets, k, code, True, norm, batch_scale, EPS, out
+    )
+    return s.restore(out.reshape(s.shape))
+
+
+def _check_estimator(estimator, k, normalize):
+    if estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
+    if normalize not in NORMALIZE:
+        raise ValueError(f"normalize must be one of {sorted(NORMALIZE)}, got {normalize!r}")
+    if estimator == "grpo-passk" and normalize != "none":
+        raise ValueError(
+            "estimator 'grpo-passk' divides by the group std itself; "
+            f"normalize must be 'none', got {normalize!r}"
+        )
+    if isinstance(k, bool):
+        raise TypeError("k must be an int, got bool")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"k must be an int, got {type(k).__name__} {k!r}") from None
+    code, k_min, _ = ESTIMATORS[estimator]
+    if k < k_min:
+        raise ValueError(f"k must be >= {k_min} for estimator {estimator!r}, got k={k}")
+    return code, k
+
+
+def _check_group_sizes(lay, k, estimator):
+    """Every group with a scored rollout needs n >= k (n >= k + 1 for pkpo-loo)."""
+    extra = ESTIMATORS[estimator][2]
+    n = lay.n
+    short = n < k + extra
+    bad = np.flatnonzero(short & (n > 0)) if short.any() else ()
+    if len(bad):
+        g = int(bad[0])
+        rule = f"k <= n - {extra}" if extra else "k <= n"
+        label = lay.labels[g : g + 1].tolist()[0]  # the Python value, not np.str_(...)
+        raise ValueError(
+            f"estimator {estimator!r} needs {rule}, but k={k} and group {label!r} "
+            f"(first rollout at scores[{_fmt(lay.position(lay.first[g]))}]) has n={int(n[g])} "
+            "scored rollouts"
+        )
+
+
+def _fmt(pos):
+    return ", ".join(map(str, pos)) if isinstance(pos, tuple) else str(pos)
+
+
+def _batch_scale(scored):
+    """1 / (sample std + eps) of every scored rollout, summed in sorted order; 0 if all equal."""
+    if scored.size < 2:
+        return 0.0
+    z = np.sort(scored)
+    if z[0] == z[-1]:
+        return 0.0
+    mean = z.sum() / z.size
+    std = np.sqrt(((z - mean) ** 2).sum() / (z.size - 1))
+    return 1.0 / (std + EPS)

@@ -1,0 +1,333 @@
+"""Planning (``tasks_needed``, ``min_detectable_effect``, ``samples_needed``,
+``paired_sd``) and ``simulate``.
+
+Power of the paired (one-sample) t test, by the noncentral t distribution.
+
+With N tasks, the test statistic of ``compare`` is T = mean(D) / (sd(D) / sqrt(N)) on
+N - 1 df. Under a true mean difference delta it is noncentral t with df = N - 1 and
+noncentrality lambda = delta sqrt(N) / sigma_D. Writing T = (Z + lambda) / S with
+S = sqrt(V / df), V ~ chi^2_df, the two-sided power at critical value c is
+
+    power = E_S[ Phi(lambda - c S) + Phi(-lambda - c S) ],
+
+an integral over the density of S, computed by Gauss-Legendre quadrature on the range
+that holds its mass (this is what statsmodels' ``TTestPower`` computes with scipy's nct).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import (
+    RngLike,
+    check_n,
+    choice,
+    count_arrays,
+    int_array,
+    normalize_rng,
+    positive_int,
+)
+from ._common import _show
+from ._compare import _compare_iv, _match_runs
+from ._dist import norm_ppf, t_ppf
+from ._results import PlanResult, Simulation
+from ._task import _exact_task_var, _theta
+
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(120)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _phi(x):
+    return 0.5 * np.asarray(_erfc(-np.asarray(x) / math.sqrt(2.0)), dtype=np.float64)
+
+
+def _s_range(df):
+    sd = 1.0 / math.sqrt(2.0 * df)
+    lo = max(0.0, 1.0 - 14.0 * sd)
+    hi = 1.0 + 14.0 * sd if df >= 8 else 1.0 + 14.0 * sd + 6.0
+    return lo, hi
+
+
+def _t_power(effect, n_tasks, alpha):
+    """Two-sided power of the one-sample t test: effect = delta / sigma_D, N = n_tasks."""
+    df = n_tasks - 1
+    lam = effect * math.sqrt(n_tasks)
+    crit = t_ppf(1.0 - alpha / 2.0, df)
+    lo, hi = _s_range(df)
+    # Phi(lambda - c s) steps from 1 to 0 over a width 1/c around s0 = lambda / c: cut the
+    # range there so that each piece is smooth at the scale of its nodes
+    s0, width = abs(lam) / crit, 1.0 / crit
+    cuts = {lo, hi, *(min(max(s0 + j * width, lo), hi) for j in (-8, -2, 2, 8))}
+    edges = sorted(cuts)
+    s = np.concatenate([0.5 * (b - a) * _NODES + 0.5 * (b + a)
+                        for a, b in itertools.pairwise(edges)])
+    w = np.concatenate([0.5 * (b - a) * _WEIGHTS
+                        for a, b in itertools.pairwise(edges)])
+    # density of S = sqrt(chi2_df / df), in logs
+    logc = (0.5 * df * math.log(df) - (0.5 * df - 1.0) * math.log(2.0)
+            - math.lgamma(0.5 * df))
+    with np.errstate(divide="ignore"):
+        dens = np.exp(logc + (df - 1.0) * np.log(s) - 0.5 * df * s * s)
+    tails = _phi(lam - crit * s) + _phi(-lam - crit * s)
+    return float(min(np.sum(w * dens * tails), 1.0))
+
+
+def _tasks_for_power(effect, alpha, target):
+    """The smallest N >= 2 whose two-sided t test has power >= target."""
+    z = norm_ppf(1 - alpha / 2) + norm_ppf(target)
+    n = max(math.ceil((z / effect) ** 2), 2)
+    while _t_power(effect, n, alpha) < target:
+        n += 1
+    while n > 2 and _t_power(effect, n - 1, alpha) >= target:
+        n -= 1
+    return n
+
+
+def _effect_for_power(n_tasks, alpha, target):
+    """The effect delta / sigma_D that the t test on N tasks detects with power ``target``."""
+    lo, hi = 0.0, 1.0
+    while _t_power(hi, n_tasks, alpha) < target:
+        lo, hi = hi, 2.0 * hi
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if _t_power(mid, n_tasks, alpha) < target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def _plan_iv_common(alpha, power):
+    for name, v in (("alpha", alpha), ("power", power)):
+        if isinstance(v, bool) or not isinstance(v, int | float | np.floating):
+            raise TypeError(f"{name} must be a float, got {type(v).__name__}")
+        if not 0.0 < v < 1.0:
+            raise ValueError(f"{name} must satisfy 0 < {name} < 1, got {name}={v!r}")
+    return float(alpha), float(power)
+
+
+def _positive(v, name):
+    if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+    if not (v > 0 and math.isfinite(v)):
+        raise ValueError(f"{name} must be a finite number > 0, got {name}={v!r}")
+    return float(v)
+
+
+def _power_iv(x, name, sd, alpha, power):
+    """Validate (delta or n_tasks, sd, alpha, power) of the power-analysis functions."""
+    if name == "n_tasks":
+        x = positive_int(x, name, 2)  # a t test needs 2 tasks
+    else:
+        if isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool):
+            x = abs(x)  # the sign of the difference does not matter to a two-sided test
+        x = _positive(x, name)
+    sd = _positive(sd, "sd")
+    alpha, power = _plan_iv_common(alpha, power)
+    return x, sd, alpha, power
+
+
+def tasks_needed(delta: float, sd: float, *, alpha: float = 0.05,
+                 power: float = 0.8) -> PlanResult:
+    """Tasks needed to detect a mean difference ``delta`` with the paired t test of ``compare``.
+
+    The smallest N whose two-sided t test on N - 1 df has the requested power, from the
+    noncentral t distribution (noncentrality delta sqrt(N) / sd); it equals
+    ``ceil(TTestPower().solve_power(...))`` of statsmodels. ``sd`` is sigma_D, the standard
+    deviation of the per-task differences (see :func:`paired_sd`). The normal-theory
+    closed form (z_{1-alpha/2} + z_{power})^2 sd^2 / delta^2 (Miller 2024), which comes out
+    a few tasks short at small N, is reported in ``inputs["z_approximation"]``.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> passatk.tasks_needed(0.03, 0.2).value
+    351
+    >>> passatk.tasks_needed(0.3, 0.3).value       # the z formula says 8
+    10
+    """
+    delta, sd, alpha, power = _power_iv(delta, "delta", sd, alpha, power)
+    z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
+    approx = (z * sd / delta) ** 2
+    return PlanResult(quantity="tasks", value=_tasks_for_power(delta / sd, alpha, power),
+                      inputs={"delta": delta, "sd": sd, "alpha": alpha, "power": power,
+                              "z_approximation": approx},
+                      note="smallest N with power >= target for the two-sided paired t test "
+                           "(noncentral t, N - 1 df)")
+
+
+def min_detectable_effect(n_tasks: int, sd: float, *, alpha: float = 0.05,
+                          power: float = 0.8) -> PlanResult:
+    """Minimum difference that the paired t test on ``n_tasks`` tasks detects with ``power``.
+
+    Solved on the noncentral t distribution (N - 1 df); the normal-theory value
+    (z_{1-alpha/2} + z_{power}) sd / sqrt(N) is in ``inputs["z_approximation"]``.
+    Needs at least 2 tasks.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> round(passatk.min_detectable_effect(164, 0.3).value, 4)
+    0.066
+    """
+    n_tasks, sd, alpha, power = _power_iv(n_tasks, "n_tasks", sd, alpha, power)
+    z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
+    return PlanResult(quantity="min_detectable_effect",
+                      value=sd * _effect_for_power(n_tasks, alpha, power),
+                      inputs={"n_tasks": n_tasks, "sd": sd, "alpha": alpha, "power": power,
+                              "z_approximation": z * sd / math.sqrt(n_tasks)},
+                      note="two-sided paired t test (noncentral t, N - 1 df)")
+
+
+def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
+              task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
+              metric: str = "pass@k") -> PlanResult:
+    """The sd of the per-task differences D_i from a pilot pair of runs (``sd`` for planning).
+
+    sigma_D = sd(thetahat_A,i - thetahat_B,i, ddof=1) over matched tasks (matched like
+    :func:`compare`, which must not find unmatched tasks). Pass it as ``sd`` to
+    :func:`tasks_needed` and :func:`min_detectable_effect`.
+
+    Examples
+    --------
+    >>> from passatk.stats import paired_sd
+    >>> r = paired_sd([10] * 4, [9, 7, 5, 8], [10] * 4, [6, 7, 2, 4])
+    >>> round(r.value, 4), r.inputs["tasks"]
+    (0.1732, 4)
+    """
+    a = _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b, metric)
+    metric = a.metric
+    k = positive_int(k, "k")
+    n_a, c_a, n_b, c_b, *_rest = _match_runs(a.n_a, a.c_a, a.n_b, a.c_b, a.ids_a, a.ids_b,
+                                             None, "raise", "raise")
+    if n_a.size < 2:
+        raise ValueError(f"paired_sd needs at least 2 matched tasks, got {n_a.size}")
+    short = np.flatnonzero((n_a < k) | (n_b < k))
+    if short.size:
+        raise ValueError(f"k={k} exceeds n for {short.size} of {n_a.size} matched tasks "
+                         f"(task positions {_show(short)})")
+    d = _theta(metric, n_a, c_a, k) - _theta(metric, n_b, c_b, k)
+    return PlanResult(quantity="sd", value=float(np.std(d, ddof=1)),
+                      inputs={"tasks": int(n_a.size), "k": k, "metric": metric,
+                              "mean_difference": float(np.mean(d))},
+                      note="sample sd (ddof=1) of the paired per-task differences")
+
+
+def _samples_iv(n, c, k, target_se, metric):
+    n, c = count_arrays(n, c)
+    k = positive_int(k, "k")
+    eps = _positive(target_se, "target_se")
+    choice(metric, "metric", ("pass@k", "pass^k"))
+    return n, c, k, eps, metric
+
+
+def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
+                   metric: str = "pass@k") -> PlanResult:
+    """Samples per task needed for a fixed-benchmark SE of at most ``target_se``.
+
+    The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
+    of the estimator (Hoeffding's U-statistic form, see docs/statistics.md), and the
+    smallest common n with (1/N^2) sum_i Var_i(n) <= target_se^2 is found by bisection.
+    A pilot task with c_i = 0 or c_i = n_i would say its variance is 0; it gets the
+    Jeffreys posterior mean p_i = (c_i + 1/2) / (n_i + 1) instead, and
+    ``inputs["boundary_tasks"]`` counts such tasks.
+    The large-n approximation n >= sum_i k^2 q_i^(2k-2) p_i q_i / (N^2 eps^2) is reported in
+    ``inputs["approximation"]``.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> r = passatk.samples_needed([20] * 100, [2] * 100, 10, 0.01)
+    >>> r.value
+    140
+    >>> passatk.samples_needed([10] * 100, [0] * 50 + [10] * 50, 1, 0.001).value > 1
+    True
+    """
+    n, c, k, eps, metric = _samples_iv(n, c, k, target_se, metric)
+    edge = (c == 0) | (c == n)
+    # c = 0 or c = n would plug in p = 0 or 1, a variance of 0 (D7 of the audit): those
+    # tasks get the Jeffreys posterior mean (c + 1/2) / (n + 1) instead
+    p = np.where(edge, (c + 0.5) / (n + 1.0), c / np.maximum(n, 1))
+    size = n.size
+
+    def se_at(m):
+        return math.sqrt(float(np.sum(_exact_task_var(p, m, k, metric)))) / size
+
+    lo, hi = k, k
+    while se_at(hi) > eps:
+        lo, hi = hi, hi * 2
+        if hi > 2**52:
+            raise ValueError(f"target_se={eps!r} cannot be reached with n < 2**52")
+    if se_at(lo) <= eps:
+        hi = lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if se_at(mid) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    q = 1.0 - p if metric == "pass@k" else p
+    approx = float(np.sum(k * k * q ** (2 * k - 2) * p * q)) / (size**2 * eps**2)
+    return PlanResult(quantity="samples_per_task", value=int(hi),
+                      inputs={"tasks": size, "k": k, "target_se": eps, "metric": metric,
+                              "approximation": approx, "se_at_value": se_at(hi),
+                              "boundary_tasks": int(np.count_nonzero(edge))},
+                      note="exact estimator variance at p_i = c_i / n_i from the pilot, "
+                           "(c_i + 1/2) / (n_i + 1) where c_i is 0 or n_i")
+
+
+def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
+    n_tasks = positive_int(n_tasks, "n_tasks")
+    nn = int_array(n, "n")
+    if nn.size not in (1, n_tasks):
+        raise ValueError(f"n must be one int or one per task ({n_tasks}), got {nn.size}")
+    check_n(nn)
+    a = _positive(a, "a")
+    b = _positive(b, "b")
+    rng = normalize_rng(rng, seed)
+    shape = (n_tasks,) if n_benchmarks is None else (
+        positive_int(n_benchmarks, "n_benchmarks"), n_tasks)
+    return n_tasks, nn, a, b, rng, shape
+
+
+def simulate(n_tasks: int, n: ArrayLike, a: float, b: float, *, rng: RngLike = None,
+             seed: RngLike = None, n_benchmarks: int | None = None) -> Simulation:
+    """Simulate benchmark counts: p_i ~ Beta(a, b), then c_i ~ Binomial(n_i, p_i).
+
+    Parameters
+    ----------
+    n_tasks : int
+    n : int or array_like of int
+        Samples per task (one value, or one per task).
+    a, b : float
+        Beta parameters of the task success rates.
+    rng, seed : as in :func:`passatk.score` (``seed`` is an alias of ``rng``)
+    n_benchmarks : int, optional
+        Draw this many independent benchmarks at once (leading axis).
+
+    Returns
+    -------
+    Simulation
+        ``.n``, ``.c``, ``.p`` arrays, with ``true_pass_at_k(k)`` (mean over the drawn tasks)
+        and ``population_pass_at_k(k)`` (the expectation under Beta(a, b)).
+
+    Examples
+    --------
+    >>> import passatk
+    >>> sim = passatk.simulate(1000, 10, 2.0, 2.0, seed=0)
+    >>> sim.c.shape, bool((sim.c <= 10).all())
+    ((1000,), True)
+    >>> round(sim.population_pass_at_k(1), 6)
+    0.5
+    """
+    n_tasks, nn, a, b, rng, shape = _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks)
+    p = rng.beta(a, b, size=shape)
+    nfull = np.broadcast_to(nn if nn.size == n_tasks else nn[0], shape).astype(np.int64)
+    c = rng.binomial(nfull, p).astype(np.int64)
+    return Simulation(n=np.ascontiguousarray(nfull), c=c, p=p, a=a, b=b)

@@ -1,0 +1,484 @@
+"""``score``: the per-task estimate, then the standard errors, then the interval."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validation import (
+    KSpec,
+    RngLike,
+    choice,
+    confidence_level,
+    count_arrays,
+    n_resamples_arg,
+    normalize_rng,
+)
+from . import _intervals as IV
+from . import _kernels as SK
+from . import _posterior as POST
+from ._common import (
+    _BAYES,
+    CI_METHODS,
+    ESTIMANDS,
+    INTERVALS,
+    METRICS,
+    _all_equal,
+    _cluster_se,
+    _dedupe,
+    _groups,
+    _k_spec,
+    _k_values,
+    _label_array,
+    _prior,
+    _replace,
+    _seed64,
+    _show,
+    _tau,
+)
+from ._dist import norm_cdf, norm_ppf, t_ppf
+from ._results import ScoreResult, ScoreRow
+from ._task import _theta, _vhat
+
+
+def _quantile(sorted_reps, prob):
+    return float(np.quantile(sorted_reps, prob))
+
+
+def _boot_intervals(theta, reps, confidence):
+    """Percentile and BCa intervals for the mean of ``theta`` from bootstrap means ``reps``.
+
+    Returns ((pct_low, pct_high), (bca_low, bca_high) or None, reason or None).
+    """
+    alpha = 1.0 - confidence
+    reps = np.sort(reps)
+    b = reps.size
+    pct = (_quantile(reps, alpha / 2), _quantile(reps, 1 - alpha / 2))
+    mean = float(np.mean(theta))
+    d = theta - mean
+    s2 = float(np.sum(d * d))
+    if s2 == 0.0:
+        return pct, (mean, mean), None
+    scale = max(float(np.max(np.abs(theta))), 1e-300)
+    tol = 1e-10 * scale
+    less = int(np.searchsorted(reps, mean - tol, side="left"))
+    eq = int(np.searchsorted(reps, mean + tol, side="right")) - less
+    prop = (less + 0.5 * eq) / b
+    if not 0.0 < prop < 1.0:
+        return pct, None, "BCa is undefined: every bootstrap mean lies on one side of the estimate"
+    z0 = norm_ppf(prop)
+    acc = float(np.sum(d**3)) / (6.0 * s2**1.5)
+    ends = []
+    for z in (norm_ppf(alpha / 2), norm_ppf(1 - alpha / 2)):
+        w = z0 + z
+        den = 1.0 - acc * w
+        if den <= 0:
+            return pct, None, "BCa is undefined: the acceleration is too large for this level"
+        ends.append(_quantile(reps, norm_cdf(z0 + w / den)))
+    return pct, (ends[0], ends[1]), None
+
+
+class _ScoreArgs(NamedTuple):
+    """The validated arguments of :func:`score`."""
+
+    n: np.ndarray
+    c: np.ndarray
+    ks: Any
+    metrics: tuple[str, ...]
+    ids: np.ndarray | None
+    cols: list
+    cl: np.ndarray | None
+    interval: str
+    confidence: float
+    n_resamples: int
+    rng: np.random.Generator
+    prior: tuple[float, float]
+    missing: str
+    duplicates: str
+    tau: float
+
+
+class _Group(NamedTuple):
+    """The tasks of one group, after duplicate ids were checked or merged."""
+
+    labels: dict
+    n: np.ndarray
+    c: np.ndarray
+    cl: np.ndarray | None
+    names: np.ndarray
+    id_word: str
+    where: str
+
+
+def _metrics_arg(metric, ks, k):
+    metrics = (metric,) if isinstance(metric, str) else tuple(metric) if isinstance(
+        metric, Sequence) else None
+    if not metrics:
+        raise TypeError(f"metric must be a str or a non-empty sequence of str, got {metric!r}")
+    for m in metrics:
+        choice(m, "metric", METRICS)
+    if "bayes@n" in metrics and ks not in ("all", "ladder", (1,)):
+        raise ValueError(f"metric 'bayes@n' is the posterior mean of the pass rate and needs "
+                         f"k=1, got k={k!r}")
+    return metrics
+
+
+def _group_columns(groups, size):
+    if groups is None:
+        return []
+    if isinstance(groups, Mapping):
+        items = list(groups.items())
+    elif hasattr(groups, "columns") and hasattr(groups, "__getitem__"):  # a DataFrame
+        items = [(col, np.asarray(groups[col])) for col in groups.columns]
+    else:
+        items = [("group", groups)]
+    cols = []
+    for name, col in items:
+        if not isinstance(name, str):
+            raise TypeError(f"group names must be str, got {type(name).__name__} {name!r}")
+        cols.append((name, _label_array(col, f"groups[{name!r}]", size)))
+    return cols
+
+
+def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
+              n_resamples, rng, seed, prior, missing, duplicates, tau):
+    n, c = count_arrays(n, c)
+    ks = _k_spec(k)
+    metrics = _metrics_arg(metric, ks, k)
+    ids = None if task_ids is None else _label_array(task_ids, "task_ids", n.size)
+    cols = _group_columns(groups, n.size)
+    cl = None if clusters is None else _label_array(clusters, "clusters", n.size)
+    choice(interval, "interval", INTERVALS)
+    if interval == "cluster" and cl is None:
+        raise ValueError("interval='cluster' needs cluster labels: pass clusters=...")
+    return _ScoreArgs(
+        n, c, ks, metrics, ids, cols, cl, interval, confidence_level(confidence),
+        n_resamples_arg(n_resamples), normalize_rng(rng, seed), _prior(prior),
+        choice(missing, "missing", ("raise", "report")),
+        choice(duplicates, "duplicates", ("raise", "merge")), _tau(tau))
+
+
+def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[str] = "pass@k",
+          task_ids: ArrayLike | None = None, groups: Any = None,
+          clusters: ArrayLike | None = None, interval: str = "auto", confidence: float = 0.95,
+          n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
+          prior: tuple[float, float] = (1, 1), missing: str = "raise",
+          duplicates: str = "raise", tau: float = 0.5) -> ScoreResult:
+    """Benchmark score per group and per k, with its standard errors and an interval.
+
+    The score is the mean over tasks of the per-task estimate. For every (group, metric, k)
+    the row reports the super-population SE (sd/sqrt(N), ``se_super``), the fixed-benchmark
+    SE from the unbiased per-task variance (``se_fixed``; needs n >= 2k), the clustered SE
+    when ``clusters`` is given, and the interval chosen by ``interval``.
+
+    Parameters
+    ----------
+    n, c : array_like of int
+        Samples and correct samples per task (1-d, same length; ragged n is fine).
+    k : int, sequence of int, "ladder" or "all"
+        The budgets. ``"ladder"`` gives 1, 2, 5, 10, 20, 50, ... and min(n) of each group;
+        ``"all"`` the full curve k = 1..min(n) (at most :data:`MAX_ALL_K` values).
+    metric : str or sequence of str
+        ``"pass@k"`` (unbiased, Chen et al. 2021), ``"pass^k"`` (all k pass),
+        ``"plugin"`` (1 - (1 - c/n)^k, biased low, for comparison only), ``"g-pass@k"``
+        (at least ceil(``tau`` k) of k pass) and ``"mg-pass@k"`` (Liu et al. 2024),
+        ``"posterior"`` and ``"posterior-population"`` (hierarchical Beta-binomial
+        posterior of pass@k on these tasks, and of the population pass@k), ``"bayes@n"``
+        (Hariri et al. 2025, k = 1 only). The Bayesian metrics are a different estimand:
+        their rows put the posterior sd in ``posterior_sd`` and leave ``se`` empty.
+    task_ids : array_like, optional
+        One id per row. Duplicate ids within a group are an error unless
+        ``duplicates="merge"``, which sums their counts.
+    groups : array_like or mapping of str to array_like, optional
+        Label columns (e.g. ``{"model": ..., "temperature": ...}``); one row per distinct
+        combination, in sorted order.
+    clusters : array_like, optional
+        Cluster labels for the clustered SE (Miller 2024).
+    interval : {"auto", "t", "fixed", "cluster", "percentile", "bca", "wilson", \
+"clopper-pearson"}
+        Which SE and interval fill ``se``, ``ci_low`` and ``ci_high``. ``"auto"`` (the
+        default, chosen by the coverage simulation in docs/statistics.md): the Wilson
+        score interval when every per-task value is 0 or 1, otherwise the hull of the t
+        interval and the quasi-binomial Wilson interval, within [0, 1]. ``"t"``
+        (super-population, t on N-1 df), ``"fixed"`` (fixed-benchmark, normal),
+        ``"cluster"`` (clustered CR1, t on clusters-1 df); these three are clipped to
+        [0, 1] and ``ci_method`` says so when that happened. ``"percentile"``/``"bca"``
+        (bootstrap over tasks; ``se`` stays the super-population SE, and both the
+        percentile and the BCa fields are filled). ``"wilson"``/``"clopper-pearson"``
+        need binary per-task outcomes (e.g. n = 1). When every per-task value is equal,
+        the super-population intervals fall back to the Wilson interval with the [0, 1]
+        variance bound, and ``reason`` says so.
+    confidence : float
+        Interval level, default 0.95.
+    n_resamples : int
+        Bootstrap resamples (for ``interval="percentile"`` or ``"bca"``), at most 10**7.
+    rng : None, int, sequence of int, SeedSequence, BitGenerator or Generator
+        The source of the randomness: whatever :func:`numpy.random.default_rng` accepts
+        (SPEC 7); the global state is never used.
+    seed : same as ``rng``
+        Alias of ``rng``, kept for compatibility; passing both is a TypeError.
+    prior : (float, float)
+        Beta(alpha0, beta0) prior of the Bayesian metrics; default uniform.
+    missing : {"raise", "report"}
+        What to do when some task of a group has n < k: raise a ValueError naming the
+        tasks, or report the row with ``value=None`` and the reason.
+    duplicates : {"raise", "merge"}
+    tau : float
+        The threshold of ``"g-pass@k"``, 0 < tau <= 1 (default 0.5).
+
+    Returns
+    -------
+    ScoreResult
+        ``.rows`` of :class:`~passatk.stats.ScoreRow`; ``.records()`` for JSON.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> r = passatk.score([5, 5, 5], [2, 0, 5], k=[1, 2])
+    >>> [(row.k, round(row.value, 4), round(row.se, 4)) for row in r]
+    [(1, 0.4667, 0.2906), (2, 0.5667, 0.2963)]
+    >>> r[0].estimand, r[0].interval, r[1].se_fixed_reason is None
+    ('super-population', 'auto', True)
+    >>> w = passatk.score([1] * 20, [1] * 19 + [0])[0]   # binary outcomes: Wilson
+    >>> w.ci_method, round(w.ci_low, 3), round(w.ci_high, 3)
+    ('Wilson score (binary outcomes)', 0.764, 0.991)
+    >>> rec = r.records()[0]
+    >>> {key: rec[key] for key in ("group", "metric", "k", "tasks", "samples")}
+    {'group': {}, 'metric': 'pass@k', 'k': 1, 'tasks': 3, 'samples': 15}
+    """
+    a = _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
+                  n_resamples, rng, seed, prior, missing, duplicates, tau)
+    rows = []
+    merged = []
+    for labels, idx in _groups(a.cols, a.n.size):
+        g, dup = _group(a, labels, idx)
+        merged.extend((labels, d) for d in dup)
+        gks = _k_values(a.ks, int(g.n.min()), g.where)
+        for m in a.metrics:
+            rows.extend(_score_group(m, g, gks, a))
+    bayes_only = all(m in _BAYES for m in a.metrics)
+    boot = a.interval in ("percentile", "bca")
+    return ScoreResult(rows=tuple(rows), interval="credible" if bayes_only else a.interval,
+                       confidence=a.confidence,
+                       merged_duplicates=tuple(merged),
+                       n_resamples=a.n_resamples if boot else None)
+
+
+def _group(a, labels, idx):
+    """The tasks of one group (ids checked or merged) and the ids that were merged."""
+    n = a.n if idx is None else a.n[idx]
+    c = a.c if idx is None else a.c[idx]
+    cl = a.cl if (a.cl is None or idx is None) else a.cl[idx]
+    where = f" in group {labels}" if labels else ""
+    if a.ids is None:
+        pos = np.arange(a.n.size) if idx is None else idx
+        return _Group(labels, n, c, cl, pos, "task positions", where), []
+    ids = a.ids if idx is None else a.ids[idx]
+    ids, n, c, cl, dup = _dedupe(ids, n, c, cl, a.duplicates, where)
+    return _Group(labels, n, c, cl, ids, "task ids", where), dup
+
+
+def _score_group(metric, g, ks, a):
+    """The rows of one group and one metric, in the order of ``ks``."""
+    base = {"group": g.labels, "metric": metric, "tasks": g.n.size,
+            "samples": int(g.n.sum()), "confidence": a.confidence}
+    if metric == "bayes@n":
+        return [_bayes_row(metric, g.n, g.c, 1, a.prior, base, a.confidence)]  # k=1/"all"
+    estimand = ESTIMANDS[a.interval]
+    if metric == "plugin":
+        estimand = "plug-in 1-(1-c/n)^k (biased low), " + estimand
+    out = {}
+    thetas = {}
+    for k in ks:
+        common = dict(base, k=k, estimand=estimand, ci_method=CI_METHODS[a.interval],
+                      biased=metric == "plugin", interval=a.interval,
+                      tau=a.tau if metric == "g-pass@k" else None)
+        short = _short_row(metric, g, k, a.missing, common)
+        if short is not None:
+            out[k] = short
+        elif metric in _BAYES:
+            out[k] = _bayes_row(metric, g.n, g.c, k, a.prior, base, a.confidence)
+        else:
+            theta = _theta(metric, g.n, g.c, k, a.tau)
+            out[k] = _score_row(metric, g, k, a, theta, common)
+            if a.interval in ("percentile", "bca") and g.n.size >= 2:
+                thetas[k] = theta
+    if thetas:
+        _boot_rows(out, thetas, a.interval, a.confidence, a.n_resamples, a.rng)
+    return [out[k] for k in ks]
+
+
+def _short_row(metric, g, k, missing, common):
+    """The row for a k above some task's n (or the error), else None."""
+    n = g.n
+    if k <= int(n.min()):
+        return None
+    short = np.flatnonzero(n < k)
+    reason = (f"k={k} exceeds n for {short.size} of {n.size} tasks{g.where}: {g.id_word} "
+              f"{_show(g.names[short])} have n={_show(n[short])}")
+    if missing == "raise":
+        raise ValueError(f"cannot report {metric} at k={k}: {reason}; pass "
+                         f"missing='report' to report this k as missing")
+    if metric in _BAYES:
+        common = dict(common, estimand=_bayes_estimand(metric, None),
+                      ci_method="credible (equal-tailed)", interval="credible")
+    return ScoreRow(value=None, se=None, ci_low=None, ci_high=None, reason=reason, **common)
+
+
+def _fixed_se(metric, n, c, k, tau, s2):
+    """(se_fixed, sd_between, reason)."""
+    size = n.size
+    if metric == "plugin":
+        return None, None, ("the plug-in estimator is biased; no unbiased fixed-benchmark "
+                            "variance is offered for it")
+    if int(n.min()) < 2 * k:
+        short = int(np.count_nonzero(n < 2 * k))
+        return None, None, (f"no unbiased estimate of the fixed-benchmark variance exists: "
+                            f"{short} of {size} tasks have n < 2k = {2 * k}")
+    v = _vhat(metric, n, c, k, tau)
+    se_fixed = math.sqrt(max(float(np.sum(v)), 0.0)) / size
+    sd_between = None if s2 is None else math.sqrt(max(s2 - float(np.mean(v)), 0.0))
+    return se_fixed, sd_between, None
+
+
+def _score_row(metric, g, k, a, theta, common):
+    size = theta.size
+    value = float(np.mean(theta))
+    s2 = None if size < 2 else 0.0 if _all_equal(theta) else float(np.var(theta, ddof=1))
+    se_super = None if s2 is None else math.sqrt(s2 / size)
+    se_fixed, sd_between, fixed_reason = _fixed_se(metric, g.n, g.c, k, a.tau, s2)
+    se_cl, n_cl = (None, None) if g.cl is None else _cluster_se(theta, g.cl)
+    se = {"fixed": se_fixed, "cluster": se_cl}.get(a.interval, se_super)
+    spread = _Spread(theta, value, s2, se, n_cl, a.confidence, fixed_reason)
+    lo, hi, method, used, reason = _row_interval(spread, a.interval)
+    common = dict(common, ci_method=method or common["ci_method"], interval=used)
+    return ScoreRow(value=value, se=se, ci_low=lo, ci_high=hi, reason=reason,
+                    se_super=se_super, se_fixed=se_fixed, se_fixed_reason=fixed_reason,
+                    se_cluster=se_cl, clusters=n_cl, sd_between=sd_between, **common)
+
+
+class _Spread(NamedTuple):
+    """What an interval function of one score row may read."""
+
+    theta: np.ndarray
+    value: float
+    s2: float | None
+    se: float | None
+    n_cl: int | None
+    confidence: float
+    fixed_reason: str | None
+
+
+def _row_interval(s, interval):
+    """(lo, hi, ci_method or None, interval used, reason) of one score row."""
+    if interval in ("wilson", "clopper-pearson"):
+        lo, hi, why = IV.binary_interval(s.theta, s.theta.size, s.confidence, interval)
+        return lo, hi, None, interval, why
+    if interval == "auto" and IV.binary(s.theta):
+        return _auto_interval(s, interval)
+    if s.se is None:
+        why = {"fixed": s.fixed_reason, "cluster": "a clustered standard error needs at "
+               "least 2 tasks and 2 clusters"}.get(interval,
+                                                   "a standard error needs at least 2 tasks")
+        return None, None, None, interval, why
+    if s.s2 == 0.0 and interval != "fixed":
+        lo, hi, why = IV.fallback(s.value, s.theta.size, s.confidence)
+        return lo, hi, IV.LABELS["fallback"], "wilson", why
+    return _INTERVAL_FUNCTIONS[interval](s, interval)
+
+
+def _auto_interval(s, interval):
+    lo, hi, method, used = IV.auto(s.theta, s.value, s.s2, s.theta.size, s.confidence)
+    return lo, hi, method, used, None
+
+
+def _bootstrap_later(s, interval):
+    return None, None, None, interval, None  # filled in by _boot_rows
+
+
+def _quantile_interval(s, interval):
+    """value -/+ q se with q of the normal (fixed) or of t (t, cluster), clipped to [0, 1]."""
+    if interval == "fixed" and s.se == 0.0:
+        return None, None, None, interval, (
+            "se_fixed is 0 (every task has c = 0 or c = n), so the normal interval would "
+            "have zero width; use interval='auto' or 'wilson'")
+    df = {"t": s.theta.size - 1, "cluster": (s.n_cl or 0) - 1}.get(interval)
+    level = 0.5 + s.confidence / 2
+    q = norm_ppf(level) if df is None else t_ppf(level, df)
+    lo, hi, cut = IV.clip(s.value - q * s.se, s.value + q * s.se)
+    method = CI_METHODS[interval] + (", clipped to [0, 1]" if cut else "")
+    return lo, hi, method, interval, None
+
+
+#: The interval of a score row with a standard error, by ``interval=`` (binary-outcome and
+#: degenerate data are settled before this table is read).
+_INTERVAL_FUNCTIONS = {
+    "auto": _auto_interval,
+    "t": _quantile_interval,
+    "fixed": _quantile_interval,
+    "cluster": _quantile_interval,
+    "percentile": _bootstrap_later,
+    "bca": _bootstrap_later,
+}
+
+
+def _boot_rows(out, thetas, interval, confidence, n_resamples, rng):
+    """Fill the percentile and BCa fields (and the chosen interval) of the rows in ``out``."""
+    kk = list(thetas)
+    mat = np.ascontiguousarray(np.column_stack([thetas[k] for k in kk]))
+    reps = SK.boot_means(mat, _seed64(rng), n_resamples)
+    for j, k in enumerate(kk):
+        row = out[k]
+        if row.interval == "wilson":  # degenerate: the fallback interval is already set
+            continue
+        pct, bca, why = _boot_intervals(thetas[k], reps[:, j], confidence)
+        upd = {"percentile_low": pct[0], "percentile_high": pct[1]}
+        if bca is not None:
+            upd.update(bca_low=bca[0], bca_high=bca[1])
+        if interval == "percentile":
+            upd.update(ci_low=pct[0], ci_high=pct[1])
+        elif bca is not None:
+            upd.update(ci_low=bca[0], ci_high=bca[1])
+        else:
+            upd["reason"] = "; ".join(x for x in (row.reason, why) if x)
+        out[k] = _replace(row, **upd)
+
+
+def _bayes_estimand(metric, prior):
+    if metric == "bayes@n":
+        a0, b0 = prior
+        return (f"Bayes@N posterior mean of the pass rate on these tasks (Hariri et al. "
+                f"2025), independent Beta({a0:g},{b0:g}) prior per task (no pooling)")
+    what = ("population pass@k (a new task), 1 - B(a, b+k)/B(a, b)"
+            if metric == "posterior-population" else "pass@k on these tasks")
+    return f"Bayesian posterior of {what}; {POST.describe()}"
+
+
+def _bayes_row(metric, n, c, k, prior, base, confidence):
+    """A Bayesian row: posterior mean, posterior sd (not an SE) and a credible interval."""
+    size = n.size
+    if metric == "bayes@n":
+        a0, b0 = prior
+        ab = a0 + b0
+        pt = (c + a0) / (n + ab)
+        var = pt * (1.0 - pt) / (n + ab + 1.0)
+        value = float(np.mean(pt))
+        sd = math.sqrt(float(np.sum(var))) / size
+        h = norm_ppf(0.5 + confidence / 2) * sd
+        lo, hi = max(value - h, 0.0), min(value + h, 1.0)
+        method = "credible (normal approximation, clipped to [0, 1])"
+    else:
+        value, sd, lo, hi = POST.summary(n, c, k, confidence,
+                                         metric == "posterior-population")
+        method = "credible (equal-tailed)"
+    reason = None
+    if metric == "posterior" and int(n.max()) == 1:
+        reason = ("with one sample per task the spread of the p_i is not identified: this "
+                  "interval leans on the hyperprior (see docs/statistics.md)")
+    return ScoreRow(k=k, value=value, se=None, posterior_sd=sd, ci_low=lo, ci_high=hi,
+                    reason=reason, estimand=_bayes_estimand(metric, prior),
+                    ci_method=method, interval="credible", **base)
