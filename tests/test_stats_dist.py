@@ -82,3 +82,10 @@ def test_norm_ppf_subnormal_probabilities():
     # erfc has only a few significant bits down there; any x with Phi(x) ~ p will do
     for p in (1e-310, 5e-324):
         assert norm_ppf(p) == pytest.approx(ss.norm.ppf(p), rel=1e-4)
+
+
+@pytest.mark.parametrize("df", [1e5, 3e6, 1e9, 1e11, 1e13])
+@pytest.mark.parametrize("p", [0.975, 0.025, 0.9999999, 1e-9])
+def test_t_ppf_at_large_df_matches_scipy(df, p):
+    # the tail integral lost digits past df ~ 1e7 (1e-4 relative at 1e13)
+    assert t_ppf(p, df) == pytest.approx(ss.t.ppf(p, df), rel=1e-13)

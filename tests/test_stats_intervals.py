@@ -202,3 +202,12 @@ def test_compare_p_values_and_intervals_are_valid(pairs):
     for lo, hi in ((row.ci_low, row.ci_high), (row.boot_low, row.boot_high),
                    (row.band_low, row.band_high)):
         assert -1.0 <= lo <= row.diff <= hi <= 1.0 and hi > lo
+
+
+@pytest.mark.parametrize("tasks", [7, 10, 20, 164])
+def test_wilson_at_all_correct_and_all_wrong_reaches_the_bound_exactly(tasks):
+    # ten all-correct tasks gave ci_high = 0.9999999999999999 < value = 1.0
+    full = passatk.score([1] * tasks, [1] * tasks, k=1, interval="wilson")[0]
+    none = passatk.score([1] * tasks, [0] * tasks, k=1, interval="wilson")[0]
+    assert (full.value, full.ci_high) == (1.0, 1.0)
+    assert (none.value, none.ci_low) == (0.0, 0.0)

@@ -222,3 +222,19 @@ def test_truths_with_rates_at_the_edges():
                      b=1.0)
     assert sim.true_pass_at_k(3) == 0.5
     assert sim.population_pass_at_k(1) == pytest.approx(0.5, rel=1e-15)
+
+
+def test_tasks_needed_for_a_vanishing_effect_is_a_clear_error_not_a_hang():
+    # r09 of the reliability audit: 1e-300 overflowed; 1e-10 looped for minutes
+    for delta in (1e-300, 1e-10):
+        with pytest.raises(ValueError, match=r"too small to plan for: .* more than 2\*\*53"):
+            passatk.tasks_needed(delta, 0.2)
+    big = passatk.tasks_needed(1e-6, 0.2).value  # about 3e11 tasks, against scipy's nct
+
+    def power(n):
+        crit = ss.t.ppf(0.975, n - 1)
+        return ss.nct.sf(crit, n - 1, 5e-6 * math.sqrt(n)) + ss.nct.cdf(-crit, n - 1,
+                                                                      5e-6 * math.sqrt(n))
+
+    assert power(big) >= 0.8 - 1e-9
+    assert power(int(big * (1 - 1e-5))) < 0.8

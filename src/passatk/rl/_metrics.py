@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _rl_kernels as R
 from .._lnfact import table
-from .._stats_gpass import threshold as gpass_threshold
+from ..stats._gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
 

@@ -32,7 +32,10 @@ def wilson(v, size, q, phi=1.0):
     q2 = q * q
     centre = (v + q2 / (2 * ne)) / (1 + q2 / ne)
     half = q / (1 + q2 / ne) * math.sqrt(max(v * (1 - v), 0.0) / ne + q2 / (4 * ne * ne))
-    return max(centre - half, 0.0), min(centre + half, 1.0)
+    # at v = 0 or 1 the bound on that side is exactly v; rounding would leave it an ulp inside
+    low = 0.0 if v <= 0.0 else max(centre - half, 0.0)
+    high = 1.0 if v >= 1.0 else min(centre + half, 1.0)
+    return low, high
 
 
 def beta_ppf(p, a, b):

@@ -67,24 +67,38 @@ def _t_power(effect, n_tasks, alpha):
                         for a, b in itertools.pairwise(edges)])
     w = np.concatenate([0.5 * (b - a) * _WEIGHTS
                         for a, b in itertools.pairwise(edges)])
-    # density of S = sqrt(chi2_df / df), in logs
-    logc = (0.5 * df * math.log(df) - (0.5 * df - 1.0) * math.log(2.0)
-            - math.lgamma(0.5 * df))
+    # density of S = sqrt(chi2_df / df), up to its constant: normalizing over the same nodes
+    # avoids the cancellation of lgamma(df / 2) against df log(df) at large df
     with np.errstate(divide="ignore"):
-        dens = np.exp(logc + (df - 1.0) * np.log(s) - 0.5 * df * s * s)
+        logd = (df - 1.0) * np.log(s) - 0.5 * df * s * s
+    dens = w * np.exp(logd - logd.max())
     tails = _phi(lam - crit * s) + _phi(-lam - crit * s)
-    return float(min(np.sum(w * dens * tails), 1.0))
+    return float(min(np.sum(dens * tails) / np.sum(dens), 1.0))
+
+
+_MAX_TASKS = 2.0**53
 
 
 def _tasks_for_power(effect, alpha, target):
     """The smallest N >= 2 whose two-sided t test has power >= target."""
-    z = norm_ppf(1 - alpha / 2) + norm_ppf(target)
-    n = max(math.ceil((z / effect) ** 2), 2)
-    while _t_power(effect, n, alpha) < target:
-        n += 1
-    while n > 2 and _t_power(effect, n - 1, alpha) >= target:
-        n -= 1
-    return n
+    root = (norm_ppf(1 - alpha / 2) + norm_ppf(target)) / effect
+    if not root * root < _MAX_TASKS:  # also catches an overflow to inf
+        raise ValueError(f"delta / sd = {effect!r} is too small to plan for: the paired t "
+                         f"test would need more than 2**53 tasks")
+    # power grows with N: bracket the answer around the z formula, then bisect
+    hi = max(math.ceil(root * root), 2)
+    while _t_power(effect, hi, alpha) < target:
+        hi *= 2
+    lo = max(hi // 4, 1)
+    while lo > 1 and _t_power(effect, lo, alpha) >= target:
+        lo //= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _t_power(effect, mid, alpha) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _effect_for_power(n_tasks, alpha, target):
@@ -154,8 +168,9 @@ def tasks_needed(delta: float, sd: float, *, alpha: float = 0.05,
     """
     delta, sd, alpha, power = _power_iv(delta, "delta", sd, alpha, power)
     z = norm_ppf(1 - alpha / 2) + norm_ppf(power)
+    value = _tasks_for_power(delta / sd, alpha, power)
     approx = (z * sd / delta) ** 2
-    return PlanResult(quantity="tasks", value=_tasks_for_power(delta / sd, alpha, power),
+    return PlanResult(quantity="tasks", value=value,
                       inputs={"delta": delta, "sd": sd, "alpha": alpha, "power": power,
                               "z_approximation": approx},
                       note="smallest N with power >= target for the two-sided paired t test "
