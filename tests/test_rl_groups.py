@@ -209,3 +209,12 @@ def test_coerce_errors_name_the_position():
         coerce_scores([[1.0, 0.0], [1.0]])
     with pytest.raises(ValueError, match=r"scores\[0, 1\] is -inf"):
         coerce_scores(np.array([[0.0, -np.inf]]))
+
+
+def test_dense_input_with_no_columns_has_one_empty_group_per_row():
+    from passatk import rl
+
+    result = rl.group_metrics(np.empty((3, 0)), k=1, metrics=["pass@k"])
+    assert result.per_group["n"].tolist() == [0, 0, 0]
+    assert np.isnan(result.per_group["pass@1"]).all()
+    assert np.isnan(result.summary()["pass@1/mean"])

@@ -290,7 +290,7 @@ def _dense_layout(shape, holes):
         np.cumsum(cols - holes.sum(axis=1), out=offsets[1:])
     else:
         order = np.arange(rows * cols, dtype=np.int64)
-        offsets = np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int64)[: rows + 1]
+        offsets = np.arange(rows + 1, dtype=np.int64) * cols
     labels = np.arange(rows, dtype=np.int64)
     return Layout(order, offsets, labels, labels * cols, shape)
 

@@ -215,29 +215,34 @@ def t_ppf(p: float, df: float) -> float:
     elif df >= _CF_DF:
         return _cornish_fisher(p, df)
     else:
-        z = norm_ppf(q)
-        x = z + (z**3 + z) / (4.0 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96.0 * df * df)
-        # bracket the root of tail(x) = q on x < 0, then Newton with bisection fallback
-        lo, hi = min(x, -1e-300), 0.0
-        while _t_tail(lo, df) > q:
-            hi, lo = lo, 2.0 * lo - 1.0
-        if not lo <= x <= hi:
-            x = 0.5 * (lo + hi)
-        for _ in range(300):
-            f = _t_tail(x, df) - q
-            if f > 0:
-                hi = x
-            else:
-                lo = x
-            pdf = _t_pdf(x, df)
-            nx = x - f / pdf if pdf > 0 else 0.5 * (lo + hi)
-            if not lo < nx < hi:
-                nx = 0.5 * (lo + hi)
-            if abs(nx - x) <= 4e-16 * abs(x) or lo == hi:
-                x = nx
-                break
-            x = nx
+        x = _t_lower_newton(q, df)
     return x if p < 0.5 else -x
+
+
+def _t_lower_newton(q: float, df: float) -> float:
+    """The q-quantile (q < 0.5) of t on df degrees of freedom, by safeguarded Newton steps."""
+    z = norm_ppf(q)
+    x = z + (z**3 + z) / (4.0 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96.0 * df * df)
+    # bracket the root of tail(x) = q on x < 0, then Newton with bisection fallback
+    lo, hi = min(x, -1e-300), 0.0
+    while _t_tail(lo, df) > q:
+        hi, lo = lo, 2.0 * lo - 1.0
+    if not lo <= x <= hi:
+        x = 0.5 * (lo + hi)
+    for _ in range(300):
+        f = _t_tail(x, df) - q
+        if f > 0:
+            hi = x
+        else:
+            lo = x
+        pdf = _t_pdf(x, df)
+        nx = x - f / pdf if pdf > 0 else 0.5 * (lo + hi)
+        if not lo < nx < hi:
+            nx = 0.5 * (lo + hi)
+        if abs(nx - x) <= 4e-16 * abs(x) or lo == hi:
+            return nx
+        x = nx
+    return x
 
 
 def _lncomb(a, b):
