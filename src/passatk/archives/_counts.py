@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
+from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._errors import Skipped, show
 
 __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]

@@ -16,7 +16,7 @@ import re
 from array import array
 from collections.abc import Iterator
 
-from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
+from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._common import (
     BadRecord,
     Context,
