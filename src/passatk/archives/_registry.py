@@ -130,9 +130,13 @@ def _load() -> None:
     """Import every harness module once (each registers its formats)."""
     global _loaded
     if not _loaded:
-        _loaded = True
-        for name in HARNESSES:
-            import_module(f"{__package__}.{name}")
+        _loaded = True  # first: the imports call register(), which calls this
+        try:
+            for name in HARNESSES:
+                import_module(f"{__package__}.{name}")
+        except BaseException:
+            _loaded = False  # a failed import is retried (and raises again) at the next lookup
+            raise
 
 
 def register(spec: FormatSpec) -> FormatSpec:
