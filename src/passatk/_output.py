@@ -395,18 +395,28 @@ class Progress:
     """A progress bar on stderr, drawn only when stderr is a terminal and after ``delay`` seconds.
 
     Call it with ``(done, total)``; ``total`` may be None when unknown. :meth:`close` clears
-    the line.
+    the line. ``force`` draws it on any stream too, as a line every few seconds (for logs).
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> p = Progress(out, force=True, delay=0, units="tasks")
+    >>> p(3, 4)
+    >>> out.getvalue().split("  ")[-1]
+    '3/4 tasks\\n'
     """
 
     #: seconds before the bar appears: short reads print nothing
     DELAY = 1.0
 
     def __init__(
-        self, stream: TextIO | None = None, *, enabled: bool = True, delay: float | None = None
+        self, stream: TextIO | None = None, *, enabled: bool = True, delay: float | None = None,
+        units: str | None = None, force: bool = False,
     ) -> None:
+        self.units = units  # counted units (tasks) rather than bytes
         self.stream = stream if stream is not None else sys.stderr
         isatty = getattr(self.stream, "isatty", None)
-        self.enabled = enabled and bool(isatty and isatty())
+        self.tty = bool(isatty and isatty())
+        self.enabled = enabled and (self.tty or force)
         self.delay = self.DELAY if delay is None else delay
         self.start = time.monotonic()
         self.drawn = False
@@ -416,7 +426,7 @@ class Progress:
         if not self.enabled:
             return
         now = time.monotonic()
-        if now - self.start < self.delay or now - self._last < 0.1:
+        if now - self.start < self.delay or now - self._last < (0.1 if self.tty else 5.0):
             return
         self._last = now
         elapsed = now - self.start
@@ -424,15 +434,19 @@ class Progress:
             frac = min(max(done / total, 0.0), 1.0)
             bar = "#" * int(frac * 30)
             text = f"\rreading [{bar:<30}] {frac:6.1%}  {elapsed:5.1f} s"
+            if self.units:
+                text += f"  {done:.0f}/{total:.0f} {self.units}"
         else:
             text = f"\rreading {_human(done)}  {elapsed:5.1f} s"
+        if not self.tty:  # a log: whole lines
+            text = text[1:] + "\n"
         self.stream.write(text)
         self.stream.flush()
-        self.drawn = True
+        self.drawn = self.tty
 
     def close(self) -> None:
         if self.drawn:
-            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.write("\r" + " " * 80 + "\r")
             self.stream.flush()
             self.drawn = False
 

@@ -154,6 +154,15 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _storage_option(text: str) -> tuple[str, Any]:
+    from .archives._remote import parse_storage_option
+
+    try:
+        return parse_storage_option(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _level(text: str) -> float:
     value = _finite_float(text)
     if not 0 < value < 1:
@@ -216,6 +225,27 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         help="LiveCodeBench: keep only this difficulty (easy, medium, hard; repeatable)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no notes on stderr")
+    g.add_argument(
+        "--progress",
+        action="store_true",
+        help="show progress on stderr even when it is not a terminal (a line every 5 s)",
+    )
+    g.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="read on a Dask cluster: tcp://HOST:PORT of a running scheduler, or local:N for N "
+        "local worker processes (needs passatk[dask])",
+    )
+    g.add_argument(
+        "--storage-option",
+        dest="storage_options",
+        action="append",
+        default=[],
+        type=_storage_option,
+        metavar="KEY=VALUE",
+        help="option of the fsspec file system for URL inputs (s3://, gs://, https://, ...); "
+        "VALUE is JSON or text; PROTOCOL.KEY=VALUE applies to one protocol (repeatable)",
+    )
 
 
 def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
@@ -523,7 +553,8 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         filters["until"] = args.until
     if args.difficulty:
         filters["difficulty"] = tuple(args.difficulty)
-    progress = Progress(enabled=not args.quiet)
+    progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
+                        force=args.progress)
     try:
         counts = archives.read_counts(
             list(paths),
@@ -539,6 +570,8 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
             filters=filters or None,
             merge=args.merge,
             progress=progress,
+            scheduler=_cluster(args),
+            storage_options=dict(args.storage_options) or None,
         )
     finally:
         progress.close()
@@ -556,6 +589,17 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
     return counts
+
+
+def _cluster(args: argparse.Namespace) -> Any:
+    """The Dask client of ``--scheduler``, opened once per command (compare reads twice)."""
+    if args.scheduler is None:
+        return None
+    if getattr(args, "_cluster", None) is None:
+        from .archives._dask import connect
+
+        args._cluster, args._close_cluster = connect(args.scheduler)
+    return args._cluster
 
 
 def _metric(args: argparse.Namespace, counts: Any) -> str:
@@ -978,6 +1022,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error("out of memory; use fewer values of k, fewer resamples or smaller inputs")
     except (ValueError, TypeError, OSError) as exc:
         return _error(_one_line(exc))
+    finally:
+        close = getattr(args, "_close_cluster", None)
+        if close is not None:
+            close()
 
 
 if __name__ == "__main__":

@@ -8,12 +8,14 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ._counts import GroupKey, StoredMetric, Tally
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
 from ._sources import (
     COMPRESSED_SUFFIXES,
     UTF8_BOM,
+    is_file,
     is_path_spec,
     max_record_bytes,
     open_binary,
@@ -63,6 +65,12 @@ class Context:
     notes: list[str] = field(default_factory=list)
     sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
+    #: reading a byte range of a JSON Lines table: the columns of the file's first record
+    first_names: list[str] | None = None
+
+    def open(self, file: str) -> Any:
+        """Open ``file`` for the line readers (a byte-range reader overrides this)."""
+        return open_binary(file)
 
     # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
@@ -193,7 +201,7 @@ def find_beside(folder: str, name: str) -> str | None:
     """``folder/name``, or the first of its compressed forms (.gz, .zst) that exists."""
     for suffix in ("", *COMPRESSED_SUFFIXES):
         path = os.path.join(folder, name + suffix)
-        if os.path.isfile(path):
+        if is_file(path):  # a local file or a URL (fsspec)
             return path
     return None
 
@@ -214,7 +222,7 @@ def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
     in one growing buffer, so memory stays near the cap whatever the input.
     """
     cap = max_record_bytes()
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         rest = bytearray()
         lineno = 0
         while block := f.stream.read(BLOCK):

@@ -90,6 +90,18 @@ class ArchiveError(ValueError):
         self.location = location(self.file, line, self.path)
         super().__init__(f"{self.location}: {self.what}")
 
+    def __reduce__(self) -> tuple:
+        # picklable (subclasses too), so that an error found by a worker process reaches the
+        # caller intact
+        return _rebuild_archive_error, (type(self), str(self), self.__dict__)
+
+
+def _rebuild_archive_error(cls: type, message: str, state: dict) -> ArchiveError:
+    err = cls.__new__(cls)
+    ValueError.__init__(err, message)
+    err.__dict__.update(state)
+    return err
+
 
 @dataclass(frozen=True)
 class SkippedRecord:

@@ -6,6 +6,7 @@ import dataclasses
 import datetime as _dt
 import math
 import os
+import posixpath
 from collections.abc import Callable, Iterable, Mapping
 
 from . import _hints as hints
@@ -16,7 +17,9 @@ from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._errors import ArchiveError
 from ._patterns import DATE
 from ._registry import canonical_format, get, specs
-from ._sources import expand_paths, is_path_spec, logical_name, path_group_value
+from ._remote import is_url
+from ._remote import storage_options as _use_storage
+from ._sources import expand_paths, file_size, is_file, is_path_spec, logical_name, path_group_value
 
 __all__ = ["read_counts"]
 
@@ -107,6 +110,9 @@ def read_counts(
     filters: Mapping[str, object] | None = None,
     merge: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    scheduler: object | None = None,
+    storage_options: Mapping[str, object] | None = None,
+    split_bytes: int | None = None,
 ) -> Counts:
     """Read result archives into per-(group, task) counts (n, c).
 
@@ -148,8 +154,20 @@ def read_counts(
         (files; a MultiPL-E directory is one archive) are read, every row gets the group field
         ``path``, its archive's path relative to the common parent folder, unless ``by`` holds
         a path spec, which must then keep the archives' groups apart.
-    progress : callable(done_bytes, total_bytes), optional
-        Called during reading with the (compressed) bytes read so far and the total.
+    progress : callable(done, total), optional
+        Called during reading with the (compressed) bytes read so far and the total; with a
+        ``scheduler``, with the tasks done so far and the number of tasks.
+    scheduler : str or distributed.Client, optional
+        Read on a Dask cluster (needs ``passatk[dask]``): ``"tcp://host:8786"`` (a running
+        scheduler), ``"local:N"`` (a LocalCluster of N worker processes, closed afterwards) or a
+        ``distributed.Client``. One task per file, and one per ``split_bytes`` byte range of
+        large uncompressed JSON Lines and CSV files; the result is identical to the local read.
+    storage_options : mapping, optional
+        Options for the fsspec file systems of URL inputs (``s3://``, ``gs://``, ``https://``,
+        ...), on top of fsspec's own configuration. A key ``"PROTOCOL.KEY"`` applies to that
+        protocol only.
+    split_bytes : int, optional
+        With a ``scheduler``: the byte-range size for splitting large files (default 64 MiB).
 
     Returns
     -------
@@ -183,31 +201,62 @@ def read_counts(
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
     if not isinstance(merge, bool):
         raise TypeError(f"merge must be a bool, got {merge!r}")
-    files = expand_paths(paths)
-    ctx = Context(opts, progress=progress)
-    sizes = [os.path.getsize(f) for f in files]
-    ctx.total_bytes = sum(sizes)
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
-    named = _named_files(paths)
-    runs: dict[str, tuple[Tally, list]] = {}
-    summaries: list[tuple[str, object]] = []
-    for file, size in zip(files, sizes, strict=True):
-        ctx.acc, ctx.stored = Tally(), []
-        try:
-            kind = _read_one(file, fmt, ctx, filtering, os.path.normpath(file) in named)
-        except UnknownDocument as e:
-            if os.path.normpath(file) in named:
-                raise
-            summaries.append((file, e.doc))
-        else:
-            run = runs.setdefault(_archive_of(file, kind), (ctx.acc, []))  # no copy
-            if run[0] is not ctx.acc:
-                run[0].merge(ctx.acc)
-            run[1].extend(ctx.stored)
-        ctx.done_bytes += size
-        ctx.report(0)
+    with _use_storage(storage_options):
+        files = expand_paths(paths)
+        named = _named_files(paths)
+        if scheduler is not None:
+            from ._dask import read_on_cluster
+
+            return read_on_cluster(files, fmt, opts, filtering, named, merge, scheduler=scheduler,
+                                   progress=progress, split_bytes=split_bytes)
+        ctx = Context(opts, progress=progress)
+        sizes = [file_size(f) for f in files]
+        ctx.total_bytes = sum(sizes)
+        runs: dict[str, tuple[Tally, list]] = {}
+        summaries: list[tuple[str, object]] = []
+        for file, size in zip(files, sizes, strict=True):
+            outcome = read_into(file, fmt, ctx, filtering, named)
+            add_outcome(runs, summaries, file, outcome, ctx.acc, ctx.stored)
+            ctx.done_bytes += size
+            ctx.report(0)
+        return assemble(runs, summaries, ctx, files, merge)
+
+
+def read_into(file: str, fmt: str | None, ctx: Context, filtering: bool,
+              named: set[str]) -> tuple[str, object]:
+    """Read one file into a fresh ``ctx.acc`` and ``ctx.stored``: ``("run", archive)``, or
+    ``("summary", document)`` for a walked JSON document no reader recognizes."""
+    ctx.acc, ctx.stored = Tally(), []
+    try:
+        kind = _read_one(file, fmt, ctx, filtering, os.path.normpath(file) in named)
+    except UnknownDocument as e:
+        if os.path.normpath(file) in named:
+            raise
+        return "summary", e.doc
+    return "run", _archive_of(file, kind)
+
+
+def add_outcome(runs: dict, summaries: list, file: str, outcome: tuple[str, object],
+                acc: Tally, stored: list) -> None:
+    """Add what :func:`read_into` read from ``file`` to the runs or the summaries."""
+    what, value = outcome
+    if what == "summary":
+        summaries.append((file, value))
+        return
+    run = runs.setdefault(value, (acc, []))  # no copy
+    if run[0] is not acc:
+        run[0].merge(acc)
+    run[1].extend(stored)
+
+
+def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge: bool,
+             groups: dict | None = None) -> Counts:
+    """The Counts of the runs and summaries read (see read_counts' ``merge``). ``groups``:
+    each archive's groups, when the runs' counts were pooled before (merge=True)."""
     hints.add_notes(ctx)
-    acc, stored, groups = _combine(runs, merge, opts.by)
+    acc, stored, run_groups = _combine(runs, merge, ctx.options.by)
+    groups = run_groups if groups is None else groups
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
@@ -224,7 +273,9 @@ RUN_FIELD = "path"
 
 def _archive_of(file: str, kind: str) -> str:
     """The archive a file belongs to: itself, or its folder for MultiPL-E (a file per task)."""
-    return os.path.dirname(os.path.abspath(file)) if get(kind).per_directory else file
+    if not get(kind).per_directory:
+        return file
+    return posixpath.dirname(file) if is_url(file) else os.path.dirname(os.path.abspath(file))
 
 
 def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
@@ -343,4 +394,10 @@ def _named_files(paths: object) -> set[str]:
     """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     return {os.path.normpath(os.fspath(p)) for p in items
-            if isinstance(p, (str, os.PathLike)) and os.path.isfile(os.fspath(p))}
+            if isinstance(p, (str, os.PathLike)) and _names_a_file(os.fspath(p))}
+
+
+def _names_a_file(p: str) -> bool:
+    if is_url(p):
+        return not any(ch in p for ch in "*?[") and is_file(p)
+    return os.path.isfile(p)

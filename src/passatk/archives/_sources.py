@@ -7,14 +7,18 @@ import glob
 import gzip
 import io
 import os
+import posixpath
 import stat
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from ._errors import ArchiveError
+from ._remote import expand_url, is_url, open_url, url_isfile, url_listdir, url_size
 
-__all__ = ["expand_paths", "logical_name", "open_binary", "path_group_value", "read_head"]
+__all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary", "open_raw",
+           "path_group_value", "read_head"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -85,6 +89,33 @@ def _has_eval_results(folder: Path, base: str) -> bool:
     return any(_exists(folder, f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
 
 
+class _Listed:
+    """A URL in a listing, with the few Path methods the walk rules use."""
+
+    def __init__(self, url: str, listing: set[str]) -> None:
+        self.url, self.listing = url, listing
+        self.name = posixpath.basename(url)
+
+    @property
+    def parent(self) -> _Listed:
+        return _Listed(posixpath.dirname(self.url), self.listing)
+
+    def __truediv__(self, name: str) -> _Listed:
+        return _Listed(f"{self.url}/{name}", self.listing)
+
+    def exists(self) -> bool:
+        return self.url in self.listing
+
+    def __fspath__(self) -> str:
+        return self.url
+
+
+def _keep_listed(url: str, listing: set[str]) -> bool:
+    """The directory-walk rules applied to a URL of a remote listing."""
+    path = _Listed(url, listing)
+    return _is_data_file(path) and not _sidecar_or_companion(path)  # type: ignore[arg-type]
+
+
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
     """Expand files, globs and directories into a sorted list of files, without duplicates.
 
@@ -96,6 +127,8 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
     ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
     always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
+    fsspec URLs (``s3://bucket/runs/``, ``https://host/x.jsonl``) expand the same way through
+    fsspec (see :mod:`passatk.archives._remote`).
 
     Raises
     ------
@@ -127,11 +160,14 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     seen: set[tuple[int, int]] = set()
 
     def add(p: str) -> None:
-        try:
-            st = os.stat(p)
-        except OSError as e:
-            raise ArchiveError(p, _os_reason(e)) from None
-        key = (st.st_dev, st.st_ino)  # one file under two names (a symlink) is read once
+        if is_url(p):
+            key: object = p
+        else:
+            try:
+                st = os.stat(p)
+            except OSError as e:
+                raise ArchiveError(p, _os_reason(e)) from None
+            key = (st.st_dev, st.st_ino)  # one file under two names (a symlink) is read once
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -139,7 +175,8 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     for item in items:
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
-        for f in _expand_one(os.fspath(item)):
+        p = os.fspath(item)
+        for f in expand_url(p, _keep_listed) if is_url(p) else _expand_one(p):
             add(f)
     if not out:
         raise ArchiveError("<paths>", "no input files given")
@@ -171,7 +208,10 @@ def _os_reason(e: OSError) -> str:
 
 
 def is_regular(p: str) -> bool:
-    """Whether ``p`` is a regular file (not a pipe or a device); False if it cannot be stat'ed."""
+    """Whether ``p`` is a regular file (not a pipe or a device); False if it cannot be stat'ed.
+    An object named by a URL can be read again, like a regular file."""
+    if is_url(p):
+        return True
     try:
         return stat.S_ISREG(os.stat(p).st_mode)
     except OSError:
@@ -180,6 +220,8 @@ def is_regular(p: str) -> bool:
 
 def _regular_file(p: str) -> None:
     """A pipe or device can be read only once, but detection reads its start first."""
+    if is_url(p):  # an object can be read again
+        return
     try:
         mode = os.stat(p).st_mode
     except OSError as e:
@@ -429,7 +471,7 @@ class _Opened:
 
     def __init__(self, path: str) -> None:
         try:
-            self.raw = open(path, "rb")
+            self.raw = open_raw(path)
         except OSError as e:
             raise ArchiveError(path, _os_reason(e)) from None
         try:
@@ -475,6 +517,26 @@ class _Opened:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def open_raw(path: str) -> Any:
+    """Open a local file or a URL for binary reading, without decompressing."""
+    return open_url(path) if is_url(path) else open(path, "rb")
+
+
+def list_names(folder: str) -> list[str]:
+    """Names in a local folder or under a URL folder."""
+    return url_listdir(folder) if is_url(folder) else os.listdir(folder)
+
+
+def file_size(path: str) -> int:
+    """Size in bytes of a local file or of the object at a URL."""
+    return url_size(path) if is_url(path) else os.path.getsize(path)
+
+
+def is_file(path: str) -> bool:
+    """True when a local file or the object at a URL exists."""
+    return url_isfile(path) if is_url(path) else os.path.isfile(path)
 
 
 def open_binary(path: str) -> _Opened:
@@ -588,7 +650,7 @@ def path_group_value(spec: str, path: str) -> str:
     if what == "parent":
         return p.parent.name
     if what == "dir":
-        return str(p.parent)
+        return posixpath.dirname(path) if is_url(path) else str(p.parent)
     try:
         index = int(what)
     except ValueError:

@@ -13,6 +13,8 @@ from ._common import Context
 from ._counts import StoredMetric
 from ._errors import location
 from ._patterns import SUMMARY_PASS_KEY
+from ._remote import is_url
+from ._sources import is_file
 
 #: containers whose keys say nothing about which run a number belongs to
 _GENERIC = frozenset({"results", "result", "metrics", "metric", "scores", "summary", "eval",
@@ -97,6 +99,8 @@ def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Contex
 
 def _folder(archive: str) -> str:
     full = os.path.abspath(archive)
+    if is_url(archive):  # a URL folder (a MultiPL-E run) is no local directory
+        return os.path.dirname(full) if is_file(archive) else full
     return full if os.path.isdir(full) else os.path.dirname(full)
 
 

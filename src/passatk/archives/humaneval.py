@@ -25,7 +25,7 @@ from ._counts import Tally
 from ._errors import ArchiveError
 from ._flags import pass_flag
 from ._registry import FormatInfo, FormatSpec, register
-from ._sources import logical_name, max_record_bytes, open_binary, too_long
+from ._sources import logical_name, max_record_bytes, too_long
 from ._writers import WriteOptions, atomic_stream
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
@@ -69,7 +69,7 @@ def read(file: str, ctx: Context) -> None:
         records += 1
 
     cap = max_record_bytes()
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         buf = bytearray(BLOCK)
         view = memoryview(buf)
         scratch = np.empty(0, dtype=bool)

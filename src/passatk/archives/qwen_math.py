@@ -28,7 +28,7 @@ from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import is_flag, pass_flag
 from ._registry import FormatInfo, FormatSpec, register
-from ._sources import logical_name
+from ._sources import list_names, logical_name
 from ._writers import WriteOptions, atomic_stream, dump_json, mean_pass_at_k
 
 
@@ -79,7 +79,7 @@ def metrics_file(file: str) -> str | None:
         return None
     stem = name[: -len(".jsonl")]
     folder = os.path.dirname(file) or "."
-    found = [f for f in os.listdir(folder)
+    found = [f for f in list_names(folder)
              if f.startswith(stem + "_") and f.endswith("_metrics.json")]
     return os.path.join(os.path.dirname(file), found[0]) if len(found) == 1 else None
 

@@ -29,12 +29,13 @@ from ._common import (
 from ._errors import ArchiveError, show
 from ._flags import pass_flag
 from ._registry import FormatInfo, FormatSpec, register
+from ._remote import is_url
 from ._sources import (
     PARQUET_MAGIC,
     is_regular,
     logical_name,
     max_record_bytes,
-    open_binary,
+    open_raw,
     read_head,
     too_long,
 )
@@ -83,7 +84,7 @@ def container(file: str) -> str:
 # ------------------------------------------------------------------ row sources
 def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
-    with open_binary(file) as f:
+    with ctx.open(file) as f:
         reader = csv.reader(_text_lines(f.stream, file), delimiter=delimiter, strict=True)
         try:
             header = next(reader, None)
@@ -153,7 +154,7 @@ def _parquet_rows(
             "(pip install 'passatk[parquet]')"
         ) from None
     try:
-        pf = pq.ParquetFile(file)
+        pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
     except Exception as e:  # pyarrow raises its own error types
         raise ArchiveError(file, f"malformed Parquet: {e}") from None
     names = list(pf.schema_arrow.names)
@@ -325,6 +326,8 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
             raise ArchiveError(file, first[1].what, line=first[0])
         names = list(first[1]) if isinstance(first[1], dict) else []
+        if ctx.first_names is not None:  # a byte range: the file's first record decides
+            names = ctx.first_names
         spec = columns(names, kind, ctx, file)
         rows = _chain(first, rows)
     _accumulate(file, ctx, spec, rows, strings, names)

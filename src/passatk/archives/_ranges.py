@@ -1,0 +1,119 @@
+"""Byte ranges of line-oriented files, cut at line boundaries.
+
+A range ``[start, end)`` of a file owns the lines that *start* in it. Line starts are byte 0
+and every byte after a newline, so with ``ls(x)`` the first line start at or after ``x`` (the
+file size when there is none) a range reads the bytes ``[ls(start), ls(end))``. Ranges that
+tile the file therefore read every line exactly once, whatever the cut points, and a line
+longer than a range belongs to the range where it starts (the others read nothing). A reader
+that also counts the newlines of each range can turn line numbers within a range into line
+numbers of the file: the lines before a range are the newlines of the ranges before it.
+
+Used by the Dask engine (:mod:`passatk.archives._dask`); nothing here depends on it.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+__all__ = ["LineRange", "plan_ranges"]
+
+_SCAN = 1 << 16  # bytes read at a time while looking for a line end
+
+
+def plan_ranges(size: int, split_bytes: int) -> list[tuple[int, int]]:
+    """Nominal ranges ``[start, end)`` of about ``split_bytes`` that tile ``[0, size)``.
+
+    >>> plan_ranges(10, 4)
+    [(0, 4), (4, 8), (8, 10)]
+    >>> plan_ranges(0, 4)
+    [(0, 0)]
+    """
+    if isinstance(split_bytes, bool) or not isinstance(split_bytes, int) or split_bytes < 1:
+        raise ValueError(f"split_bytes must be a positive int, got {split_bytes!r}")
+    if size <= 0:
+        return [(0, 0)]
+    return [(s, min(s + split_bytes, size)) for s in range(0, size, split_bytes)]
+
+
+class LineRange(io.RawIOBase):
+    """The lines of a seekable binary file that start in ``[start, end)``, as a raw stream.
+
+    ``prefix`` is returned first (for example the header line of a CSV file, so that a range
+    parses like a whole table). While reading it counts the newlines of the range (not of the
+    prefix) in ``newlines`` and notes in ``quote_or_cr`` whether a ``"`` or a carriage return
+    that is not part of ``\\r\\n`` appeared: then a CSV row may span lines, and the cut points
+    need not be row boundaries.
+
+    >>> data = io.BytesIO(b"a\\nbb\\nccc\\nd")
+    >>> [LineRange(data, s, e).read() for s, e in plan_ranges(11, 4)]
+    [b'a\\nbb\\n', b'ccc\\n', b'd']
+    >>> r = LineRange(io.BytesIO(b"h\\n1\\n2\\n"), 3, 6, prefix=b"h\\n")
+    >>> r.read(), r.newlines
+    (b'h\\n2\\n', 1)
+    """
+
+    def __init__(self, raw: Any, start: int, end: int, prefix: bytes = b"") -> None:
+        super().__init__()
+        self._raw = raw
+        self._prefix = prefix
+        self._end = end
+        self.newlines = 0
+        self.quote_or_cr = False
+        self._last = b""
+        self._done = start >= end
+        self._pos = start
+        if start > 0 and not self._done:
+            self._pos = self._line_start(start)
+            self._done = self._pos >= end
+        if not self._done:
+            raw.seek(self._pos)
+
+    def _line_start(self, x: int) -> int:
+        """ls(x) for x > 0: one past the first newline at or after byte x - 1."""
+        self._raw.seek(x - 1)
+        pos = x - 1
+        while True:
+            chunk = self._raw.read(_SCAN)
+            if not chunk:
+                return pos
+            i = chunk.find(b"\n")
+            if i >= 0:
+                return pos + i + 1
+            pos += len(chunk)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        view = memoryview(b).cast("B")
+        if self._prefix:
+            k = min(len(view), len(self._prefix))
+            view[:k] = self._prefix[:k]
+            self._prefix = self._prefix[k:]
+            return k
+        if self._done or not len(view):
+            return 0
+        chunk = self._raw.read(len(view))
+        if not chunk:
+            self._done = True
+            return 0
+        if self._pos + len(chunk) >= self._end:  # the range may stop in this chunk
+            i = chunk.find(b"\n", max(self._end - 1 - self._pos, 0))
+            if i >= 0:
+                chunk = chunk[: i + 1]
+                self._done = True
+        self._pos += len(chunk)
+        self._note(chunk)
+        view[: len(chunk)] = chunk
+        return len(chunk)
+
+    def _note(self, chunk: bytes) -> None:
+        self.newlines += chunk.count(b"\n")
+        if not self.quote_or_cr and (b'"' in chunk or b"\r" in chunk or self._last == b"\r"):
+            joined = self._last + chunk
+            # a \r at the very end is judged with the next chunk, which may start with \n
+            lone_cr = (joined.count(b"\r") - joined.count(b"\r\n")
+                       - int(joined.endswith(b"\r")))
+            self.quote_or_cr = b'"' in chunk or lone_cr > 0
+        self._last = chunk[-1:]

@@ -1,0 +1,249 @@
+"""Byte ranges cut at line boundaries, and partial reads that merge into the sequential read."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from corpus import big_humaneval, make_corpus, same
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from passatk.archives import ArchiveError, expand_paths, read_counts
+from passatk.archives._common import Options
+from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
+from passatk.archives._ranges import LineRange, plan_ranges
+
+
+def _ranges(data: bytes, split: int, buffer: int) -> tuple[list[bytes], int]:
+    parts, newlines = [], 0
+    for s, e in plan_ranges(len(data), split):
+        r = LineRange(io.BytesIO(data), s, e)
+        parts.append(io.BufferedReader(r, buffer_size=buffer).read())
+        newlines += r.newlines
+    return parts, newlines
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=20),
+       trailing=st.booleans(), split=st.integers(1, 40), buffer=st.integers(1, 9))
+def test_ranges_tile_the_lines(lines, trailing, split, buffer):
+    data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
+    parts, newlines = _ranges(data, split, buffer)
+    assert b"".join(parts) == data  # every byte once, in order
+    assert newlines == data.count(b"\n")
+    filled = [p for p in parts if p]
+    assert all(p.endswith(b"\n") for p in filled[:-1])  # cuts fall after a newline
+
+
+def test_range_flags_csv_quotes_and_bare_cr():
+    for data, flagged in [(b"a,b\n1,2\n", False), (b"a,b\r\n1,2\r\n", False),
+                          (b'a,b\n"1\n2",3\n', True), (b"a,b\r1,2\n", True)]:
+        r = LineRange(io.BytesIO(data), 0, len(data))
+        r.read()
+        assert r.quote_or_cr is flagged, data
+
+
+def test_plan_ranges_rejects_a_bad_size():
+    with pytest.raises(ValueError, match="split_bytes must be a positive int"):
+        plan_ranges(10, 0)
+
+
+def _by_ranges(path: str, split: int, opts: Options, fmt=None):
+    size = os.path.getsize(path)
+    results = [read_range(path, s, e, fmt, opts, False, True)
+               for s, e in plan_ranges(size, split)]
+    return results, finish_file(path, fmt, opts, False, True, None, *results)
+
+
+def _write_samples(path, rows, csv: bool):
+    with open(path, "w") as f:
+        if csv:
+            f.write("task_id,passed\n")
+        for i, (t, p) in enumerate(rows):
+            if csv:
+                f.write(f"{t},{p}\n" if i % 50 != 3 else f"{t},maybe\n")
+            else:
+                f.write(json.dumps({"task_id": t, "passed": p if i % 50 != 3 else "maybe"}) + "\n")
+
+
+@pytest.mark.parametrize("kind", ["humaneval", "csv", "jsonl"])
+@pytest.mark.parametrize("split", [300, 4096, 1 << 30])
+def test_ranges_merge_to_the_sequential_read(tmp_path, kind, split):
+    if kind == "humaneval":
+        path = big_humaneval(tmp_path / "x_results.jsonl", 3000)
+    else:
+        path = str(tmp_path / f"s.{kind}")
+        _write_samples(path, [(f"T/{i % 17}", int(i % 3 == 0)) for i in range(2000)],
+                       kind == "csv")
+    opts = Options(skip_bad=kind != "humaneval")
+    results, part = _by_ranges(path, split, opts)
+    if split < os.path.getsize(path):
+        assert len(results) > 1 and not any(r.fallback or r.whole for r in results)
+    same(to_counts(part, opts, [path], False), read_counts(path, skip_bad=opts.skip_bad))
+    if opts.skip_bad:  # skipped lines keep the line numbers of the file
+        assert part.skipped.count == 40
+        assert part.skipped.records[1].location == f"{path}:{54 + (kind == 'csv')}"
+
+
+def test_a_bad_range_reads_the_file_again_for_the_exact_error(tmp_path):
+    path = big_humaneval(tmp_path / "x_results.jsonl", 2000)
+    lines = (tmp_path / "x_results.jsonl").read_text().split("\n")
+    lines[1500] = '{"task_id": "T/1", "passed": "yes"}'
+    (tmp_path / "x_results.jsonl").write_text("\n".join(lines))
+    with pytest.raises(ArchiveError) as local:
+        read_counts(path)
+    results, part = _by_ranges(path, 5000, Options())
+    assert any(r.fallback for r in results)
+    assert str(part.error) == str(local.value) and f"{path}:1501:" in str(part.error)
+
+
+def test_quoted_csv_falls_back_to_the_whole_file(tmp_path):
+    path = tmp_path / "s.csv"
+    path.write_text("task_id,passed\n" + "".join(f'"T,{i % 5}",{i % 2}\n' for i in range(500)))
+    results, part = _by_ranges(str(path), 700, Options())
+    assert any(r.quote_or_cr for r in results)
+    same(to_counts(part, Options(), [str(path)], False), read_counts(path))
+
+
+def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
+    folders = make_corpus(tmp_path)
+    for folder in ("he_gz", "counts", "lm"):
+        path = next(os.path.join(folders[folder], n) for n in sorted(os.listdir(folders[folder]))
+                    if not n.startswith("results_"))
+        results, part = _by_ranges(path, 64, Options())
+        assert results[0].whole is not None and all(r.covered for r in results[1:])
+        same(to_counts(part, Options(), [path], False), read_counts(path))
+
+
+def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
+    folders = make_corpus(tmp_path)
+    he = os.path.join(folders["he"], "s_results.jsonl")
+    crux = os.path.join(folders["crux"], "crux.json")
+    tau = os.path.join(folders["tau"], "tau.json")
+    bad = tmp_path / "bad_results.jsonl"
+    bad.write_text('{"task_id": "T/0", "completion": "", "passed": 3}\n')
+    cases = ([he, tau], [tau, he], [he, str(bad), tau], [str(bad), he], [he, crux, tau],
+             [tau, he, crux, tau], [crux, str(bad), he, tau, he], [folders["counts"], he, tau])
+    opts = Options()
+    for files in cases:
+        files = [os.path.join(f, os.listdir(f)[0]) if os.path.isdir(f) else f for f in files]
+        parts = [read_file(f, None, opts, False, True) for f in files]
+        with pytest.raises(ArchiveError) as local:
+            read_counts(files)
+        trees = [combine(*parts)] + [combine(combine(*parts[:i]), combine(*parts[i:]))
+                                     for i in range(1, len(parts))]
+        for merged in trees:  # any cut of the reduction tree
+            with pytest.raises(ArchiveError) as got:
+                to_counts(merged, opts, files, False)
+            assert str(got.value) == str(local.value)
+
+
+@pytest.mark.parametrize("escaped", [False, True])
+@pytest.mark.parametrize("split", [700, 5000])
+def test_a_shared_error_text_gives_the_same_note(tmp_path, split, escaped):
+    path = tmp_path / "x_results.jsonl"
+    text = "failed: no setitimer a\\/b" if escaped else "failed: no setitimer a/b"
+    lines = []
+    for i in range(300):
+        ok = "true" if i % 3 else "false"
+        result = "passed" if i % 3 else text
+        if i % 7 == 0:  # other key order: parsed by json.loads
+            lines.append(f'{{"passed": {ok}, "result": "{result}", "task_id": "T/{i % 5}", '
+                         '"completion": ""}')
+        else:
+            lines.append(f'{{"task_id": "T/{i % 5}", "completion": "", "result": "{result}", '
+                         f'"passed": {ok}}}')
+    path.write_text("\n".join(lines) + "\n")
+    local = read_counts(path)
+    assert len(local.notes) == 1 and "every failed sample carries" in local.notes[0]
+    _, part = _by_ranges(str(path), split, Options())
+    same(to_counts(part, Options(), [str(path)], False), local)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mixed")
+    folders = make_corpus(root)
+    big = root / "big"
+    big.mkdir()
+    big_humaneval(big / "a_results.jsonl", 1500, seed=3)
+    path = big_humaneval(big / "b_results.jsonl", 800, seed=4)
+    text = Path(path).read_text().split("\n")
+    text[99] = "{oops"
+    Path(path).write_text("\n".join(text))
+    _write_samples(str(big / "s.csv"), [(f"T/{i % 9}", i % 2) for i in range(900)], True)
+    folders["big"] = str(big)
+    return folders
+
+
+def _in_process(paths, split, fan_in, **kw):
+    """The Dask engine's plan and reduction, run in this process."""
+    from passatk.archives._dask import _submit_all
+
+    class Now:  # a client whose futures are computed at once
+        def submit(self, fn, *args, pool=None, **_):
+            args = [a.result() if isinstance(a, Done) else a for a in args]
+            return Done(fn(*args) if pool is None else fn(*args, pool=pool))
+
+    class Done:
+        def __init__(self, value):
+            self.value = value
+
+        def result(self):
+            return self.value
+
+    from passatk.archives import _dask, _read
+
+    opts = _read._options(kw.get("by", ()), None, None, None, None, None, None,
+                          kw.get("skip_bad", False), None)
+    files = expand_paths(paths)
+    old = _dask.FAN_IN
+    _dask.FAN_IN = fan_in
+    try:
+        root, _ = _submit_all(Now(), files, None, opts, False, _read._named_files(paths), split,
+                              kw.get("merge", False))
+    finally:
+        _dask.FAN_IN = old
+    return to_counts(root.result(), opts, files, kw.get("merge", False))
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), split=st.sampled_from([700, 3_000, 20_000, 1 << 30]),
+       fan_in=st.integers(2, 9),
+       merge=st.booleans(), skip_bad=st.booleans(), by_parent=st.booleans())
+def test_any_plan_and_tree_gives_the_sequential_read(mixed, data, split, fan_in, merge,
+                                                     skip_bad, by_parent):
+    names = sorted(k for k in mixed if k not in ("tau", "big"))
+    chosen = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=6, unique=True))
+    if data.draw(st.booleans()):  # large files, split or not, with a corrupt line
+        chosen.insert(data.draw(st.integers(0, len(chosen))), "big")
+    if data.draw(st.integers(0, 9)) == 0:  # pass^k data among pass@k data
+        chosen.append("tau")
+    paths = [mixed[k] for k in chosen]
+    kw = {"merge": merge, "skip_bad": skip_bad, "by": ["path:parent"] if by_parent else []}
+    try:
+        local = read_counts(paths, **kw)
+    except ArchiveError as e:
+        event("the read fails")
+        with pytest.raises(ArchiveError) as got:
+            _in_process(paths, split, fan_in, **kw)
+        assert str(got.value) == str(e)
+        return
+    event(f"the read succeeds, big files split: {'big' in chosen and split < 1 << 30}")
+    same(_in_process(paths, split, fan_in, **kw), local)
+
+
+def test_merge_pools_the_counts_in_the_tree(mixed):
+    paths = [mixed[k] for k in ("he", "mpe", "crux", "samples_csv", "qwen")]
+    files = expand_paths(paths)
+    opts = Options()
+    parts = [read_file(f, None, opts, False) for f in files]
+    root = combine(combine(*parts[:4], pool=True), combine(*parts[4:], pool=True), pool=True)
+    assert all(acc is None for _, acc, _ in root.runs)  # one table goes up the tree
+    local = read_counts(paths, merge=True)
+    assert len(root.pooled) == len(local) and local.stored  # the summaries' numbers too
+    same(to_counts(root, opts, files, True), local)
