@@ -256,6 +256,6 @@ def test_column_options_only_for_tables(tmp_path):
         read_counts(path, passed="ok", threshold=0.5)
     assert str(info.value) == (f"{path}: is a humaneval archive, but column options (passed=, "
                                "threshold=) apply only to count and per-sample tables; pass "
-                               "format='samples' or 'counts' to read it as a table")
+                               "format='samples' or format='counts' to read it as a table")
     assert _rows(read_counts(path, format="samples", task="task_id", passed="passed")) == [
         ("T/0", 4, 3), ("T/1", 2, 0), ("T/2", 1, 1)]

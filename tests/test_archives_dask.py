@@ -95,7 +95,7 @@ def test_cli_with_a_scheduler_address(client, corpus, capsys):
 def test_bad_schedulers_are_one_line_errors(corpus, capsys, monkeypatch):
     for address, message in [("foo", "scheduler must be 'tcp://HOST:PORT' or 'local:N'"),
                              ("local:0", "needs N >= 1")]:
-        assert cli.main(["score", corpus["he"], "--scheduler", address]) == 1
+        assert cli.main(["score", corpus["he"], "--scheduler", address]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
     monkeypatch.setitem(sys.modules, "distributed", None)

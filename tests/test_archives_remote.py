@@ -112,7 +112,7 @@ def test_http_server(corpus, http_root, name):
 
 
 def test_http_missing_object(http_root):
-    assert cli.main(["score", f"{http_root}/none_results.jsonl"]) == 1
+    assert cli.main(["score", f"{http_root}/none_results.jsonl"]) == 2
 
 
 # ------------------------------------------------------------------ a real S3 API (moto)
@@ -140,7 +140,7 @@ def test_s3_cli_matches_local(corpus, s3, capsys):
     assert cli.main(["score", "s3://passatk-runs/v1/bcb", "-k", "1,5", "--format", "json",
                      *opts]) == 0
     assert capsys.readouterr().out == local
-    assert cli.main(["score", "s3://passatk-runs/v1/none/", *opts]) == 1
+    assert cli.main(["score", "s3://passatk-runs/v1/none/", *opts]) == 2
     err = capsys.readouterr().err
     assert err.startswith("passatk: error: s3://passatk-runs/v1/none/: no such file") and \
         err.count("\n") == 1
@@ -155,7 +155,7 @@ def test_s3_without_credentials_is_one_line(s3, tmp_path):
         [sys.executable, "-m", "passatk", "score", "s3://passatk-runs/v1/he/s_results.jsonl",
          f"--storage-option=endpoint_url={s3['endpoint_url']}"],
         capture_output=True, text=True, env=env, timeout=120)
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert out.stderr.startswith("passatk: error: s3://passatk-runs/v1/he/s_results.jsonl: ")
     assert "credentials" in out.stderr.lower() and out.stderr.count("\n") == 1
 
@@ -168,7 +168,7 @@ def test_s3_corrupt_object_cli(corpus, s3, capsys):
     url = "s3://passatk-runs/bad/x_results.jsonl"
     opts = [f"--storage-option=s3.{k}={v}" for k, v in s3.items() if k != "client_kwargs"]
     opts.append('--storage-option=client_kwargs={"region_name": "eu-west-1"}')
-    assert cli.main(["score", url, *opts]) == 1
+    assert cli.main(["score", url, *opts]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"passatk: error: {url}:5: field \"passed\" must be ")
     assert err.endswith("got 'yes'\n") and err.count("\n") == 1

@@ -14,13 +14,6 @@ import pytest
 
 import passatk
 from passatk.archives import ArchiveError, expand_paths, read_counts, write_archive
-from passatk.cli import main
-
-
-def run(capsys, argv):
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _write_lines(path, records, **dump):
@@ -97,7 +90,7 @@ def test_every_reader_takes_one_zero_and_their_floats(tmp_path, fmt):
 
 @pytest.mark.parametrize("fmt", FLAG_READERS)
 @pytest.mark.parametrize("value", [0.5, 2, -1.0, 0.9999999, "1", None])
-def test_every_reader_rejects_other_values_with_the_place(capsys, tmp_path, fmt, value):
+def test_every_reader_rejects_other_values_with_the_place(cli, tmp_path, fmt, value):
     path = _flag_archive(tmp_path, fmt, [1.0, value])
     if fmt == "samples" and value == "1":  # tables also take the text of a flag (CSV)
         assert read_counts(path).c.tolist() == [2]
@@ -113,8 +106,8 @@ def test_every_reader_rejects_other_values_with_the_place(capsys, tmp_path, fmt,
     # only a reader that takes a threshold (the per-sample tables) suggests one
     assert message.endswith("give threshold= to read it as a reward") == (
         fmt == "samples" and number)
-    code, _, err = run(capsys, ["score", str(path), "--input-format", fmt])
-    assert code == 1 and err.count("\n") == 1
+    code, _, err = cli(["score", str(path), "--input-format", fmt])
+    assert code == 2 and err.count("\n") == 1
     assert ("give --threshold" in err) == (fmt == "samples" and number)
 
 
@@ -168,7 +161,7 @@ def _he_record(task, ok, result, compact=False):
     return json.dumps(rec)
 
 
-def test_one_error_string_on_every_failure_is_noted(capsys, tmp_path):
+def test_one_error_string_on_every_failure_is_noted(cli, tmp_path):
     path = tmp_path / "s.jsonl_results.jsonl"
     lines = [_he_record(f"T/{i}", j == 0, SIGNAL, compact=(i == 2)) for i in range(4)
              for j in range(5)]
@@ -177,10 +170,10 @@ def test_one_error_string_on_every_failure_is_noted(capsys, tmp_path):
     assert counts.c.tolist() == [1] * 4
     assert len(counts.notes) == 1
     assert repr(SIGNAL) in counts.notes[0] and "(16 of 20 samples, 80%)" in counts.notes[0]
-    code, out, err = run(capsys, ["score", str(path), "--format", "json"])
+    code, out, err = cli(["score", str(path), "--format", "json"])
     assert code == 0 and json.loads(out)[0]["value"] == 0.2
     assert "every failed sample carries the error" in err
-    code, _, err = run(capsys, ["score", str(path), "-q"])
+    code, _, err = cli(["score", str(path), "-q"])
     assert code == 0 and err == ""
 
 
@@ -257,13 +250,13 @@ def test_forced_format_in_a_walk_skips_summaries_too(tmp_path):
     assert counts.c.tolist() == [3, 0, 4] and "skipped 3" in counts.notes[0]
 
 
-def test_check_uses_summary_numbers(capsys, tmp_path):
+def test_check_uses_summary_numbers(cli, tmp_path):
     value = _humaneval_with_summaries(tmp_path, FLAGS)
     counts = read_counts(tmp_path)
     [stored] = counts.stored
     assert (stored.k, stored.scale, stored.value) == (1, "percent", 100 * value / 100)
     assert stored.source == f"{tmp_path / 'all_results.json'}: $.humaneval[\"pass@1\"]"
-    code, out, err = run(capsys, ["check", str(tmp_path)])
+    code, out, err = cli(["check", str(tmp_path)])
     assert code == 0, err
     assert "1 of 1 stored number(s) agree" in err and "all_results.json" in out
 
@@ -297,7 +290,7 @@ def test_pretty_printed_document_given_as_json_lines(tmp_path):
     path = tmp_path / "crux.jsonl"
     path.write_text(src.read_text())
     with pytest.raises(ArchiveError, match=r"crux\.jsonl: this is a JSON document, not JSON "
-                       r"Lines; did you mean format=cruxeval\?"):
+                       r"Lines; did you mean format='cruxeval'\?"):
         read_counts(path)
     with pytest.raises(ArchiveError, match="this is a JSON document, not JSON Lines"):
         read_counts(path, format="humaneval")
@@ -317,9 +310,9 @@ def _greedy_cruxeval(path, pass_at_5=100.0):
     return path
 
 
-def test_check_greedy_cruxeval_pass_at_5_is_undefined_not_a_finding(capsys, tmp_path):
+def test_check_greedy_cruxeval_pass_at_5_is_undefined_not_a_finding(cli, tmp_path):
     path = _greedy_cruxeval(tmp_path / "greedy_output.json")
-    code, out, err = run(capsys, ["check", str(path), "--format", "json"])
+    code, out, err = cli(["check", str(path), "--format", "json"])
     assert code == 0, err
     by_k = {r["k"]: r for r in json.loads(out)}
     assert by_k[1]["status"] == "ok"
@@ -327,15 +320,15 @@ def test_check_greedy_cruxeval_pass_at_5_is_undefined_not_a_finding(capsys, tmp_
     assert by_k[5]["reason"].startswith(
         "undefined: k > n; the stored value is the harness's 1.0 (")
     assert "1 of 2 stored number(s) agree" in err and "1 undefined" in err
-    code, out, err = run(capsys, ["check", str(path), "--strict"])
+    code, out, err = cli(["check", str(path), "--strict"])
     assert code == 1 and "undefined" in out
     assert "1 of 2 stored number(s) agree within relative 1e-09; 1 undefined (k > n; the " \
         "harness stored 1.0), a finding with --strict" in err
 
 
-def test_check_k_above_n_with_another_stored_value_is_missing(capsys, tmp_path):
+def test_check_k_above_n_with_another_stored_value_is_missing(cli, tmp_path):
     path = _greedy_cruxeval(tmp_path / "greedy_output.json", pass_at_5=60.0)
-    code, out, _ = run(capsys, ["check", str(path)])
+    code, out, _ = cli(["check", str(path)])
     assert code == 1 and "MISSING" in out
 
 
@@ -351,14 +344,14 @@ def _code_eval_details(path, indent=None):
     return path
 
 
-def test_code_eval_result_dict(capsys, tmp_path):
+def test_code_eval_result_dict(cli, tmp_path):
     path = _code_eval_details(tmp_path / "humaneval-cpp-details.json", indent=1)
     counts = read_counts(path)
     assert (counts.task.tolist(), counts.n.tolist(), counts.c.tolist()) == (
         ["HumanEval_0", "HumanEval_1", "HumanEval_2"], [4, 4, 4], [2, 2, 2])
     assert "every failed sample carries the error" in counts.notes[0]
-    code, _, err = run(capsys, ["score", str(path), "--input-format", "humaneval"])
-    assert code == 1
+    code, _, err = cli(["score", str(path), "--input-format", "humaneval"])
+    assert code == 2
     assert "this is a JSON document, not JSON Lines; did you mean --input-format code-eval?" in err
 
 
@@ -389,7 +382,7 @@ def _qwen_math(folder, scores, acc=None, pass_at_k=None):
     return path
 
 
-def test_qwen_math_jsonl_with_metrics(capsys, tmp_path):
+def test_qwen_math_jsonl_with_metrics(cli, tmp_path):
     scores = [[True, False, True, True], [False] * 4, [True, True, False, False]]
     p1 = float(passatk.score([4] * 3, [3, 0, 2], 1)[0].value)
     p2 = float(passatk.score([4] * 3, [3, 0, 2], 2)[0].value)
@@ -399,16 +392,16 @@ def test_qwen_math_jsonl_with_metrics(capsys, tmp_path):
     assert (counts.n.tolist(), counts.c.tolist()) == ([4, 4, 4], [3, 0, 2])
     assert sorted((s.k, s.scale) for s in counts.stored) == [(1, "percent"), (2, "percent")]
     assert counts.notes == ()  # the metrics file is read with its archive, not skipped
-    code, _, err = run(capsys, ["check", str(tmp_path)])
+    code, _, err = cli(["check", str(tmp_path)])
     assert code == 0 and "2 of 2 stored number(s) agree" in err
 
 
-def test_qwen_math_greedy_acc_is_pass_at_1(capsys, tmp_path):
+def test_qwen_math_greedy_acc_is_pass_at_1(cli, tmp_path):
     _qwen_math(tmp_path, [[True], [False], [True]], acc=100 * 2 / 3)
     counts = read_counts(tmp_path)
     [stored] = counts.stored
     assert stored.k == 1 and stored.source.endswith('_metrics.json: $.acc')
-    code, _, err = run(capsys, ["check", str(tmp_path)])
+    code, _, err = cli(["check", str(tmp_path)])
     assert code == 0, err
     bad = _write_lines(tmp_path / "bad.jsonl", [{"idx": 0, "gt": "1", "score": [True, 0.5]}])
     with pytest.raises(ArchiveError, match=r"bad\.jsonl:1: field \"score\": each sample must be "
@@ -441,13 +434,13 @@ def test_lm_eval_exact_match_is_detected_and_named(tmp_path, metrics_list):
     assert named.notes == () and named.c.tolist() == counts.c.tolist()
 
 
-def test_lm_eval_metric_must_be_zero_or_one(capsys, tmp_path):
+def test_lm_eval_metric_must_be_zero_or_one(cli, tmp_path):
     path = _lm_eval_gsm8k(tmp_path, [(1.0, 0.75)])
     with pytest.raises(ArchiveError, match=r':2: field "exact_match" \(one sample\'s score\) '
                        r"must be a pass flag \(true/false, 1/0, 1\.0/0\.0\), got 0\.75"):
         read_counts(path)
-    code, _, err = run(capsys, ["score", str(path), "--passed", "acc"])
-    assert code == 1 and 'missing field "acc"' in err
+    code, _, err = cli(["score", str(path), "--passed", "acc"])
+    assert code == 2 and 'missing field "acc"' in err
 
 
 def test_opencompass_failure_hint(tmp_path):
@@ -461,14 +454,14 @@ def test_opencompass_failure_hint(tmp_path):
     assert "'failed: no module named numpy' (3 of 6 samples, 50%)" in counts.notes[0]
 
 
-def test_compare_folder_of_runs_against_one_file_says_what_to_do(capsys, tmp_path):
+def test_compare_folder_of_runs_against_one_file_says_what_to_do(cli, tmp_path):
     for m in ("a", "b"):
         write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], [[True, False]])
     write_archive(tmp_path / "one_results.jsonl", ["T/0"], [[True]])
-    code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
+    code, _, err = cli(["compare", str(tmp_path / "many"),
                                 str(tmp_path / "one_results.jsonl")])
-    assert code == 1 and "different groups" in err and "--merge" in err
-    code, _, err = run(capsys, ["compare", str(tmp_path / "many"),
+    assert code == 2 and "different groups" in err and "--merge" in err
+    code, _, err = cli(["compare", str(tmp_path / "many"),
                                 str(tmp_path / "one_results.jsonl"), "--merge"])
     assert code == 0, err
 

@@ -27,8 +27,8 @@ def test_no_command_prints_help(capsys):
 
 
 @pytest.mark.parametrize("argv", [["nonsense"], ["--no-such-flag"]])
-def test_usage_error_is_one_line_exit_1(capsys, argv):
-    assert main(argv) == 1
+def test_usage_error_is_one_line_exit_2(capsys, argv):
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("passatk: error: ")
     assert err.count("\n") == 1
@@ -70,12 +70,12 @@ def test_parse_ks(k, expected):
     ],
 )
 @pytest.mark.parametrize("command", ["score", "compare", "plot"])
-def test_bad_k_is_one_line_exit_1(capsys, tmp_path, k, message, command):
+def test_bad_k_is_one_line_exit_2(capsys, tmp_path, k, message, command):
     paths = ["a.jsonl", "b.jsonl"] if command == "compare" else ["a.jsonl"]
     argv = [command, *paths, "-k", k]
     if command == "plot":
         argv += ["-o", str(tmp_path / "x.png")]
-    assert main(argv) == 1
+    assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"passatk: error: argument -k: {message}")
@@ -100,8 +100,8 @@ def test_bad_k_is_one_line_exit_1(capsys, tmp_path, k, message, command):
         (["score", "x", "--perc"], "unrecognized arguments: --perc"),
     ],
 )
-def test_bad_flags_are_one_line_exit_1(capsys, argv, message):
-    assert main(argv) == 1
+def test_bad_flags_are_one_line_exit_2(capsys, argv, message):
+    assert main(argv) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.startswith(f"passatk: error: {message}")

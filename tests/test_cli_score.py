@@ -39,12 +39,6 @@ def runs(tmp_path):
     return str(tmp_path / "runs")
 
 
-def run(capsys, argv):
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def lib_records(passes, k, **kw):
     n = [len(p) for p in passes]
     c = [sum(p) for p in passes]
@@ -54,8 +48,8 @@ def lib_records(passes, k, **kw):
 SPEC_KEYS = ["group", "metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples"]
 
 
-def test_score_json_matches_library(capsys, he):
-    code, out, err = run(capsys, ["score", he, "-k", "1,5,10", "--format", "json"])
+def test_score_json_matches_library(cli, he):
+    code, out, err = cli(["score", he, "-k", "1,5,10", "--format", "json"])
     assert (code, err) == (0, "")
     records = json.loads(out)
     assert [list(r)[: len(SPEC_KEYS)] for r in records] == [SPEC_KEYS] * 3
@@ -64,8 +58,8 @@ def test_score_json_matches_library(capsys, he):
         assert got == want | {"group": {}}
 
 
-def test_score_table_is_aligned_and_shows_library_values(capsys, he):
-    code, out, _ = run(capsys, ["score", he, "-k", "1-3"])
+def test_score_table_is_aligned_and_shows_library_values(cli, he):
+    code, out, _ = cli(["score", he, "-k", "1-3"])
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["metric", "k", "value", "se", "ci_low", "ci_high", "tasks",
@@ -79,8 +73,8 @@ def test_score_table_is_aligned_and_shows_library_values(capsys, he):
         assert cells[6:] == [str(want["tasks"]), str(want["samples"]), want["estimand"]]
 
 
-def test_score_csv_full_precision(capsys, he):
-    code, out, _ = run(capsys, ["score", he, "-k", "1,2", "--format", "csv"])
+def test_score_csv_full_precision(cli, he):
+    code, out, _ = cli(["score", he, "-k", "1,2", "--format", "csv"])
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     want = lib_records(PASSES_A, [1, 2])
@@ -89,8 +83,8 @@ def test_score_csv_full_precision(capsys, he):
     assert list(rows[0])[:8] == SPEC_KEYS[1:]
 
 
-def test_score_markdown(capsys, he):
-    code, out, _ = run(capsys, ["score", he, "--format", "markdown"])
+def test_score_markdown(cli, he):
+    code, out, _ = cli(["score", he, "--format", "markdown"])
     assert code == 0
     lines = out.splitlines()
     assert lines[0] == ("| metric | k | value | se | ci_low | ci_high | tasks | samples | "
@@ -99,17 +93,17 @@ def test_score_markdown(capsys, he):
     assert lines[2].startswith(f"| pass@k | 1 | {lib_records(PASSES_A, 1)[0]['value']:.4f} |")
 
 
-def test_score_percent(capsys, he):
-    _, frac, _ = run(capsys, ["score", he, "-k", "1,3", "--format", "json"])
-    _, pct, _ = run(capsys, ["score", he, "-k", "1,3", "--format", "json", "--percent"])
+def test_score_percent(cli, he):
+    _, frac, _ = cli(["score", he, "-k", "1,3", "--format", "json"])
+    _, pct, _ = cli(["score", he, "-k", "1,3", "--format", "json", "--percent"])
     for f, p in zip(json.loads(frac), json.loads(pct), strict=True):
         for key in ("value", "se", "ci_low", "ci_high", "se_fixed"):
             assert p[key] == f[key] * 100
         assert (p["k"], p["tasks"], p["samples"]) == (f["k"], f["tasks"], f["samples"])
 
 
-def test_score_by_path_groups(capsys, runs):
-    code, out, _ = run(capsys, ["score", runs, "--by", "path:parent", "-k", "1,2", "--format",
+def test_score_by_path_groups(cli, runs):
+    code, out, _ = cli(["score", runs, "--by", "path:parent", "-k", "1,2", "--format",
                                 "json"])
     assert code == 0
     records = json.loads(out)
@@ -119,17 +113,17 @@ def test_score_by_path_groups(capsys, runs):
     assert [r["value"] for r in records] == [
         r["value"] for p in (PASSES_A, PASSES_B) for r in lib_records(p, [1, 2])
     ]
-    _, table, _ = run(capsys, ["score", runs, "--by", "path:parent"])
+    _, table, _ = cli(["score", runs, "--by", "path:parent"])
     assert table.splitlines()[0].split()[0] == "path:parent"
     assert table.splitlines()[2].startswith("model-b")
 
 
 @pytest.mark.parametrize(("ci", "interval"), [("bootstrap", "percentile"), ("bca", "bca")])
-def test_score_bootstrap_is_seeded_and_from_the_library(capsys, he, ci, interval):
+def test_score_bootstrap_is_seeded_and_from_the_library(cli, he, ci, interval):
     argv = ["score", he, "-k", "1,2", "--ci", ci, "--seed", "7", "--resamples", "500",
             "--format", "json"]
-    _, first, _ = run(capsys, argv)
-    _, second, _ = run(capsys, argv)
+    _, first, _ = cli(argv)
+    _, second, _ = cli(argv)
     assert first == second
     want = lib_records(PASSES_A, [1, 2], interval=interval, n_resamples=500,
                        seed=np.random.default_rng(7))
@@ -140,10 +134,10 @@ def test_score_bootstrap_is_seeded_and_from_the_library(capsys, he, ci, interval
     assert got[0]["ci_method"] == want[0]["ci_method"]
 
 
-def test_score_tau_bench_defaults_to_pass_hat_k(capsys, tmp_path):
+def test_score_tau_bench_defaults_to_pass_hat_k(cli, tmp_path):
     path = tmp_path / "trials.json"
     write_archive(path, list(range(7)), PASSES_B, format="tau-bench")
-    code, out, _ = run(capsys, ["score", str(path), "-k", "1-3", "--format", "json"])
+    code, out, _ = cli(["score", str(path), "-k", "1-3", "--format", "json"])
     assert code == 0
     got = json.loads(out)
     n = [len(p) for p in PASSES_B]
@@ -153,18 +147,18 @@ def test_score_tau_bench_defaults_to_pass_hat_k(capsys, tmp_path):
     assert [r["value"] for r in got] == [w["value"] for w in want]
 
 
-def test_score_metric_plugin_is_labelled_biased(capsys, he):
-    code, out, _ = run(capsys, ["score", he, "-k", "5", "--metric", "plugin", "--format", "json"])
+def test_score_metric_plugin_is_labelled_biased(cli, he):
+    code, out, _ = cli(["score", he, "-k", "5", "--metric", "plugin", "--format", "json"])
     assert code == 0
     (rec,) = json.loads(out)
     assert rec["biased"] is True
     assert rec["value"] == lib_records(PASSES_A, 5, metric="plugin")[0]["value"]
 
 
-def test_score_count_table_with_mapped_columns(capsys, tmp_path):
+def test_score_count_table_with_mapped_columns(cli, tmp_path):
     path = tmp_path / "counts.csv"
     path.write_text("model,problem,total,good\nm,t0,10,3\nm,t1,10,9\nm,t2,4,0\n")
-    code, out, err = run(capsys, ["score", str(path), "--task", "problem", "--n", "total", "--c",
+    code, out, err = cli(["score", str(path), "--task", "problem", "--n", "total", "--c",
                                   "good", "--by", "model", "-k", "1,4", "--format", "json"])
     assert (code, err) == (0, "")
     got = json.loads(out)
@@ -173,11 +167,11 @@ def test_score_count_table_with_mapped_columns(capsys, tmp_path):
     assert got[0]["group"] == {"model": "m"}
 
 
-def test_score_samples_table_with_reward_threshold(capsys, tmp_path):
+def test_score_samples_table_with_reward_threshold(cli, tmp_path):
     path = tmp_path / "log.jsonl"
     rows = [{"task": f"t{i % 3}", "reward": (i % 4) / 4} for i in range(12)]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    code, out, _ = run(capsys, ["score", str(path), "--input-format", "samples", "--reward",
+    code, out, _ = cli(["score", str(path), "--input-format", "samples", "--reward",
                                 "reward", "--threshold", "0.5", "--format", "json"])
     assert code == 0
     counts = read_counts(str(path), format="samples", reward="reward", threshold=0.5)
@@ -185,13 +179,13 @@ def test_score_samples_table_with_reward_threshold(capsys, tmp_path):
     assert json.loads(out)[0]["value"] == want[0]["value"]
 
 
-def test_score_livecodebench_filters(capsys, tmp_path):
+def test_score_livecodebench_filters(cli, tmp_path):
     path = tmp_path / "m_eval_all.json"
     dates = ["2023-05-01", "2023-06-01", "2023-07-01", "2023-08-01", "2023-09-01", "2023-10-01",
              "2023-11-01"]
     levels = ["easy", "hard", "medium", "easy", "hard", "easy", "medium"]
     write_archive(path, TASKS, PASSES_A, dates=dates, difficulties=levels)
-    code, out, _ = run(capsys, ["score", str(path), "--since", "2023-06-01", "--until",
+    code, out, _ = cli(["score", str(path), "--since", "2023-06-01", "--until",
                                 "2023-10-01", "--difficulty", "easy", "--difficulty", "hard",
                                 "--format", "json"])
     assert code == 0
@@ -202,32 +196,32 @@ def test_score_livecodebench_filters(capsys, tmp_path):
     assert json.loads(out)[0]["tasks"] == len(keep)
 
 
-def test_score_output_file_is_written_atomically(capsys, he, tmp_path):
+def test_score_output_file_is_written_atomically(cli, he, tmp_path):
     target = tmp_path / "out" / "scores.json"
     target.parent.mkdir()
-    code, out, _ = run(capsys, ["score", he, "--format", "json", "-o", str(target)])
+    code, out, _ = cli(["score", he, "--format", "json", "-o", str(target)])
     assert (code, out) == (0, "")
-    _, stdout_version, _ = run(capsys, ["score", he, "--format", "json"])
+    _, stdout_version, _ = cli(["score", he, "--format", "json"])
     assert target.read_text() == stdout_version
     assert os.listdir(target.parent) == ["scores.json"]
 
 
-def test_failed_run_leaves_no_output_file(capsys, tmp_path):
+def test_failed_run_leaves_no_output_file(cli, tmp_path):
     bad = tmp_path / "bad_results.jsonl"
     bad.write_text('{"task_id": "T/0", "completion": "", "passed": true}\n{"task_id": \n')
     target = tmp_path / "out.json"
-    code, out, err = run(capsys, ["score", str(bad), "-o", str(target)])
-    assert (code, out) == (1, "")
+    code, out, err = cli(["score", str(bad), "-o", str(target)])
+    assert (code, out) == (2, "")
     assert err.startswith(f"passatk: error: {bad}:2: ")
     assert not target.exists()
     # an existing file keeps its old content
     target.write_text("old")
-    assert main(["score", str(bad), "-o", str(target)]) == 1
+    assert main(["score", str(bad), "-o", str(target)]) == 2
     assert target.read_text() == "old"
     assert sorted(os.listdir(tmp_path)) == ["bad_results.jsonl", "out.json"]
 
 
-def test_failed_write_leaves_no_partial_file(capsys, he, tmp_path, monkeypatch):
+def test_failed_write_leaves_no_partial_file(cli, he, tmp_path, monkeypatch):
     target = tmp_path / "scores.csv"
 
     def broken(text, path, stdout=None):
@@ -237,22 +231,22 @@ def test_failed_write_leaves_no_partial_file(capsys, he, tmp_path, monkeypatch):
             raise OSError(28, "No space left on device", str(path))
 
     monkeypatch.setattr(_output, "write_text", broken)
-    code, _, err = run(capsys, ["score", he, "--format", "csv", "-o", str(target)])
-    assert code == 1
+    code, _, err = cli(["score", he, "--format", "csv", "-o", str(target)])
+    assert code == 2
     assert err == f"passatk: error: {target}: No space left on device\n"
     assert os.listdir(tmp_path) == [os.path.basename(he)]
 
 
-def test_output_into_missing_directory(capsys, he, tmp_path):
+def test_output_into_missing_directory(cli, he, tmp_path):
     target = tmp_path / "no" / "such" / "dir.json"
-    code, _, err = run(capsys, ["score", he, "-o", str(target)])
-    assert code == 1
+    code, _, err = cli(["score", he, "-o", str(target)])
+    assert code == 2
     assert err.startswith("passatk: error: ") and "No such file or directory" in err
     assert err.count("\n") == 1
 
 
 # --------------------------------------------------------------------------------------
-# bad input: one line, `file:line: what`, exit 1, nothing on stdout
+# bad input: one line, `file:line: what`, exit 2, nothing on stdout
 
 
 BAD_INPUTS = [
@@ -275,77 +269,83 @@ BAD_INPUTS = [
 
 @pytest.mark.parametrize(("name", "content", "message"), BAD_INPUTS,
                          ids=[b[0] for b in BAD_INPUTS])
-def test_bad_archive_is_one_line_exit_1(capsys, tmp_path, name, content, message):
+def test_bad_archive_is_one_line_exit_2(cli, tmp_path, name, content, message):
     path = tmp_path / name
     path.write_text(content)
-    code, out, err = run(capsys, ["score", str(path)])
-    assert (code, out) == (1, "")
+    code, out, err = cli(["score", str(path)])
+    assert (code, out) == (2, "")
     assert err.startswith(f"passatk: error: {path}{message}")
     assert err.count("\n") == 1
     assert "Traceback" not in err
 
 
-def test_missing_file(capsys, tmp_path):
-    code, out, err = run(capsys, ["score", str(tmp_path / "nope.jsonl")])
-    assert (code, out) == (1, "")
+def test_missing_file(cli, tmp_path):
+    code, out, err = cli(["score", str(tmp_path / "nope.jsonl")])
+    assert (code, out) == (2, "")
     assert err.startswith(f"passatk: error: {tmp_path / 'nope.jsonl'}: ")
     assert err.count("\n") == 1
 
 
-def test_undetectable_format_mentions_the_flag(capsys, tmp_path):
+def test_undetectable_format_mentions_the_flag(cli, tmp_path):
     path = tmp_path / "what.txt"
     path.write_text("hello\n")
-    _, _, err = run(capsys, ["score", str(path)])
+    _, _, err = cli(["score", str(path)])
     assert "--input-format" in err and "format=" not in err
 
 
-@pytest.mark.parametrize("flag", ["--input-format", "--format-in"])
-def test_input_format_override(capsys, he, flag):
-    code, _, err = run(capsys, ["score", he, flag, "evalplus"])
-    assert code == 1
+def test_format_in_alias_is_gone(cli, he):
+    code, out, err = cli(["score", he, "--format-in", "humaneval"])
+    assert (code, out) == (2, "")
+    assert err == "passatk: error: unrecognized arguments: --format-in humaneval\n"
+
+
+@pytest.mark.parametrize("flag", ["--input-format"])
+def test_input_format_override(cli, he, flag):
+    code, _, err = cli(["score", he, flag, "evalplus"])
+    assert code == 2
     assert err.startswith(f"passatk: error: {he}")
-    code, out, _ = run(capsys, ["score", he, flag, "humaneval", "--format", "json"])
+    code, out, _ = cli(["score", he, flag, "humaneval", "--format", "json"])
     assert code == 0
     assert json.loads(out)[0]["value"] == lib_records(PASSES_A, 1)[0]["value"]
 
 
-def test_unknown_input_format(capsys, he):
-    code, _, err = run(capsys, ["score", he, "--input-format", "xml"])
-    assert code == 1
+def test_unknown_input_format(cli, he):
+    code, _, err = cli(["score", he, "--input-format", "xml"])
+    assert code == 2
     assert "got 'xml'" in err and err.count("\n") == 1
 
 
-def test_k_above_n_is_an_error_unless_reported(capsys, he):
-    code, out, err = run(capsys, ["score", he, "-k", "1,13"])
-    assert (code, out) == (1, "")
+def test_k_above_n_is_an_error_unless_reported(cli, he):
+    code, out, err = cli(["score", he, "-k", "1,13"])
+    assert (code, out) == (2, "")
     assert err.startswith("passatk: error: cannot report pass@k at k=13")
     assert "--missing report" in err and err.count("\n") == 1
-    code, out, _ = run(capsys, ["score", he, "-k", "1,13", "--missing", "report", "--format",
+    code, out, _ = cli(["score", he, "-k", "1,13", "--missing", "report", "--format",
                                 "json"])
     assert code == 0
     rec = json.loads(out)[1]
     assert rec["k"] == 13 and rec["value"] is None and "exceeds n" in rec["reason"]
-    _, table, _ = run(capsys, ["score", he, "-k", "1,13", "--missing", "report"])
+    _, table, _ = cli(["score", he, "-k", "1,13", "--missing", "report"])
     assert table.splitlines()[0].split()[-1] == "note"
 
 
-def test_filters_only_for_livecodebench(capsys, he):
-    code, _, err = run(capsys, ["score", he, "--since", "2023-01-01"])
-    assert code == 1
+def test_filters_only_for_livecodebench(cli, he):
+    code, _, err = cli(["score", he, "--since", "2023-01-01"])
+    assert code == 2
     assert "apply only to LiveCodeBench" in err and err.count("\n") == 1
-    code, _, err = run(capsys, ["score", he, "--since", "2023-13"])
-    assert code == 1 and "--since" in err and "filters" not in err
+    code, _, err = cli(["score", he, "--since", "2023-13"])
+    assert (code, err) == (2, "passatk: error: --since must be a date YYYY-MM-DD, got '2023-13'\n")
 
 
-def test_skip_bad_reports_on_stderr_and_in_json(capsys, tmp_path):
+def test_skip_bad_reports_on_stderr_and_in_json(cli, capsys, tmp_path):
     path = tmp_path / "mixed_results.jsonl"
     lines = [{"task_id": f"T/{i % 3}", "completion": "", "passed": i % 2 == 0} for i in range(9)]
     text = "".join(json.dumps(x) + "\n" for x in lines)
     text += '{"task_id": "T/0", "completion": "", "passed": "yes"}\nnot json\n'
     path.write_text(text)
-    assert main(["score", str(path)]) == 1
+    assert main(["score", str(path)]) == 2
     capsys.readouterr()
-    code, out, err = run(capsys, ["score", str(path), "--skip-bad", "--format", "json"])
+    code, out, err = cli(["score", str(path), "--skip-bad", "--format", "json"])
     assert code == 0
     assert err.splitlines()[0] == "passatk: skipped 2 bad record(s) (--skip-bad):"
     assert f"{path}:10: " in err and f"{path}:11: " in err
@@ -370,14 +370,14 @@ def test_progress_bar_only_on_a_tty_unless_quiet(he, monkeypatch, capsys, quiet)
     capsys.readouterr()
 
 
-def test_no_progress_bar_when_stderr_is_not_a_tty(capsys, he, monkeypatch):
+def test_no_progress_bar_when_stderr_is_not_a_tty(cli, he, monkeypatch):
     monkeypatch.setattr(_output.Progress, "DELAY", 0.0)
-    code, _, err = run(capsys, ["score", he])
+    code, _, err = cli(["score", he])
     assert (code, err) == (0, "")
 
 
-def test_score_fixed_benchmark_se_and_level(capsys, he):
-    code, out, _ = run(capsys, ["score", he, "-k", "1,6,7", "--ci", "fixed", "--level", "0.9",
+def test_score_fixed_benchmark_se_and_level(cli, he):
+    code, out, _ = cli(["score", he, "-k", "1,6,7", "--ci", "fixed", "--level", "0.9",
                                 "--format", "json"])
     assert code == 0
     got = json.loads(out)
@@ -389,18 +389,18 @@ def test_score_fixed_benchmark_se_and_level(capsys, he):
     assert got[2]["se"] is None and "n < 2k" in got[2]["reason"]  # n = 12 < 2 * 7
 
 
-def test_score_many_files_and_globs(capsys, runs):
+def test_score_many_files_and_globs(cli, runs):
     pattern = os.path.join(runs, "**", "*_results.jsonl")
-    code, out, _ = run(capsys, ["score", pattern, "--by", "path:-2", "--format", "json"])
+    code, out, _ = cli(["score", pattern, "--by", "path:-2", "--format", "json"])
     assert code == 0
     assert [r["group"] for r in json.loads(out)] == [{"path:-2": "model-a"},
                                                      {"path:-2": "model-b"}]
     # two files are two runs unless --merge pools them as shards
-    code, out, _ = run(capsys, ["score", pattern, "--format", "json"])
+    code, out, _ = cli(["score", pattern, "--format", "json"])
     assert [r["group"] for r in json.loads(out)] == [
         {"path": os.path.join(m, "x_results.jsonl")} for m in ("model-a", "model-b")]
     assert [r["value"] for r in json.loads(out)] == [
         lib_records(p, 1)[0]["value"] for p in (PASSES_A, PASSES_B)]
-    code, out, _ = run(capsys, ["score", pattern, "--merge", "--format", "json"])
+    code, out, _ = cli(["score", pattern, "--merge", "--format", "json"])
     merged = [a + b for a, b in zip(PASSES_A, PASSES_B, strict=True)]
     assert json.loads(out)[0]["value"] == lib_records(merged, 1)[0]["value"]

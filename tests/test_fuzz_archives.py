@@ -97,7 +97,7 @@ def _check(worker, path) -> None:
     if r["rc"] == 0:
         assert lines == [], r["err"]
     else:
-        assert r["rc"] == 1 and len(lines) == 1, r
+        assert r["rc"] == 2 and len(lines) == 1, r
         assert lines[0].startswith("passatk: error: ") and "Traceback" not in lines[0], r
 
 
@@ -198,7 +198,7 @@ def test_hostile_inputs_stay_bounded(tmp_path):
         proc = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True,
                               text=True, timeout=120, check=False)
         *lines, rss_kb = proc.stderr.splitlines()
-        assert proc.returncode == 1 and len(lines) == 1, proc.stderr
+        assert proc.returncode == 2 and len(lines) == 1, proc.stderr
         assert re.match(r"passatk: error: .*record longer than", lines[0]), lines[0]
         assert int(rss_kb) / 1024 <= RSS_LIMIT_MB, (path.name, int(rss_kb) // 1024)
 

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, _sources, expand_paths, read_counts, write_archive
 from passatk.archives._counts import _natural_sorted, _sort_key
-from passatk.cli import main
 
 zstandard = pytest.importorskip("zstandard")
 
@@ -34,16 +33,15 @@ def _run(tmp_path, name, data):
     return path
 
 
-def _cli(capsys, *args):
+def _cli(cli, *args):
     """Run the CLI in process: (exit status, stderr lines)."""
-    rc = main(["score", *map(str, args), "-q"])
-    err = capsys.readouterr().err.strip().splitlines()
-    return rc, err
+    rc, _, err = cli(["score", *args, "-q"])
+    return rc, err.strip().splitlines()
 
 
-def _one_line(capsys, *args, match):
-    rc, err = _cli(capsys, *args)
-    assert rc == 1 and len(err) == 1, err
+def _one_line(cli, *args, match):
+    rc, err = _cli(cli, *args)
+    assert rc == 2 and len(err) == 1, err
     assert "Traceback" not in err[0] and re.search(match, err[0]), err[0]
     return err[0]
 
@@ -192,54 +190,54 @@ def _huge_window():
     ("corrupt_results.jsonl.zst", _corrupt_zstd()),
     ("hugewin_results.jsonl.zst", _huge_window()),
 ])
-def test_c3_corrupt_compressed_data_is_one_line(tmp_path, capsys, name, data):
+def test_c3_corrupt_compressed_data_is_one_line(tmp_path, cli, name, data):
     path = _run(tmp_path, name, data)
-    _one_line(capsys, path, match=r"cannot decompress")
-    _one_line(capsys, path, "--input-format", "humaneval", match=r"cannot decompress")
+    _one_line(cli, path, match=r"cannot decompress")
+    _one_line(cli, path, "--input-format", "humaneval", match=r"cannot decompress")
 
 
 # ------------------------------------------------------------------ C3: deep nesting
-def test_c3_deeply_nested_record_is_a_bad_record(tmp_path, capsys):
+def test_c3_deeply_nested_record_is_a_bad_record(tmp_path, cli):
     deep = '{"task_id": "T", "passed": true, "completion": "", "x": ' + "[" * 100000 \
         + "]" * 100000 + "}\n"
     path = _run(tmp_path, "deep_results.jsonl", _he() + deep + _he("T", False))
-    _one_line(capsys, path, match=r"deep_results.jsonl:2: JSON nested too deeply")
+    _one_line(cli, path, match=r"deep_results.jsonl:2: JSON nested too deeply")
     counts = read_counts(path, skip_bad=True)
     assert counts.samples == 2 and counts.skipped.count == 1
     first = _run(tmp_path, "deep1_results.jsonl", deep)
-    _one_line(capsys, first, "--skip-bad", match=r"deep1_results.jsonl:1: JSON nested too deeply")
+    _one_line(cli, first, "--skip-bad", match=r"deep1_results.jsonl:1: JSON nested too deeply")
 
 
-def test_c3_deeply_nested_document_is_one_line(tmp_path, capsys):
+def test_c3_deeply_nested_document_is_one_line(tmp_path, cli):
     path = _run(tmp_path, "eval_results.json", '{"eval": ' + "[" * 100000 + "]" * 100000 + "}")
-    _one_line(capsys, path, match=r"eval_results.json(:1)?: JSON nested too deeply")
+    _one_line(cli, path, match=r"eval_results.json(:1)?: JSON nested too deeply")
 
 
 # ------------------------------------------------------------------ C4: numbers out of range
-def test_c4_counts_of_2_63_are_bad_records(tmp_path, capsys):
+def test_c4_counts_of_2_63_are_bad_records(tmp_path, cli):
     path = _run(tmp_path, "n.csv", "task_id,n,c\nT/0,9223372036854775808,3\nT/1,10,5\n")
-    _one_line(capsys, path, match=r"n.csv:2: column \"n\" must be below 2\*\*53")
+    _one_line(cli, path, match=r"n.csv:2: column \"n\" must be below 2\*\*53")
     counts = read_counts(path, skip_bad=True)
     assert counts.task.tolist() == ["T/1"] and counts.skipped.count == 1
     jl = _run(tmp_path, "n.jsonl", '{"task_id": "T", "n": ' + "9" * 30 + ', "c": 1}\n')
-    _one_line(capsys, jl, match=r"n.jsonl:1: column \"n\" must be below 2\*\*53")
+    _one_line(cli, jl, match=r"n.jsonl:1: column \"n\" must be below 2\*\*53")
 
 
-def test_c4_shards_summing_past_2_53_are_refused(tmp_path, capsys):
+def test_c4_shards_summing_past_2_53_are_refused(tmp_path, cli):
     (tmp_path / "shards").mkdir()
     for name in ("a.csv", "b.csv"):
         _run(tmp_path, f"shards/{name}", "task_id,n,c\nT,5000000000000000,0\n")
-    _one_line(capsys, tmp_path / "shards", "--merge",
+    _one_line(cli, tmp_path / "shards", "--merge",
               match=r"task 'T': n sums to 2\*\*53 or more")
 
 
-def test_c4_huge_reward_and_pass_at_1(tmp_path, capsys):
+def test_c4_huge_reward_and_pass_at_1(tmp_path, cli):
     tau = _run(tmp_path, "tau.json", '[{"task_id": 0, "reward": ' + "1" * 400 + "}]")
-    _one_line(capsys, tau, match=r"tau.json: \$\[0\]: field \"reward\" must be a finite number")
+    _one_line(cli, tau, match=r"tau.json: \$\[0\]: field \"reward\" must be a finite number")
     lm = _run(tmp_path, "samples_h_2024-01-01T00-00-00.jsonl",
               '{"doc_id": 0, "resps": [["a"]], "pass@1": ' + "1" * 400 + "}\n"
               '{"doc_id": 1, "resps": [["a"]], "pass@1": 1.0}\n')
-    _one_line(capsys, lm, match=r"jsonl:1: field \"pass@1\" must be a finite number")
+    _one_line(cli, lm, match=r"jsonl:1: field \"pass@1\" must be a finite number")
     assert read_counts(lm, skip_bad=True).samples == 1
     csv = _run(tmp_path, "r.csv", "task_id,reward\nT," + "1" * 400 + "\n")
     with pytest.raises(ArchiveError, match=r"r.csv:2: column \"reward\" must be finite"):
@@ -297,28 +295,28 @@ def test_natural_order_is_unchanged_for_ascii_ids(ids):
      '{"doc_id": 1, "doc_id": 2, "resps": [["a"]], "pass@1": 1.0}\n',
      r"jsonl:2: duplicate key 'doc_id'"),
 ])
-def test_w6_duplicate_keys_name_the_key_and_line(tmp_path, capsys, name, text, match):
-    _one_line(capsys, _run(tmp_path, name, text), match=match)
+def test_w6_duplicate_keys_name_the_key_and_line(tmp_path, cli, name, text, match):
+    _one_line(cli, _run(tmp_path, name, text), match=match)
 
 
 # ------------------------------------------------------------------ M2: record-length cap
-def test_m2_endless_line_stops_at_the_cap(tmp_path, capsys, monkeypatch):
+def test_m2_endless_line_stops_at_the_cap(tmp_path, cli, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
     zeros = _run(tmp_path, "z_results.jsonl", b"\0" * (3 << 20))
     for fmt in ("humaneval", "counts", "lm-eval"):
-        _one_line(capsys, zeros, "--input-format", fmt,
+        _one_line(cli, zeros, "--input-format", fmt,
                   match=r"record longer than 1048576 bytes.*PASSATK_MAX_RECORD_BYTES")
-    _one_line(capsys, zeros, match=r"record longer than 1048576 bytes")
+    _one_line(cli, zeros, match=r"record longer than 1048576 bytes")
     row = _run(tmp_path, "c.csv", b"task_id,n,c\nT,1,1\n" + b"9" * (3 << 20))
-    _one_line(capsys, row, match=r"c.csv:3: record longer than 1048576 bytes")
+    _one_line(cli, row, match=r"c.csv:3: record longer than 1048576 bytes")
 
 
-def test_m2_gzip_bomb_stops_at_the_cap(tmp_path, capsys, monkeypatch):
+def test_m2_gzip_bomb_stops_at_the_cap(tmp_path, cli, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
     z = zlib.compressobj(9, zlib.DEFLATED, 31)
     bomb = b"".join(z.compress(b"{" * (1 << 20)) for _ in range(64)) + z.flush()
     path = _run(tmp_path, "bomb_results.jsonl.gz", bomb)
-    _one_line(capsys, path, "--input-format", "humaneval", match=r"record longer than")
+    _one_line(cli, path, "--input-format", "humaneval", match=r"record longer than")
 
 
 def test_m2_cap_is_configurable(tmp_path, monkeypatch):
@@ -376,39 +374,39 @@ def test_m6_memory_per_task_is_small():
 
 
 # ------------------------------------------------------------------ U1: located errors
-def test_u1_lm_eval_filter_list_is_located_and_skippable(tmp_path, capsys):
+def test_u1_lm_eval_filter_list_is_located_and_skippable(tmp_path, cli):
     path = _run(tmp_path, "samples_t_2024-01-01T00-00-00.jsonl",
                 '{"doc_id": 0, "resps": [["a"]], "filter": ["x"], "pass@1": 1.0}\n'
                 '{"doc_id": 1, "resps": [["a"]], "filter": "none", "pass@1": 1.0}\n')
-    _one_line(capsys, path, match=r"jsonl:1: field \"filter\" must be a string")
+    _one_line(cli, path, match=r"jsonl:1: field \"filter\" must be a string")
     assert read_counts(path, skip_bad=True).samples == 1
 
 
-def test_u1_csv_integer_forms(tmp_path, capsys):
+def test_u1_csv_integer_forms(tmp_path, cli):
     path = _run(tmp_path, "pm.csv", "task_id,n,c\nT/0,+-10,3\nT/1,1\u00b2,1\nT/2,+10,3\n")
-    _one_line(capsys, path, match=r"pm.csv:2: column \"n\" must be an integer, got '\+-10'")
+    _one_line(cli, path, match=r"pm.csv:2: column \"n\" must be an integer, got '\+-10'")
     counts = read_counts(path, skip_bad=True)
     assert counts.n.tolist() == [10] and counts.skipped.count == 2
 
 
-def test_u1_integer_task_id_of_5000_digits_is_located(tmp_path, capsys):
+def test_u1_integer_task_id_of_5000_digits_is_located(tmp_path, cli):
     line = '{"task_id": ' + "9" * 5000 + ', "completion": "", "result": "passed", "passed": true}\n'
     path = _run(tmp_path, "big_results.jsonl", _he() + line)
-    _one_line(capsys, path, match=r"big_results.jsonl:2: .*(too long|digits)")
+    _one_line(cli, path, match=r"big_results.jsonl:2: .*(too long|digits)")
     assert read_counts(path, skip_bad=True).samples == 1
 
 
-def test_u1_fifo_is_named(tmp_path, capsys):
+def test_u1_fifo_is_named(tmp_path, cli):
     fifo = tmp_path / "p_results.jsonl"
     os.mkfifo(fifo)
-    _one_line(capsys, fifo, match=r"p_results.jsonl: is a pipe, which cannot be read twice")
+    _one_line(cli, fifo, match=r"p_results.jsonl: is a pipe, which cannot be read twice")
 
 
-def test_m2_dev_zero_with_a_format_stops_at_the_cap(capsys, monkeypatch):
+def test_m2_dev_zero_with_a_format_stops_at_the_cap(cli, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
-    _one_line(capsys, "/dev/zero", match=r"/dev/zero: is not a regular file")
+    _one_line(cli, "/dev/zero", match=r"/dev/zero: is not a regular file")
     for fmt in ("humaneval", "lm-eval", "evalplus", "counts", "samples"):
-        _one_line(capsys, "/dev/zero", "--input-format", fmt,
+        _one_line(cli, "/dev/zero", "--input-format", fmt,
                   match=r"/dev/zero(:1)?: record longer than 1048576 bytes")
 
 
@@ -421,20 +419,20 @@ def test_u3_utf8_bom_is_read(tmp_path):
         assert counts.samples >= 1
 
 
-def test_u3_truncated_parquet_says_parquet(tmp_path, capsys):
+def test_u3_truncated_parquet_says_parquet(tmp_path, cli):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     pq.write_table(pa.table({"task_id": ["T", "U"], "n": [10, 10], "c": [3, 5]}),
                    tmp_path / "ok.parquet")
     data = (tmp_path / "ok.parquet").read_bytes()
     path = _run(tmp_path, "trunc.parquet", data[: len(data) // 2])
-    _one_line(capsys, path, match=r"trunc.parquet: malformed Parquet")
+    _one_line(cli, path, match=r"trunc.parquet: malformed Parquet")
 
 
-def test_w6_parquet_with_a_repeated_column_is_refused(tmp_path, capsys):
+def test_w6_parquet_with_a_repeated_column_is_refused(tmp_path, cli):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     table = pa.Table.from_arrays([pa.array(["T"]), pa.array([10]), pa.array([3]), pa.array([9])],
                                  names=["task_id", "n", "c", "c"])
     pq.write_table(table, tmp_path / "d.parquet")
-    _one_line(capsys, tmp_path / "d.parquet", match=r"d.parquet: repeats column\(s\) \['c'\]")
+    _one_line(cli, tmp_path / "d.parquet", match=r"d.parquet: repeats column\(s\) \['c'\]")

@@ -54,7 +54,7 @@ def _archive(tmp_path):
 def test_huge_k_range_is_a_usage_error(capsys, tmp_path):
     path = _archive(tmp_path)
     capsys.readouterr()
-    assert main(["score", str(path), "-k", "1-1000000000"]) == 1
+    assert main(["score", str(path), "-k", "1-1000000000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"at most {MAX_KS} are allowed" in err[0]
     assert "1000000000 values" in err[0]
@@ -63,7 +63,7 @@ def test_huge_k_range_is_a_usage_error(capsys, tmp_path):
 def test_huge_resamples_is_a_usage_error(capsys, tmp_path):
     path = _archive(tmp_path)
     capsys.readouterr()
-    assert main(["score", str(path), "--ci", "bootstrap", "--resamples", "100000000000"]) == 1
+    assert main(["score", str(path), "--ci", "bootstrap", "--resamples", "100000000000"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"must be at most {MAX_RESAMPLES}" in err[0]
 
@@ -77,30 +77,35 @@ def test_memory_error_is_one_line(capsys, tmp_path, monkeypatch):
         raise MemoryError
 
     monkeypatch.setattr(passatk, "score", boom)
-    assert main(["score", str(path)]) == 1
+    assert main(["score", str(path)]) == 2
     assert capsys.readouterr().err == ("passatk: error: out of memory; use fewer values of k, "
                                        "fewer resamples or smaller inputs\n")
 
 
 def test_plot_default_k_is_a_ladder_for_large_n(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    from passatk import _plot
+    from passatk import plot
 
     path = tmp_path / "counts.csv"
     path.write_text("task_id,n,c\nT/0,1000000,3\nT/1,1000000,500000\n")
     seen = []
-    monkeypatch.setattr(_plot, "draw", lambda curves, *a, **kw: seen.extend(curves))
+    draw = plot.plot_pass_at_k
+    monkeypatch.setattr(plot, "plot_pass_at_k", lambda rows, *a, **kw: draw(seen.extend(rows)
+                                                                            or rows, *a, **kw))
     assert main(["plot", str(path), "-o", str(tmp_path / "out.png"), "-q"]) == 0
-    assert seen[0].k[:4] == [1, 2, 5, 10] and seen[0].k[-1] == 10**6 and len(seen[0].k) == 19
+    ks = [r.k for r in seen]
+    assert ks[:4] == [1, 2, 5, 10] and ks[-1] == 10**6 and len(ks) == 19
 
 
 def test_plot_default_k_is_every_k_for_small_n(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    from passatk import _plot
+    from passatk import plot
 
     path = tmp_path / "counts.csv"
     path.write_text("task_id,n,c\nT/0,200,3\nT/1,200,50\n")
     seen = []
-    monkeypatch.setattr(_plot, "draw", lambda curves, *a, **kw: seen.extend(curves))
+    draw = plot.plot_pass_at_k
+    monkeypatch.setattr(plot, "plot_pass_at_k", lambda rows, *a, **kw: draw(seen.extend(rows)
+                                                                            or rows, *a, **kw))
     assert main(["plot", str(path), "-o", str(tmp_path / "out.png"), "-q"]) == 0
-    assert seen[0].k == list(range(1, 201))
+    assert [r.k for r in seen] == list(range(1, 201))

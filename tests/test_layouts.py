@@ -15,17 +15,10 @@ from hypothesis import strategies as st
 
 import passatk
 from passatk.archives import ArchiveError, read_counts, write_archive
-from passatk.cli import main
 
 TASKS = [f"HumanEval/{i}" for i in range(6)]
 FLAGS_A = [[(i * j) % 5 < 2 for j in range(5)] for i in range(6)]
 FLAGS_B = [[(i + j) % 3 == 0 for j in range(5)] for i in range(6)]
-
-
-def run(capsys, argv):
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def _by_group(counts):
@@ -81,15 +74,15 @@ def test_hand_written_evalplus_pair(tmp_path):
                                                                 "b_eval_results.json"]
 
 
-def test_cli_score_keeps_models_apart(capsys, evalplus_folder):
-    code, out, _ = run(capsys, ["score", str(evalplus_folder), "--format", "json"])
+def test_cli_score_keeps_models_apart(cli, evalplus_folder):
+    code, out, _ = cli(["score", str(evalplus_folder), "--format", "json"])
     assert code == 0
     records = json.loads(out)
     assert len(records) == 4 and all("path" in r["group"] for r in records)
     want = passatk.score([5] * 6, [sum(f) for f in FLAGS_B], 1)[0].value
     assert [r["value"] for r in records if r["group"]["path"].startswith("model-b")
             and r["group"]["metric_set"] == "base"] == [want]
-    code, out, _ = run(capsys, ["score", str(evalplus_folder), "--merge", "--format", "json"])
+    code, out, _ = cli(["score", str(evalplus_folder), "--merge", "--format", "json"])
     assert [r["group"] for r in json.loads(out)] == [{"metric_set": "base"},
                                                      {"metric_set": "plus"}]
 
@@ -120,11 +113,11 @@ def test_cruxeval_pair_is_two_runs(cruxeval_folder):
             cruxeval_folder / g.group["path"])
 
 
-def test_check_on_the_cruxeval_pair_agrees_four_of_four(capsys, cruxeval_folder):
-    code, _, err = run(capsys, ["check", str(cruxeval_folder), "--tolerance", "1e-12"])
+def test_check_on_the_cruxeval_pair_agrees_four_of_four(cli, cruxeval_folder):
+    code, _, err = cli(["check", str(cruxeval_folder), "--tolerance", "1e-12"])
     assert code == 0, err
     assert "4 of 4 stored number(s) agree" in err
-    code, _, err = run(capsys, ["check", str(cruxeval_folder), "--merge"])
+    code, _, err = cli(["check", str(cruxeval_folder), "--merge"])
     assert code == 1  # pooled, the pair matches neither file's numbers
 
 
@@ -160,12 +153,15 @@ def test_sample_table_groups_by_its_filter_column(tmp_path):
     assert counts.c.tolist() == [1, 1, 1, 0]
 
 
-def test_sample_table_rows_disagreeing_in_a_run_column_ask_for_by(tmp_path):
+def test_sample_table_rows_disagreeing_in_a_run_column_ask_for_by(cli, tmp_path):
     path = tmp_path / "rows.csv"
     path.write_text("task_id,passed,variant\na,1,base\na,0,plus\nb,1,base\n")
     with pytest.raises(ArchiveError, match=r'rows\.csv:3: rows of task .a. differ in column '
-                       r'"variant" .*--by variant'):
+                       r"\"variant\" .*; pass by=\['variant'\] to score each$"):
         read_counts(path)
+    assert cli(["score", path]).err == (
+        f"passatk: error: {path}:3: rows of task 'a' differ in column \"variant\" ('base' at "
+        "line 2, 'plus' here): these are separate runs; pass --by variant to score each\n")
     counts = read_counts(path, by=["variant"])
     assert counts.group_dicts == [{"variant": "base"}, {"variant": "plus"}]
     ok = tmp_path / "same.csv"
@@ -174,13 +170,13 @@ def test_sample_table_rows_disagreeing_in_a_run_column_ask_for_by(tmp_path):
 
 
 # ------------------------------------------------------------------ other layouts
-def test_human_eval_runs_of_two_models_and_compare(capsys, tmp_path):
+def test_human_eval_runs_of_two_models_and_compare(cli, tmp_path):
     for side in ("new", "old"):
         for model, flags in (("m1", FLAGS_A), ("m2", FLAGS_B)):
             flags = flags if side == "new" else [f[::-1][:4] for f in flags]
             write_archive(tmp_path / side / model / "samples.jsonl_results.jsonl", TASKS, flags)
     # groups path=m1/..., m2/... in both runs: compared group by group
-    code, out, err = run(capsys, ["compare", str(tmp_path / "new"), str(tmp_path / "old"),
+    code, out, err = cli(["compare", str(tmp_path / "new"), str(tmp_path / "old"),
                                   "--format", "json"])
     assert code == 0, err
     assert [r["group"]["path"] for r in json.loads(out)] == [
@@ -212,7 +208,7 @@ def test_several_archives_always_carry_path(tmp_path):
     assert all("path" not in g for g in merged.group_dicts)
 
 
-def test_a_path_spec_in_by_replaces_path_when_it_keeps_archives_apart(capsys, tmp_path):
+def test_a_path_spec_in_by_replaces_path_when_it_keeps_archives_apart(cli, tmp_path):
     for model, flags in (("a", FLAGS_A), ("b", FLAGS_B)):
         write_archive(tmp_path / model / "x_results.jsonl", TASKS, flags)
     counts = read_counts(tmp_path, by=["path:parent"])
@@ -226,22 +222,27 @@ def test_a_path_spec_in_by_replaces_path_when_it_keeps_archives_apart(capsys, tm
     assert read_counts(tmp_path, by=["path:parent", "path:name"]).n.tolist() == [5] * 18
     pooled = read_counts(tmp_path, by=["path:parent"], merge=True)
     assert pooled.n.tolist() == [5] * 6 + [10] * 6
-    code, _, err = run(capsys, ["score", str(tmp_path), "--by", "path:parent"])
+    code, _, err = cli(["score", str(tmp_path), "--by", "path:parent"])
     assert code != 0 and "shares the group" in err and "pass --merge" in err
     assert len(err.strip().splitlines()) == 1
 
 
-def test_plot_draws_one_curve_per_archive(capsys, tmp_path, monkeypatch):
+def test_plot_draws_one_curve_per_archive(cli, tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    from passatk import _plot
+    from passatk import plot
 
     for model, flags in (("a", FLAGS_A), ("b", FLAGS_B)):
         write_archive(tmp_path / model / "x_results.jsonl", TASKS, flags)
     seen = {}
-    monkeypatch.setattr(_plot, "draw", lambda curves, *a, **k: seen.setdefault("c", curves))
-    code, _, err = run(capsys, ["plot", str(tmp_path), "-o", str(tmp_path / "p.png")])
+    draw = plot.plot_pass_at_k
+    monkeypatch.setattr(plot, "plot_pass_at_k", lambda rows, *a, **k: draw(
+        seen.setdefault("rows", rows), *a, **k))
+    code, _, err = cli(["plot", str(tmp_path), "-o", str(tmp_path / "p.png")])
     assert code == 0, err
-    assert [c.label for c in seen["c"]] == [os.path.join(m, "x_results.jsonl") for m in "ab"]
+    paths = [os.path.join(m, "x_results.jsonl") for m in "ab"]
+    assert list(dict.fromkeys(r.group["path"] for r in seen["rows"])) == paths
+    ax = draw(seen["rows"])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == paths
 
 
 def test_merge_argument_is_checked(tmp_path):
@@ -250,16 +251,16 @@ def test_merge_argument_is_checked(tmp_path):
         read_counts(tmp_path, merge=1)
 
 
-def test_livecodebench_one_file_per_model_checks_per_problem(capsys, tmp_path):
+def test_livecodebench_one_file_per_model_checks_per_problem(cli, tmp_path):
     ids = [f"abc30{i}_a" for i in range(6)]
     for model, flags in (("model-a", FLAGS_A), ("model-b", FLAGS_B)):
         write_archive(tmp_path / f"{model}_codegeneration_output_eval_all.json", ids, flags,
                       format="livecodebench")
     counts = read_counts(tmp_path)
     assert len(counts.groups) == 2 and len(counts.stored) == 12
-    code, _, err = run(capsys, ["check", str(tmp_path)])
+    code, _, err = cli(["check", str(tmp_path)])
     assert code == 0 and "12 of 12 stored number(s) agree" in err
-    code, _, err = run(capsys, ["check", str(tmp_path), "--merge"])
+    code, _, err = cli(["check", str(tmp_path), "--merge"])
     assert code == 1  # each file's per-problem pass@1 against the pooled problem
 
 

@@ -44,7 +44,7 @@ def test_device_node_is_written_through_not_replaced(tmp_path):
 
 def test_enospc_is_an_error_with_the_target_named(tmp_path, capsys):
     full = _node(tmp_path, "full", 7)
-    assert main(["formats", "--format", "csv", "-o", str(full)]) == 1
+    assert main(["formats", "--format", "csv", "-o", str(full)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"passatk: error: {full}: No space left on device"]
     assert stat.S_ISCHR(os.lstat(full).st_mode)
@@ -116,7 +116,7 @@ def test_proc_self_fd_symlink_reaches_stdout(tmp_path):
 @pytest.mark.parametrize("target", ["missing_dir/out.json", ""])
 def test_errors_name_the_target_not_the_temp_file(tmp_path, monkeypatch, capsys, target):
     monkeypatch.chdir(tmp_path)
-    assert main(["formats", "--format", "json", "-o", target]) == 1
+    assert main(["formats", "--format", "json", "-o", target]) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert ".tmp" not in err and str(tmp_path) not in err
@@ -127,7 +127,7 @@ def test_errors_name_the_target_not_the_temp_file(tmp_path, monkeypatch, capsys,
 
 def test_directory_target_is_an_error(tmp_path, capsys):
     (tmp_path / "d").mkdir()
-    assert main(["formats", "-o", str(tmp_path / "d")]) == 1
+    assert main(["formats", "-o", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"passatk: error: {tmp_path / 'd'}: ") and ".tmp" not in err
 
@@ -214,5 +214,5 @@ def test_unwritable_directory_names_the_target(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(tempfile, "mkstemp", denied)
     target = tmp_path / "out.csv"
-    assert main(["formats", "--format", "csv", "-o", str(target)]) == 1
+    assert main(["formats", "--format", "csv", "-o", str(target)]) == 2
     assert capsys.readouterr().err == f"passatk: error: {target}: Permission denied\n"

@@ -9,17 +9,10 @@ import pytest
 
 import passatk
 from passatk.archives import write_archive
-from passatk.cli import main
 
 TASKS = [f"{g}/{i}" for g in ("easy", "mid", "hard") for i in range(6)]
 GREEDY = [[i % 4 != 0] for i in range(18)]
 MANY = [[(i * j) % 7 < 3 + i % 3 for j in range(8)] for i in range(18)]
-
-
-def _run(capsys, argv):
-    code = main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture
@@ -43,8 +36,8 @@ def _lib(passes, **kw):
 
 
 @pytest.mark.parametrize("ci", ["auto", "wilson", "clopper-pearson"])
-def test_binary_intervals_from_the_cli(capsys, greedy, ci):
-    code, out, _ = _run(capsys, ["score", greedy, "--ci", ci, "--format", "json"])
+def test_binary_intervals_from_the_cli(cli, greedy, ci):
+    code, out, _ = cli(["score", greedy, "--ci", ci, "--format", "json"])
     assert code == 0
     rec = json.loads(out)[0]
     want = _lib(GREEDY, interval=ci)
@@ -52,8 +45,8 @@ def test_binary_intervals_from_the_cli(capsys, greedy, ci):
     assert rec["estimand"] == "super-population"
 
 
-def test_cluster_interval_from_the_cli(capsys, many):
-    code, out, _ = _run(capsys, ["score", many, "--ci", "cluster", "--cluster-by", "^[a-z]+",
+def test_cluster_interval_from_the_cli(cli, many):
+    code, out, _ = cli(["score", many, "--ci", "cluster", "--cluster-by", "^[a-z]+",
                                  "--format", "json"])
     assert code == 0
     rec = json.loads(out)[0]
@@ -62,18 +55,18 @@ def test_cluster_interval_from_the_cli(capsys, many):
     assert rec["estimand"] == "super-population (clustered)"
 
 
-def test_cluster_by_must_match_every_task(capsys, many):
-    code, _, err = _run(capsys, ["score", many, "--ci", "cluster", "--cluster-by", "^mid"])
+def test_cluster_by_must_match_every_task(cli, many):
+    code, _, err = cli(["score", many, "--ci", "cluster", "--cluster-by", "^mid"])
     assert code != 0 and "does not match task id" in err and len(err.splitlines()) == 1
 
 
-def test_compare_with_clusters_and_estimand_column(capsys, many, tmp_path):
+def test_compare_with_clusters_and_estimand_column(cli, many, tmp_path):
     other = tmp_path / "o.jsonl_results.jsonl"
     write_archive(other, TASKS, [[not x for x in p] for p in MANY])
-    code, out, _ = _run(capsys, ["compare", many, str(other), "--cluster-by", "^[a-z]+",
+    code, out, _ = cli(["compare", many, str(other), "--cluster-by", "^[a-z]+",
                                  "--seed", "0", "--format", "json"])
     assert code == 0
     rec = json.loads(out)[0]
     assert rec["clusters"] == 3 and rec["df"] == 2 and rec["estimand"].endswith("clustered")
-    code, out, _ = _run(capsys, ["score", many])
+    code, out, _ = cli(["score", many])
     assert out.splitlines()[0].split()[-1] == "estimand"

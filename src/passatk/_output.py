@@ -38,7 +38,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import IO, Any, TextIO
 
-FORMATS = ("table", "json", "csv", "markdown")
+FORMATS = ("table", "json", "jsonl", "csv", "markdown")
 
 #: Fields shown with fixed decimals in tables (and scaled by --percent before they arrive here).
 _DECIMALS = 4
@@ -199,12 +199,24 @@ def render_json(records: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(jsonable(list(records)), indent=2, allow_nan=False) + "\n"
 
 
+def render_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
+    """JSON Lines: one record per line (strict JSON: NaN is written as null).
+
+    >>> print(render_jsonl([{"k": 1, "value": 0.5}, {"k": 2, "value": float("nan")}]), end="")
+    {"k": 1, "value": 0.5}
+    {"k": 2, "value": null}
+    """
+    return "".join(json.dumps(jsonable(r), allow_nan=False) + "\n" for r in records)
+
+
 def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _DECIMALS) -> str:
     """Render ``records`` in one of :data:`FORMATS` (``decimals`` for table and markdown)."""
     if fmt == "table":
         return render_table(records, decimals)
     if fmt == "json":
         return render_json(records)
+    if fmt == "jsonl":
+        return render_jsonl(records)
     if fmt == "csv":
         return render_csv(records)
     if fmt == "markdown":

@@ -5,7 +5,11 @@ from the Python API (:func:`passatk.score`, :func:`passatk.compare`, :mod:`passa
 Library modules are imported inside the commands, so that ``passatk --help`` stays fast.
 
 Every bad input (a usage error, an unreadable archive, an invalid k) is reported as one line
-``passatk: error: ...`` on stderr with exit status 1, never a traceback.
+``passatk: error: ...`` on stderr, never a traceback. Exit status (the convention of diff and
+ruff): 0 success, 1 findings (``check`` found a stored number that does not agree), 2 a usage,
+input or output error; 130 when interrupted. A library error that names an option to pass
+(:class:`passatk.errors.HintedError`) is shown with the matching flag (``missing='report'`` ->
+``--missing report``).
 """
 
 from __future__ import annotations
@@ -20,12 +24,21 @@ from typing import Any, NoReturn
 PROG = "passatk"
 
 
+#: exit statuses: success, findings (``check``), usage/input/output errors
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+EXIT_STATUS_HELP = """exit status:
+  0  success
+  1  findings: 'passatk check' found a stored number that does not agree
+  2  a usage, input or output error (one line on stderr)"""
+
+
 class UsageError(ValueError):
-    """A bad command line; reported as one ``passatk: error: ...`` line with exit code 1."""
+    """A bad command line; reported as one ``passatk: error: ...`` line with exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose usage errors are one line and exit code 1, never SystemExit(2)."""
+    """An ArgumentParser whose usage errors are one line, raised rather than SystemExit(2)."""
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -173,7 +186,7 @@ def _level(text: str) -> float:
 # -------------------------------------------------------------------------------------------------
 # the parser
 
-OUTPUT_FORMATS = ("table", "json", "csv", "markdown")
+OUTPUT_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
 METRICS = ("pass@k", "pass^k", "plugin")
 CIS = ("t", "fixed", "bootstrap", "bca")
 SCORE_CIS = ("auto", "t", "fixed", "bootstrap", "bca", "wilson", "clopper-pearson", "cluster")
@@ -183,7 +196,6 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
     g = p.add_argument_group("reading archives")
     g.add_argument(
         "--input-format",
-        "--format-in",
         dest="input_format",
         metavar="NAME",
         help="archive format, overriding detection from name and content (see 'passatk formats')",
@@ -302,23 +314,25 @@ def _add_k_metric_ci(
             "quasi-binomial Wilson), t (super-population SE, t interval), fixed "
             "(fixed-benchmark SE), bootstrap (percentile over tasks), bca, wilson or "
             "clopper-pearson (binary per-task values), cluster (CR1, with --cluster-by) "
-            "(default: %(default)s)"
+            "(default: %(default)s); Python: interval= (bootstrap is 'percentile')"
             if "wilson" in cis
-            else "interval: t, fixed, bootstrap or bca (default: %(default)s)"
+            else "interval: t, fixed, bootstrap or bca (default: %(default)s); Python: interval= "
+            "(bootstrap is 'percentile')"
             if "bca" in cis
             else "interval: t (paired t) or bootstrap (paired bootstrap percentile interval "
             "with the sign-flip permutation p-value) (default: %(default)s)"
         ),
     )
     g.add_argument(
-        "--level", type=_level, default=0.95, metavar="L", help="confidence level (default: 0.95)"
+        "--level", type=_level, default=0.95, metavar="L",
+        help="confidence level (default: 0.95); Python: confidence=",
     )
     g.add_argument(
         "--resamples",
         type=_resamples,
         default=None,
         metavar="B",
-        help="bootstrap resamples (default: 10000)",
+        help="bootstrap resamples (default: 10000); Python: n_resamples=",
     )
     g.add_argument(
         "--seed", type=_nonnegative_int, default=None, help="random seed of the bootstrap"
@@ -338,7 +352,8 @@ def _add_output_args(p: argparse.ArgumentParser, *, percent: bool = True) -> Non
         "--format",
         choices=OUTPUT_FORMATS,
         default="table",
-        help="output format (default: %(default)s); json is a list of records",
+        help="output format (default: %(default)s); json is a list of records, jsonl one "
+        "record per line",
     )
     g.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
@@ -356,7 +371,7 @@ def _subparser(sub: Any, name: str, help: str, description: str, examples: str) 
         name,
         help=help,
         description=textwrap.fill(description, 88),
-        epilog="examples:\n" + examples,
+        epilog="examples:\n" + examples + "\n" + EXIT_STATUS_HELP,
         formatter_class=_Formatter,
         allow_abbrev=False,
     )
@@ -372,7 +387,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  passatk score results/*_results.jsonl -k 1,10,100\n"
         "  passatk compare run_a/ run_b/ -k 1 --format markdown\n"
         "  passatk formats\n\n"
-        "Run 'passatk COMMAND --help' for the options of each command.",
+        "Run 'passatk COMMAND --help' for the options of each command.\n\n" + EXIT_STATUS_HELP,
         formatter_class=_Formatter,
         allow_abbrev=False,
     )
@@ -452,17 +467,27 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "plot",
         "plot pass@k against k with confidence bands (needs matplotlib)",
-        "Plot pass@k against k, one curve per group with its confidence band, next to the biased "
-        "plug-in 1-(1-c/n)^k for comparison. Needs matplotlib: pip install 'passatk[plot]'.",
-        "  passatk plot samples.jsonl_results.jsonl -o passk.png\n"
-        "  passatk plot runs/ --by model -k 1-100 -o passk.svg\n",
+        "Plot pass@k against k, one curve per group with its confidence band (clipped to [0, 1]), "
+        "as one panel for a paper's column (3.5 x 2.6 in, 8 pt text). The image format comes "
+        "from the file name: .pdf, .svg, or .png at 300 dpi. Needs matplotlib: "
+        "pip install 'passatk[plot]'.",
+        "  passatk plot samples.jsonl_results.jsonl -o passk.pdf\n"
+        "  passatk plot runs/ --by model -k 1-100 --log-k -o passk.svg\n"
+        "  passatk plot samples.jsonl_results.jsonl --plugin --width 7 -o passk.png\n",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
     _add_reader_args(p)
     _add_k_metric_ci(p, k_default="1 to the smallest n")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="image file to write")
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="image file to write: .pdf, .svg or .png (300 dpi)")
     p.add_argument("--title", help="title of the figure")
-    p.add_argument("--log-k", action="store_true", help="logarithmic k axis")
+    p.add_argument("--log-k", action="store_true", help="logarithmic k axis (1, 2, 5, 10, ...)")
+    p.add_argument("--plugin", action="store_true",
+                   help="overlay the biased plug-in 1-(1-c/n)^k, dashed (pass@k only)")
+    p.add_argument("--width", type=_positive_float, default=3.5, metavar="IN",
+                   help="figure width in inches (default: %(default)s, a paper's column)")
+    p.add_argument("--height", type=_positive_float, default=2.6, metavar="IN",
+                   help="figure height in inches (default: %(default)s)")
     p.set_defaults(func=cmd_plot)
 
     p = _subparser(
@@ -472,11 +497,12 @@ def build_parser() -> argparse.ArgumentParser:
         "Write a synthetic archive: per task p ~ Beta(a, b), then c ~ Binomial(n, p), in the "
         "archive format of your choice.",
         "  passatk simulate -o demo_results.jsonl --tasks 164 --n 20 --seed 0\n"
-        "  passatk simulate -o counts.csv --tasks 500 --n 200 --a 0.5 --b 0.5\n",
+        "  passatk simulate -o counts.csv --tasks 500 --n 200 --a 0.5 --b 0.5\n"
+        "  passatk simulate -o trials.json --archive-format tau-bench --n 8\n",
     )
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="archive file to write")
     p.add_argument(
-        "--format",
+        "--archive-format",
         dest="archive_format",
         metavar="NAME",
         default=None,
@@ -647,8 +673,8 @@ def _emit(
 ) -> None:
     from ._output import render, write_text
 
-    if args.format == "json":
-        text = render(records, "json")
+    if args.format in ("json", "jsonl"):
+        text = render(records, args.format)
     else:
         if decimals is None:
             decimals = 2 if getattr(args, "percent", False) else 4
@@ -696,35 +722,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         for row in rows
     ]
     _emit(args, records, _SCORE_COLUMNS)
-    return 0
-
-
-def _label(group: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in group.items()) or "all"
-
-
-def _pairs(counts_a: Any, counts_b: Any) -> list[tuple[dict[str, Any], Any, Any]]:
-    """Match the groups of run A and run B: by equal labels, or one group against one."""
-    groups_a = {tuple(g.group.items()): g for g in counts_a.iter_groups()}
-    groups_b = {tuple(g.group.items()): g for g in counts_b.iter_groups()}
-    if set(groups_a) == set(groups_b):
-        return [(dict(key), ga, groups_b[key]) for key, ga in groups_a.items()]
-    if len(groups_a) == 1 and len(groups_b) == 1:
-        (ka, ga), (kb, gb) = next(iter(groups_a.items())), next(iter(groups_b.items()))
-        return [({"a": _label(dict(ka)), "b": _label(dict(kb))}, ga, gb)]
-    only_a = [_label(dict(k)) for k in groups_a if k not in groups_b]
-    only_b = [_label(dict(k)) for k in groups_b if k not in groups_a]
-    raise ValueError(
-        f"runs A and B have different groups (only in A: {'; '.join(only_a) or '-'}; only in B: "
-        f"{'; '.join(only_b) or '-'}); choose --by fields that both runs share, or --merge "
-        "to pool the shards of a run"
-    )
+    return EXIT_OK
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     import numpy as np
 
     import passatk
+    from passatk import archives
+    from passatk.archives._pairs import group_label
 
     if args.ci not in ("t", "bootstrap"):
         raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
@@ -738,7 +744,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     metric = _metric(args, counts_a)
     rng = np.random.default_rng(args.seed)
     records = []
-    for group, ga, gb in _pairs(counts_a, counts_b):
+    for group, ga, gb in archives.pair_runs(counts_a, counts_b):
         result = passatk.compare(
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
             task_ids_a=ga.task,
@@ -755,7 +761,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         if result.only_in_a or result.only_in_b:
             _note(
                 args,
-                f"{_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
+                f"{group_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
                 f"{len(result.only_in_b)} only in B (--unmatched exclude)",
             )
         for row in result.rows:
@@ -772,87 +778,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 record["only_in_b"] = list(result.only_in_b)
             records.append(_percent(_ordered(record, _COMPARE_SPEC), args.percent))
     _emit(args, records, _COMPARE_COLUMNS)
-    return 0
-
-
-#: the check status of a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100
-#: for a greedy run): the harness's convention, not a number passatk can reproduce
-UNDEFINED = "undefined"
-_UNDEFINED_REASON = "undefined: k > n; the stored value is the harness's 1.0"
-
-
-def _recompute(stored: Any, g: Any, task_rows: dict[str, int] | None) -> tuple[Any, Any]:
-    """(recomputed value or None, reason) for one stored number and its group's counts."""
-    import passatk
-
-    if g is None:
-        return None, "no samples of this group in the archives"
-    if stored.task is None:
-        row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
-                            missing="report")[0]
-        return row.value, row.reason
-    i = task_rows.get(str(stored.task)) if task_rows is not None else None
-    if i is None:
-        return None, f"no samples of task {stored.task} in the archives"
-    if g.n[i] < stored.k:
-        return None, f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
-    fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
-    return float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
-
-
-def _check_record(stored: Any, g: Any, task_rows: Any, tolerance: float) -> dict[str, Any]:
-    recomputed, reason = _recompute(stored, g, task_rows)
-    rel = None
-    if recomputed is not None:
-        diff = abs(recomputed - stored.value)
-        rel = diff / abs(stored.value) if stored.value != 0 else diff
-        status = "ok" if rel <= tolerance else "MISMATCH"
-    elif g is not None and abs(stored.value - 1.0) <= tolerance and int(g.n.min()) < stored.k:
-        status, reason = UNDEFINED, f"{_UNDEFINED_REASON} ({reason})"
-    else:
-        status = "MISSING"
-    return {
-        "group": dict(stored.group), "metric": stored.metric, "k": stored.k,
-        "task": stored.task, "stored": stored.value, "recomputed": recomputed,
-        "rel_diff": rel, "status": status, "scale": stored.scale, "source": stored.source,
-        "reason": reason,
-    }
+    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from passatk import archives
+
     counts = _read(args, args.paths)
-    if not counts.stored:
-        raise ValueError(
-            "nothing to check: the archives store no pass@k numbers about themselves "
-            "(EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, lm-eval results, ...)"
-        )
-    by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
-    task_rows: dict[tuple, dict[str, int]] = {}
-    records = []
-    for stored in counts.stored:
-        key = tuple(stored.group)
-        g = by_group.get(key)
-        if g is not None and stored.task is not None and key not in task_rows:
-            task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
-        records.append(_check_record(stored, g, task_rows.get(key), args.tolerance))
+    result = archives.check(counts, tolerance=args.tolerance, strict=args.strict)
+    records = [row.to_dict() for row in result]
     columns = ["metric", "k", "stored", "recomputed", "rel_diff", "status", "source"]
     if any(r["task"] is not None for r in records):
         columns.insert(2, "task")
     _emit(args, records, columns, decimals=10)
-    undefined = sum(r["status"] == UNDEFINED for r in records)
-    bad = sum(r["status"] not in ("ok", UNDEFINED) for r in records)
     if not args.quiet:
-        total = len(records)
-        text = (f"{total - bad - undefined} of {total} stored number(s) agree within relative "
-                f"{args.tolerance:g}" + (f"; {bad} do not" if bad else ""))
-        if undefined:
-            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), "
-                     + ("a finding with --strict" if args.strict
-                        else "a finding only with --strict"))
-        _note(args, text)
-    if args.strict:
-        bad += undefined
-    return 1 if bad else 0
+        _note(args, result.summary())
+    return EXIT_OK if result.ok else EXIT_FINDINGS
 
 
 #: plot's default k: every k up to min(n) when that is at most this, else the ladder 1, 2, 5, ...
@@ -866,44 +807,32 @@ def _plot_ks(group: Any) -> str:
 def cmd_plot(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from . import _plot
+    from . import plot
     from ._output import atomic_path
 
     try:
-        _plot._import_matplotlib()  # fail before reading when matplotlib is missing
+        plot._matplotlib()  # fail before reading when matplotlib is missing
     except ImportError as exc:
         raise ValueError(str(exc)) from None
     ext = os.path.splitext(args.output)[1].lstrip(".").lower()
     if not ext:
-        raise ValueError(f"cannot tell the image format of {args.output!r}: name it .png, .svg "
-                         "or .pdf")
+        raise ValueError(f"cannot tell the image format of {args.output!r}: name it .pdf, .svg "
+                         "or .png")
     counts = _read(args, args.paths)
     metric = _metric(args, counts)
-    metrics = [metric, "plugin"] if metric == "pass@k" else [metric]
+    if args.plugin and metric != "pass@k":
+        raise ValueError(f"--plugin overlays the plug-in estimate of pass@k, not of {metric}")
+    metrics = [metric, "plugin"] if args.plugin else metric
     rows = _score_counts(args, counts, metrics, args.k or _plot_ks,
                          np.random.default_rng(args.seed))
-    curves: dict[tuple, _plot.Curve] = {}
-    plugin: dict[tuple, dict[int, float | None]] = {}
-    for row in rows:
-        key = tuple(row.group.items())
-        if row.metric == "plugin":
-            plugin.setdefault(key, {})[row.k] = row.value
-            continue
-        label = str(next(iter(row.group.values()))) if len(row.group) == 1 else _label(row.group)
-        curve = curves.setdefault(key, _plot.Curve(label))
-        curve.k.append(row.k)
-        curve.value.append(row.value)
-        curve.ci_low.append(row.ci_low)
-        curve.ci_high.append(row.ci_high)
-    for key, curve in curves.items():
-        if key in plugin:
-            curve.plugin = [plugin[key].get(k) for k in curve.k]
+    ax = plot.plot_pass_at_k(rows, log_k=args.log_k, width=args.width, height=args.height)
+    if args.title:
+        ax.set_title(args.title, fontsize=plot.FONT_SIZE + 1)
     with atomic_path(args.output) as tmp:
-        _plot.draw(list(curves.values()), tmp, metric=metric, level=args.level,
-                   interval=args.ci, log_k=args.log_k, title=args.title, image_format=ext)
+        plot.save(ax.figure, tmp, image_format=ext)
     if not args.quiet:
-        _note(args, f"wrote {args.output}")
-    return 0
+        _note(args, f"wrote {args.output} ({plot.caption(rows)})")
+    return EXIT_OK
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -925,7 +854,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not args.quiet:
         _note(args, f"simulated {args.tasks} tasks x {args.n} samples, p ~ Beta({args.a:g}, "
                     f"{args.b:g}), seed {args.seed}, as {fmt}")
-    return 0
+    return EXIT_OK
 
 
 def cmd_formats(args: argparse.Namespace) -> int:
@@ -953,49 +882,57 @@ def cmd_formats(args: argparse.Namespace) -> int:
     else:
         text = render(records, args.format)
     write_text(text, args.output)
-    return 0
+    return EXIT_OK
 
 
 # -------------------------------------------------------------------------------------------------
 # main
 
 
-#: Python-API hints in library messages -> the flags that do the same on the command line
-_HINTS = (
-    ("pass missing='report'", "pass --missing report"),
-    ("pass unmatched='exclude'", "pass --unmatched exclude"),
-    ("pass format=", "pass --input-format"),
-    ("did you mean format=", "did you mean --input-format "),
-    ("give threshold=", "give --threshold"),
-    ("pass merge=True", "pass --merge"),
-    ("(with threshold=)", "(with --threshold)"),
-    ("filters['since']", "--since"),
-    ("filters['until']", "--until"),
-    ("filters['difficulty']", "--difficulty"),
-    ("filters: since", "--since"),
-    ("filters: ", ""),
-)
+#: API keywords whose flag is not ``--`` and the keyword (the others: ``by`` -> ``--by``, ...)
+_FLAGS = {"format": "--input-format", "interval": "--ci", "confidence": "--level",
+          "n_resamples": "--resamples"}
+
+
+def _flag(option: Any) -> str:
+    """The command-line spelling of an option named in a library error."""
+    from .errors import UNSET
+
+    if option.key is not None:  # filters['since'] -> --since
+        return "--" + option.key.replace("_", "-")
+    flag = _FLAGS.get(option.name, "--" + option.name.replace("_", "-"))
+    if option.value is UNSET or option.value is True:
+        return flag
+    if isinstance(option.value, (list, tuple)):  # by=['model'] -> --by model
+        return " ".join(f"{flag} {v}" for v in option.value)
+    return f"{flag} {option.value}"
 
 
 def _one_line(exc: BaseException) -> str:
+    from .errors import HintedError
+
     if isinstance(exc, OSError) and exc.strerror and not exc.args[2:]:
         where = exc.filename if exc.filename is not None else ""
         text = f"{where}: {exc.strerror}" if where else exc.strerror
+    elif isinstance(exc, HintedError):
+        text = exc.render(_flag)
     else:
         text = str(exc) or type(exc).__name__
-    for hint, flag in _HINTS:
-        text = text.replace(hint, flag)
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return "; ".join(lines) if lines else type(exc).__name__
 
 
 def _error(message: str) -> int:
     print(f"{PROG}: error: {message}", file=sys.stderr)
-    return 1
+    return EXIT_ERROR
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; return the exit status (0 success, 1 any error)."""
+    """Run the command line; return the exit status.
+
+    0 success, 1 findings (``check`` found a disagreement), 2 a usage, input or output error
+    (also a closed standard output), 130 interrupted.
+    """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -1005,7 +942,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else 0
     if args.command is None:
         parser.print_help()
-        return 0
+        return EXIT_OK
     try:
         code = args.func(args)
         sys.stdout.flush()  # surface a broken pipe here rather than at interpreter exit
@@ -1014,7 +951,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader of stdout went away (e.g. `| head`): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 1
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

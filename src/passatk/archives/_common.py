@@ -95,7 +95,7 @@ class Context:
             raise ArchiveError(file, what, line=line, path=path)
         self.skip_count += 1
         if len(self.skip_records) < MAX_SKIPPED_KEPT:
-            self.skip_records.append(SkippedRecord(location(file, line, path), what))
+            self.skip_records.append(SkippedRecord(location(file, line, path), str(what)))
 
     @property
     def skipped(self) -> Skipped:

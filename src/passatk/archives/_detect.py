@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..errors import Message, Option
 from . import tables
 from ._common import BadRecord, Context, decode_json, load_json_document
 from ._errors import ArchiveError
@@ -76,8 +77,9 @@ def document_format(file: str, doc: object) -> str:
         if what is not None:
             raise UnknownDocument(file, what, doc)
     keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
-    raise UnknownDocument(file, f"cannot detect the format of this JSON document "
-                          f"(top level: {keys}); pass format= (see passatk formats)", doc)
+    raise UnknownDocument(file, Message("cannot detect the format of this JSON document "
+                                  f"(top level: {keys}); pass ", Option("format"),
+                                  " (see passatk formats)"), doc)
 
 
 def detect_format(path: str | os.PathLike) -> str:
@@ -125,8 +127,9 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str:
     fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
     if fmt is None:
         keys = key_list(list(record)) if isinstance(record, dict) else type(record).__name__
-        raise ArchiveError(file, f"cannot detect the format of JSON Lines with keys {keys}; pass "
-                           "format= (see passatk formats)", line=lineno)
+        raise ArchiveError(file, Message(f"cannot detect the format of JSON Lines with keys "
+                                         f"{keys}; pass ", Option("format"),
+                                         " (see passatk formats)"), line=lineno)
     return fmt
 
 
@@ -159,7 +162,8 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
                     f"(top level: {keys})")
         return ("this is a JSON document, not JSON Lines; did you mean to name it .json? "
                 f"(top level: {keys})")
-    return f"this is a JSON document, not JSON Lines; did you mean format={fmt}?"
+    return Message("this is a JSON document, not JSON Lines; did you mean ",
+                   Option("format", fmt), "?")
 
 
 def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
@@ -181,9 +185,9 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
         kind = tables.peek_kind(file, ctx)
         if kind is None:
             raise ArchiveError(
-                file, "cannot detect the format: the table has neither n and c columns nor a "
-                "pass flag or reward column; map columns (task=, n=, c=, passed=, reward=) or "
-                "pass format="
+                file, Message("cannot detect the format: the table has neither n and c columns "
+                              "nor a pass flag or reward column; map columns (task=, n=, c=, "
+                              "passed=, reward=) or pass ", Option("format"))
             )
         return kind, None
     start = head.lstrip()[:1]
@@ -195,5 +199,6 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
     kind = tables.peek_kind(file, ctx)
     if kind is not None:
         return kind, None
-    raise ArchiveError(file, "cannot detect the format (not JSON, JSON Lines, CSV or Parquet "
-                       "of a known kind); pass format= (see passatk formats)")
+    raise ArchiveError(file, Message("cannot detect the format (not JSON, JSON Lines, CSV or "
+                                     "Parquet of a known kind); pass ", Option("format"),
+                                     " (see passatk formats)"))

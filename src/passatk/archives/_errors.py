@@ -6,6 +6,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..errors import HintedError, Message
+
 __all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "show"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -48,7 +50,7 @@ def location(file: str, line: int | None = None, path: tuple | list | None = Non
     return file
 
 
-class ArchiveError(ValueError):
+class ArchiveError(HintedError):
     """A result archive that cannot be read as it is.
 
     The message is exactly one line: ``file:line: what is wrong`` for line-oriented files (JSON
@@ -64,7 +66,9 @@ class ArchiveError(ValueError):
     path : tuple or None
         Keys and indices of the JSON value at fault, for JSON documents.
     what : str
-        What is wrong, without the location.
+        What is wrong, without the location (a :class:`passatk.errors.Message` when it names an
+        option that fixes it; ``options`` and ``render`` then come from
+        :class:`passatk.errors.HintedError`).
 
     Examples
     --------
@@ -86,9 +90,11 @@ class ArchiveError(ValueError):
         self.file = str(file)
         self.line = line
         self.path = None if path is None else tuple(path)
-        self.what = " ".join(str(what).split("\n"))
+        if not isinstance(what, Message):
+            what = Message(" ".join(str(what).split("\n")))
+        self.what = what
         self.location = location(self.file, line, self.path)
-        super().__init__(f"{self.location}: {self.what}")
+        super().__init__(Message(f"{self.location}: ", *what.parts))
 
     def __reduce__(self) -> tuple:
         # picklable (subclasses too), so that an error found by a worker process reaches the

@@ -8,6 +8,7 @@ mean, which only a reader with a threshold (the per-sample tables) may read.
 
 from __future__ import annotations
 
+from ..errors import Message, Option
 from ._common import BadRecord
 from ._errors import show
 
@@ -41,6 +42,8 @@ def pass_flag(value: object, name: str = "", threshold: bool = False) -> bool:
     if is_flag(value):
         return value == 1
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    hint = "; give threshold= to read it as a reward" if threshold and number else ""
     subject = f"{name} must be" if name else "must be"
-    raise BadRecord(f"{subject} {RULE}, got {show(value)}{hint}")
+    what = f"{subject} {RULE}, got {show(value)}"
+    if threshold and number:
+        raise BadRecord(Message(f"{what}; give ", Option("threshold"), " to read it as a reward"))
+    raise BadRecord(what)

@@ -9,6 +9,7 @@ import os
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
 
+from ..errors import HintedError, Message, Option
 from . import _hints as hints
 from . import _summary, tables
 from ._common import Context, Options, load_json_document
@@ -42,7 +43,7 @@ def _date(value: object, name: str) -> str | None:
     if not isinstance(value, str):
         raise TypeError(f"filters[{name!r}] must be a YYYY-MM-DD str or a date, got {value!r}")
     if not DATE.fullmatch(value):
-        raise ValueError(f"filters[{name!r}] must be a date YYYY-MM-DD, got {value!r}")
+        raise HintedError(Option("filters", key=name), f" must be a date YYYY-MM-DD, got {value!r}")
     return value
 
 
@@ -79,14 +80,15 @@ def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Op
         since = _date(filters.get("since"), "since")
         until = _date(filters.get("until"), "until")
         if since and until and since > until:
-            raise ValueError(f"filters: since {since} is after until {until}")
+            raise HintedError(Option("filters", key="since"), f" {since} is after ",
+                              Option("filters", key="until"), f" {until}")
         d = filters.get("difficulty")
         if d is not None and not (isinstance(d, (list, tuple, set, frozenset)) and not d):
             items = (d,) if isinstance(d, str) else tuple(d)
             for x in items:
                 if not isinstance(x, str) or x.lower() not in _DIFFICULTIES:
-                    raise ValueError(f"filters['difficulty'] must be among {_DIFFICULTIES}, "
-                                     f"got {x!r}")
+                    raise HintedError(Option("filters", key="difficulty"),
+                                      f" must be among {_DIFFICULTIES}, got {x!r}")
             difficulty = frozenset(x.lower() for x in items)
     return Options(
         by=by, task=_column(task, "task"), passed=_column(passed, "passed"),
@@ -315,10 +317,11 @@ def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> No
             first = owner.setdefault(g, archive)
             if first != archive:
                 shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"
-                raise ArchiveError(archive, f"shares the group {shown} with {first}: by "
+                raise ArchiveError(archive, Message(f"shares the group {shown} with {first}: by "
                                    f"{list(by)} does not keep these archives apart; choose a "
                                    "path spec that differs between them (path:name, path:dir, "
-                                   "path), or pass merge=True to pool them as shards of one run")
+                                   "path), or pass ", Option("merge", True),
+                                   " to pool them as shards of one run"))
 
 
 def _relative_labels(archives: list[str]) -> dict[str, str]:
@@ -336,10 +339,11 @@ def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
         mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
                   if getattr(o, name) is not None and name not in allowed]
         if mapped:
-            raise ArchiveError(file, f"is a {kind} archive, but column options "
-                               f"({', '.join(m + '=' for m in mapped)}) apply only to count and "
-                               "per-sample tables; pass format='samples' or 'counts' to read it "
-                               "as a table")
+            named = [part for m in mapped for part in (", ", Option(m))][1:]
+            raise ArchiveError(file, Message(
+                f"is a {kind} archive, but column options (", *named, ") apply only to count "
+                "and per-sample tables; pass ", Option("format", "samples"), " or ",
+                Option("format", "counts"), " to read it as a table"))
     if filtering and not spec.filters:
         takers = ", ".join(s.info.harness for s in specs() if s.filters)
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import Message, Option
 from ._errors import ArchiveError
 from ._remote import expand_url, is_url, open_url, url_isfile, url_listdir, url_size
 
@@ -228,8 +229,8 @@ def _regular_file(p: str) -> None:
         raise ArchiveError(p, _os_reason(e)) from None
     if not stat.S_ISREG(mode):
         kind = "a pipe" if stat.S_ISFIFO(mode) else "not a regular file"
-        raise ArchiveError(p, f"is {kind}, which cannot be read twice: give its format "
-                           "(--input-format / format=) or save the data to a file")
+        raise ArchiveError(p, Message(f"is {kind}, which cannot be read twice: give its format (",
+                                      Option("format"), ") or save the data to a file"))
 
 
 def _list_dir(folder: str) -> list[os.DirEntry]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 
+from ..errors import Message, Option
 from ._common import (
     BadRecord,
     Context,
@@ -87,8 +88,9 @@ def metric_field(rec: dict, passed: str | None) -> str:
     names = listed if isinstance(listed, list) else KNOWN_METRICS
     found = [m for m in names if isinstance(m, str) and isinstance(rec.get(m), (int, float))]
     if len(found) != 1:
-        raise BadRecord(f"no pass@1, and {'metrics ' + str(found) if found else 'no 0/1 metric'}"
-                        " to read instead; name the field that holds 0/1 with passed=")
+        what = f"metrics {found}" if found else "no 0/1 metric"
+        raise BadRecord(Message(f"no pass@1, and {what} to read instead; name the field that "
+                                "holds 0/1 with ", Option("passed")))
     return found[0]
 
 

@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Iterator
 
 from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
+from ..errors import Message, Option
 from ._common import (
     BadRecord,
     Context,
@@ -259,15 +260,16 @@ def columns(
         else:
             raise ArchiveError(
                 file,
-                f"cannot tell the table kind from columns {name_list(names)}: a count table needs "
-                "columns n and c, a per-sample table a pass flag (passed) or a reward; map "
-                "them with task=, n=, c=, passed=, reward=",
+                Message(f"cannot tell the table kind from columns {name_list(names)}: a count "
+                        "table needs columns n and c, a per-sample table a pass flag (passed) or "
+                        "a reward; map them with ", Option("task"), ", ", Option("n"), ", ",
+                        Option("c"), ", ", Option("passed"), ", ", Option("reward")),
             )
     spec = {"kind": kind, "task": task}
     if task is None:
         raise ArchiveError(
-            file, f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; map it "
-            "with task="
+            file, Message(f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; "
+                          "map it with ", Option("task"))
         )
     if kind == "counts":
         spec.update(n=ncol or "n", c=ccol or "c")
@@ -277,13 +279,14 @@ def columns(
         if passed is None:
             if reward is None:
                 raise ArchiveError(
-                    file, f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
-                    f"{name_list(names)}, and no reward column; map one with passed= or reward="
+                    file, Message(f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
+                                  f"{name_list(names)}, and no reward column; map one with ",
+                                  Option("passed"), " or ", Option("reward"))
                 )
             if o.threshold is None and strict:
                 raise ArchiveError(
-                    file, f'column "{reward}" holds rewards: give threshold= (a sample passes '
-                    "when reward >= threshold)"
+                    file, Message(f'column "{reward}" holds rewards: give ', Option("threshold"),
+                                  " (a sample passes when reward >= threshold)")
                 )
         spec.update(passed=passed, reward=reward if passed is None else None)
     return spec
@@ -400,9 +403,9 @@ class _Layout:
         for col, a, b in zip(self.watch, first[1], values, strict=True):
             if a != b:
                 raise ArchiveError(
-                    file, f'rows of task {task!r} differ in column "{col}" ({show(a)} at line '
-                    f"{first[0]}, {show(b)} here): these are separate runs; pass by="
-                    f'["{col}"] (--by {col}) to score each', line=lineno)
+                    file, Message(f'rows of task {task!r} differ in column "{col}" ({show(a)} at '
+                                  f"line {first[0]}, {show(b)} here): these are separate runs; "
+                                  "pass ", Option("by", [col]), " to score each"), line=lineno)
 
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,

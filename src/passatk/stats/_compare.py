@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as V
+from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
 from ._common import (
@@ -123,10 +124,10 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
         only_a = [_py(x) for x in np.setdiff1d(ids_a, common, assume_unique=True)]
         only_b = [_py(x) for x in np.setdiff1d(ids_b, common, assume_unique=True)]
         if unmatched == "raise":
-            raise ValueError(
+            raise HintedError(
                 f"tasks must be present in both runs: {len(only_a)} only in run A "
-                f"{_show(only_a)}, {len(only_b)} only in run B {_show(only_b)}; pass "
-                f"unmatched='exclude' to leave them out and report them")
+                f"{_show(only_a)}, {len(only_b)} only in run B {_show(only_b)}; pass ",
+                Option("unmatched", "exclude"), " to leave them out and report them")
     if common.size == 0:
         raise ValueError("the two runs share no task ids")
     keep = np.sort(ia)  # run A's order
@@ -229,8 +230,8 @@ def _paired_rows(a, m, kvals, cinv):
             reason = (f"k={kv} exceeds n for {short.size} of {size} tasks: {m.id_word} "
                       f"{_show(m.names[short])}")
             if a.missing == "raise":
-                raise ValueError(f"cannot compare {a.metric} at k={kv}: {reason}; pass "
-                                 f"missing='report' to report this k as missing")
+                raise HintedError(f"cannot compare {a.metric} at k={kv}: {reason}; pass ",
+                                  Option("missing", "report"), " to report this k as missing")
             rows[kv] = CompareRow(k=kv, diff=None, se=None, ci_low=None, ci_high=None,
                                   p_value=None, reason=reason, **base)
             continue

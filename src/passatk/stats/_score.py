@@ -18,6 +18,7 @@ from .._validation import (
     n_resamples_arg,
     normalize_rng,
 )
+from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
 from . import _posterior as POST
@@ -321,8 +322,8 @@ def _short_row(metric, g, k, missing, common):
     reason = (f"k={k} exceeds n for {short.size} of {n.size} tasks{g.where}: {g.id_word} "
               f"{_show(g.names[short])} have n={_show(n[short])}")
     if missing == "raise":
-        raise ValueError(f"cannot report {metric} at k={k}: {reason}; pass "
-                         f"missing='report' to report this k as missing")
+        raise HintedError(f"cannot report {metric} at k={k}: {reason}; pass ",
+                          Option("missing", "report"), " to report this k as missing")
     if metric in _BAYES:
         common = dict(common, estimand=_bayes_estimand(metric, None),
                       ci_method="credible (equal-tailed)", interval="credible")
