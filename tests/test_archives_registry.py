@@ -230,3 +230,18 @@ def test_compressed_archives_are_reproducible(tmp_path):
     counts = archives.read_counts(str(tmp_path / "a" / "run_results.jsonl.gz"))
     assert counts.c.tolist() == [2, 0, 2]
     assert gzip.decompress(files[0]).count(b"\n") == 6
+
+
+def test_byte_range_plans_follow_the_specs(tmp_path):
+    from passatk.archives._common import Options
+    from passatk.archives._parts import _split_plan
+
+    plans = {}
+    for name in ("x_results.jsonl", "s.jsonl", "c.csv", "eval_results.json"):
+        path = str(tmp_path / name)
+        archives.write_archive(path, TASKS, PASSES)
+        plan = _split_plan(path, None, Options())
+        plans[archives.detect_format(path)] = plan and plan[0]
+    assert plans == {"humaneval": "humaneval", "samples": "samples", "counts": None,
+                     "evalplus": None}
+    assert {s.name for s in specs() if s.byte_ranges} == {"humaneval", "samples"}

@@ -91,6 +91,9 @@ class FormatSpec:
         Format-specific ``write_archive`` options the writer takes (``plus``, ...).
     native_ids : bool
         The writer keeps task ids as given (tau-bench's integers); others get ``str(id)``.
+    byte_ranges : bool
+        A byte range of the file's lines can be read on its own (a Dask task per range): each
+        line is one sample, and no check spans lines.
     """
 
     info: FormatInfo
@@ -107,6 +110,7 @@ class FormatSpec:
     per_directory: bool = False
     write_options: tuple[str, ...] = ()
     native_ids: bool = False
+    byte_ranges: bool = False
 
     @property
     def name(self) -> str:

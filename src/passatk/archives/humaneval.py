@@ -159,5 +159,5 @@ SPEC = register(FormatSpec(
         'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, '
         '1.0/0.0)'),
     kind="lines", read=read, write=write, probe=looks_like,
-    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",),
+    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True,
 ))

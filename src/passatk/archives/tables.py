@@ -516,5 +516,5 @@ SAMPLES = register(FormatSpec(
         "success) or a reward column (with threshold=)",
         "one row per sample; flag true/1, or reward >= threshold"),
     kind="table", read=read_samples_table, write=write_samples_table,
-    aliases=("sample-table", "per-sample"), names=("*.jsonl", "*.ndjson"),
+    aliases=("sample-table", "per-sample"), names=("*.jsonl", "*.ndjson"), byte_ranges=True,
 ))
