@@ -26,7 +26,7 @@ def test_limits_are_defined_once():
                     if isinstance(target, ast.Name) and target.id.lstrip("_") in (
                             "MAX_N", "MAX_COUNT", "TABLE_MAX"):
                         defined.append((path.relative_to(SRC).as_posix(), target.id))
-    assert sorted(defined) == [("_validation.py", "MAX_N"), ("_validation.py", "TABLE_MAX"),
+    assert sorted(defined) == [("_limits.py", "MAX_N"), ("_limits.py", "TABLE_MAX"),
                                ("reference.py", "MAX_N")]
 
 

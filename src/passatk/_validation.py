@@ -15,18 +15,14 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ._limits import MAX_N, MAX_RESAMPLES, TABLE_MAX  # noqa: F401 (re-exported)
+
 #: What ``rng=`` (and its alias ``seed=``) accepts: whatever numpy.random.default_rng does.
 RngLike = (None | int | Sequence[int] | np.random.SeedSequence | np.random.BitGenerator
            | np.random.Generator)
 #: The budgets of ``score``/``compare``: one k, several, or a named set.
 KSpec = int | Sequence[int] | ArrayLike | Literal["all", "ladder"]
 
-#: Counts must be exact in a double: n < 2**53.
-MAX_N = 2**53
-#: The largest n of the ln(i!) table (``_lnfact``); larger n take the table-free paths.
-TABLE_MAX = 2**17
-#: The most bootstrap resamples (or random sign patterns) one call may ask for.
-MAX_RESAMPLES = 10**7
 _CLIP = 2**62  # values beyond int64 are saturated here, so that the range rules reject them
 
 

@@ -851,12 +851,13 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     import passatk
     from passatk import archives
+    from passatk.archives._registry import get as format_spec
 
     fmt = args.archive_format
     fmt = archives.format_for_path(args.output) if fmt is None else fmt
     sim = passatk.simulate(args.tasks, args.n, args.a, args.b, seed=args.seed)
-    tau = fmt.strip().lower() in ("tau-bench", "taubench", "tau_bench")
-    task_ids = [i if tau else f"task/{i}" for i in range(args.tasks)]
+    native = format_spec(fmt).native_ids  # tau-bench's task ids are integers
+    task_ids = [i if native else f"task/{i}" for i in range(args.tasks)]
     passes = [[j < c for j in range(n)] for n, c in zip(sim.n.tolist(), sim.c.tolist(),
                                                         strict=True)]
     written = archives.write_archive(args.output, task_ids, passes, format=fmt,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -12,11 +13,14 @@ from typing import Any
 from ._counts import GroupKey, StoredMetric, Tally
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
 from ._sources import (
+    COMPRESSED_SUFFIXES,
     UTF8_BOM,
+    is_file,
     is_path_spec,
     max_record_bytes,
     open_binary,
     path_group_value,
+    read_all,
     too_long,
 )
 
@@ -191,6 +195,24 @@ def load_json_document(file: str) -> object:
     from ._jsondoc import load_document
 
     return load_document(file)
+
+
+def find_beside(folder: str, name: str) -> str | None:
+    """``folder/name``, or the first of its compressed forms (.gz, .zst) that exists."""
+    for suffix in ("", *COMPRESSED_SUFFIXES):
+        path = os.path.join(folder, name + suffix)
+        if is_file(path):  # a local file or a URL (fsspec)
+            return path
+    return None
+
+
+def load_sidecar(path: str) -> object:
+    """A small JSON file of stored numbers beside an archive, parsed whole (up to the record
+    cap); its errors are ``path:line: ...`` ArchiveErrors."""
+    try:
+        return decode_json(read_all(path, max_record_bytes()))
+    except BadRecord as e:
+        raise ArchiveError(path, e.what, line=e.line) from None
 
 
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
+from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._errors import Skipped, show
 
 if TYPE_CHECKING:

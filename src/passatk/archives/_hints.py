@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
+
     from ._common import Context
 
 #: at least this many failed samples before one shared error string is worth a note
@@ -39,7 +39,7 @@ class FailureText:
 
     def __init__(self) -> None:
         self.text: str | None = None
-        self.raw: np.ndarray | None = None  # the text as json.dumps writes it, for the scan
+        self.raw: bytes | None = None  # the text as json.dumps writes it, for the scan
         self.same = True
         self.failed = 0
         self.samples = 0
@@ -49,8 +49,7 @@ class FailureText:
         if not _informative(text):  # no note can follow: stop comparing
             self.same = False
             return
-        raw = json.dumps(text)[1:-1].encode("ascii") if raw is None else raw
-        self.raw = np.frombuffer(raw, dtype=np.uint8)
+        self.raw = json.dumps(text)[1:-1].encode("ascii") if raw is None else raw
 
     def add(self, passed: bool, text: object) -> None:
         self.samples += 1
@@ -73,6 +72,8 @@ class FailureText:
 
         Raw bytes are compared; the same text escaped differently counts as different, which
         can only leave out a note."""
+        import numpy as np  # loaded already: only the human-eval scan calls this
+
         self.samples += passed.size
         if not self.same:
             self.failed += passed.size - int(np.count_nonzero(passed))
@@ -85,9 +86,9 @@ class FailureText:
         if self.text is None:
             first = block[int(start[0]):int(end[0])].tobytes()
             self._first(json.loads(b'"' + first + b'"'), first)
-        ref = self.raw
-        if ref is None:
+        if self.raw is None:
             return
+        ref = np.frombuffer(self.raw, dtype=np.uint8)
         if not ((end - start) == ref.size).all():
             self.same = False
         elif ref.size:

@@ -183,15 +183,17 @@ def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, 
     """``(kind, prefix, first record's columns)`` when ranges of ``file`` can be read on their
     own, else None (compressed, another format, not detectable, ...)."""
     from ._detect import detect
+    from ._registry import get
 
     try:
         with open_binary(file) as f:
             if f.compression is not None:
                 return None
         kind = fmt if fmt is not None else detect(file, Context(opts))[0]
-        if kind == "humaneval":
-            return kind, b"", None
-        return _table_plan(file, opts) if kind == "samples" else None
+        spec = get(kind)
+        if not spec.byte_ranges:
+            return None
+        return _table_plan(file, opts) if spec.kind == "table" else (spec.name, b"", None)
     except (ArchiveError, csv.Error):
         return None
 
@@ -321,7 +323,7 @@ def _same_failures(a: Any, b: Any) -> bool | None:
 
 
 def _canonical(f: Any) -> bool:
-    return f.raw is None or f.raw.tobytes() == json.dumps(f.text)[1:-1].encode("ascii")
+    return f.raw is None or bytes(f.raw) == json.dumps(f.text)[1:-1].encode("ascii")
 
 
 def _pool(accs: list[Any]) -> Any:

@@ -7,39 +7,19 @@ import datetime as _dt
 import math
 import os
 import posixpath
-import re
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 
 from ..errors import HintedError, Message, Option
 from . import _hints as hints
-from . import (
-    _summary,
-    bigcodebench,
-    code_eval,
-    cruxeval,
-    evalplus,
-    humaneval,
-    livecodebench,
-    lm_eval,
-    multipl_e,
-    opencompass,
-    qwen_math,
-    tables,
-    taubench,
-)
+from . import _summary, tables
 from ._common import Context, Options, load_json_document
 from ._counts import Counts, Tally
-from ._detect import (
-    JSON_DOCUMENT_FORMATS,
-    UnknownDocument,
-    canonical_format,
-    detect,
-    document_format,
-    document_hint,
-)
+from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._errors import ArchiveError
+from ._patterns import DATE
 from ._processes import check_workers, pool_size, read_in_processes
+from ._registry import canonical_format, get, specs
 from ._remote import is_url
 from ._remote import storage_options as _use_storage
 from ._sources import (
@@ -55,22 +35,6 @@ from ._sources import (
 
 __all__ = ["read_counts"]
 
-_LINE_READERS = {
-    "humaneval": humaneval.read,
-    "lm-eval": lm_eval.read,
-    "qwen-math": qwen_math.read,
-}
-_DOC_READERS = {
-    "evalplus": evalplus.read,
-    "bigcodebench": bigcodebench.read,
-    "cruxeval": cruxeval.read,
-    "livecodebench": livecodebench.read,
-    "tau-bench": taubench.read,
-    "multipl-e": multipl_e.read,
-    "opencompass": opencompass.read,
-    "code-eval": code_eval.read,
-}
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _DIFFICULTIES = ("easy", "medium", "hard")
 
 
@@ -89,7 +53,7 @@ def _date(value: object, name: str) -> str | None:
         return value.isoformat()[:10]
     if not isinstance(value, str):
         raise TypeError(f"filters[{name!r}] must be a YYYY-MM-DD str or a date, got {value!r}")
-    if not _DATE.match(value):
+    if not DATE.fullmatch(value):
         raise HintedError(Option("filters", key=name), f" must be a date YYYY-MM-DD, got {value!r}")
     return value
 
@@ -348,7 +312,7 @@ RUN_FIELD = "path"
 
 def _archive_of(file: str, kind: str) -> str:
     """The archive a file belongs to: itself, or its folder for MultiPL-E (a file per task)."""
-    if kind != "multipl-e":
+    if not get(kind).per_directory:
         return file
     return posixpath.dirname(file) if is_url(file) else os.path.dirname(os.path.abspath(file))
 
@@ -404,14 +368,11 @@ def _relative_labels(archives: list[str]) -> dict[str, str]:
     return {a: os.path.relpath(f, common) for a, f in zip(archives, full, strict=True)}
 
 
-#: column options each non-table format accepts (lm-eval: --passed names its 0/1 metric)
-_FORMAT_OPTIONS = {"lm-eval": ("passed",)}
-
-
 def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
-    if kind not in ("counts", "samples"):
+    spec = get(kind)
+    if spec.kind != "table":
         o = ctx.options
-        allowed = _FORMAT_OPTIONS.get(kind, ())
+        allowed = spec.column_options
         mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
                   if getattr(o, name) is not None and name not in allowed]
         if mapped:
@@ -420,9 +381,10 @@ def _check_options(file: str, kind: str, ctx: Context, filtering: bool) -> None:
                 f"is a {kind} archive, but column options (", *named, ") apply only to count "
                 "and per-sample tables; pass ", Option("format", "samples"), " or ",
                 Option("format", "counts"), " to read it as a table"))
-    if filtering and kind != "livecodebench":
+    if filtering and not spec.filters:
+        takers = ", ".join(s.info.harness for s in specs() if s.filters)
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
-                           "apply only to LiveCodeBench")
+                           f"apply only to {takers}")
 
 
 def _walked_document(file: str, kind: str) -> object:
@@ -433,11 +395,11 @@ def _walked_document(file: str, kind: str) -> object:
     try:
         doc = load_json_document(file)
     except ArchiveError:
-        if kind in JSON_DOCUMENT_FORMATS:
+        if get(kind).kind == "document":
             raise
         return None  # JSON Lines named .json: the forced line reader reads it
     document_format(file, doc)  # raises UnknownDocument
-    return doc if kind in JSON_DOCUMENT_FORMATS else None
+    return doc if get(kind).kind == "document" else None
 
 
 def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: bool) -> str:
@@ -450,20 +412,18 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: 
         if not named:
             doc = _walked_document(file, kind)
     _check_options(file, kind, ctx, filtering)
-    if kind in _LINE_READERS or kind in ("counts", "samples"):
-        hint = document_hint(file) if kind in _LINE_READERS or _jsonl_table(file) else None
+    spec = get(kind)
+    if spec.kind != "document":
+        hint = document_hint(file) if spec.kind == "lines" or _jsonl_table(file) else None
         if hint is not None:
             raise ArchiveError(file, hint)
-        if kind in _LINE_READERS:
-            _LINE_READERS[kind](file, ctx)
-        else:
-            tables.read(file, ctx, kind)
+        spec.read(file, ctx)
         return kind
     if doc is None:
         doc = load_json_document(file)
-        if not JSON_DOCUMENT_FORMATS[kind](doc):
+        if not spec.probe(doc, file):
             raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
-    _DOC_READERS[kind](file, ctx, doc)
+    spec.read(file, ctx, doc)
     return kind
 
 

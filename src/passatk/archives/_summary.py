@@ -8,17 +8,14 @@ one run of the same folder.
 from __future__ import annotations
 
 import os
-import re
 
 from ._common import Context
 from ._counts import StoredMetric
 from ._errors import location
+from ._patterns import SUMMARY_PASS_KEY
 from ._remote import is_url
 from ._sources import is_file
 
-#: pass@k keys: pass@1, pass_at_1, humaneval_pass@1, pass@1,create_test
-_KEY = re.compile(r"(?:(?P<pre>.+?)[_/ ])?pass(?:@|_at_)(?P<k>[1-9][0-9]*)(?:,(?P<post>.+))?\Z",
-                  re.IGNORECASE)
 #: containers whose keys say nothing about which run a number belongs to
 _GENERIC = frozenset({"results", "result", "metrics", "metric", "scores", "summary", "eval",
                       "pass@k", "pass_at_k"})
@@ -53,7 +50,7 @@ def _walk(node: object, path: tuple, out: list) -> None:
 
 
 def _k_of(key: str, path: tuple) -> tuple[int | None, tuple[str, ...]]:
-    m = _KEY.match(key)
+    m = SUMMARY_PASS_KEY.match(key)
     if m:
         return int(m.group("k")), tuple(x for x in (m.group("pre"), m.group("post")) if x)
     if path and path[-1].lower() in ("pass@k", "pass_at_k") and key.isdigit() and key != "0":

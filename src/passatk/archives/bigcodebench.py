@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import os
-import re
 
 from . import _hints as hints
-from ._common import BadRecord, Context, decode_json, document_group
+from ._common import Context, document_group, find_beside, load_sidecar
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
-from ._sources import COMPRESSED_SUFFIXES, is_file, logical_name, max_record_bytes, read_all
+from ._patterns import PASS_AT, stored_numbers
+from ._registry import FormatInfo, FormatSpec, register
+from ._sources import logical_name
+from ._writers import WriteOptions, dump_json, mean_pass_at_k
 
 STATUSES = ("pass", "fail", "timeout")
-_PASS_KEY = re.compile(r"pass@([1-9][0-9]*)\Z")
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
         return False
     first = next(iter(doc["eval"].values()), None)
@@ -28,12 +29,8 @@ def sidecar(file: str) -> str | None:
     name = logical_name(file)
     if not name.endswith("_eval_results.json"):
         return None
-    base = os.path.join(os.path.dirname(file), name[: -len("_eval_results.json")])
-    for suffix in ("", *COMPRESSED_SUFFIXES):
-        p = f"{base}_pass_at_k.json{suffix}"
-        if is_file(p):
-            return p
-    return None
+    prefix = name[: -len("_eval_results.json")]
+    return find_beside(os.path.dirname(file), f"{prefix}_pass_at_k.json")
 
 
 def _error(details: object) -> object:
@@ -72,14 +69,45 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             ctx.add(group, task, n, c)
     side = sidecar(file)
     if side is not None:
-        try:
-            stored = decode_json(read_all(side, max_record_bytes()))
-        except BadRecord as e:
-            raise ArchiveError(side, e.what, line=e.line) from None
+        stored = load_sidecar(side)
         if not isinstance(stored, dict):
             raise ArchiveError(side, "must be a JSON object", path=())
-        for key, value in stored.items():
-            m = _PASS_KEY.match(key)
-            if m and isinstance(value, (int, float)) and not isinstance(value, bool):
-                ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)), float(value),
-                                               location(side, path=(key,)), "fraction"))
+        for key, k, value in stored_numbers(stored, PASS_AT):
+            ctx.stored.append(StoredMetric(group, "pass@k", k, float(value),
+                                           location(side, path=(key,)), "fraction"))
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    doc = {"date": "2024-11-30 00:00", "eval": {
+        t: [{"task_id": t, "solution": f"def task_func(): return {j}\n",
+             "status": "pass" if x else "fail", "details": {}} for j, x in enumerate(p)]
+        for t, p in zip(tasks, flags, strict=True)}}
+    dump_json(path, doc)
+    out = [path]
+    name = logical_name(path)
+    if opts.stored and name.endswith("_eval_results.json"):
+        side = os.path.join(os.path.dirname(path),
+                            name[: -len("_eval_results.json")] + "_pass_at_k.json")
+        nmin = min(len(p) for p in flags)
+        numbers = {f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin}
+        dump_json(side, {**numbers, "model": "synthetic", "split": "complete",
+                         "subset": "full", "calibrated": True})
+        out.append(side)
+    return out
+
+
+def summary(file: str, doc: object) -> str | None:
+    if logical_name(file).endswith("_pass_at_k.json"):
+        return ("a BigCodeBench pass@k file holds only aggregate numbers; read the "
+                "*_eval_results.json next to it")
+    return None
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
+        'JSON document with "eval" mapping tasks to lists of samples with "status"',
+        'status "pass"'),
+    kind="document", read=read, write=write, probe=matches,
+    summary=summary, priority=2,  # with evalplus, before cruxeval
+))

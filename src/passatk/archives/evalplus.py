@@ -8,15 +8,15 @@ only ``base``.
 
 from __future__ import annotations
 
-import re
-
 from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
+from ._patterns import PASS_AT, stored_numbers
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, check_passes, dump_json, mean_pass_at_k
 
 STATUSES = ("pass", "fail", "timeout", None)
 V1_STATUSES = ("success", "failed", "timed out", None)
-_PASS_KEY = re.compile(r"pass@([1-9][0-9]*)\Z")
 
 
 def version(doc: object) -> int | None:
@@ -31,6 +31,10 @@ def version(doc: object) -> int | None:
             and "base_status" in first[0]:
         return 3 if "pass_at_k" in doc else 2
     return None
+
+
+def matches(doc: object, file: str = "") -> bool:
+    return version(doc) is not None
 
 
 def _status(value: object, allowed: tuple, name: str) -> None:
@@ -132,12 +136,10 @@ def _stored(file: str, ctx: Context, stored: object, gbase, gplus) -> None:
         values = stored.get(mset)
         if not isinstance(values, dict):
             continue
-        for key, value in values.items():
-            m = _PASS_KEY.match(key)
-            if m and isinstance(value, (int, float)) and not isinstance(value, bool):
-                ctx.stored.append(StoredMetric(
-                    group, "pass@k", int(m.group(1)), float(value),
-                    location(file, path=("pass_at_k", mset, key)), "fraction"))
+        for key, k, value in stored_numbers(values, PASS_AT):
+            ctx.stored.append(StoredMetric(
+                group, "pass@k", k, float(value),
+                location(file, path=("pass_at_k", mset, key)), "fraction"))
 
 
 def _v1_task(entry: object) -> tuple:
@@ -173,3 +175,64 @@ def _v1_task(entry: object) -> tuple:
     cb = sum(statuses[0])
     cp = sum(b and p for b, p in zip(*statuses, strict=True)) if len(plus) == n else None
     return n, cb, cp, bool(plus)
+
+
+_V1_STATUS = {True: "success", False: "failed"}
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    version, stored = opts.evalplus_version, opts.stored
+    if version not in (1, 2, 3):
+        raise ValueError(f"evalplus_version must be 1, 2 or 3, got {version!r}")
+    plus = None
+    if opts.plus is not None:
+        _, plus = check_passes(tasks, opts.plus)
+        for i, (b, p) in enumerate(zip(flags, plus, strict=True)):
+            if len(b) != len(p):
+                raise ValueError(f"plus[{i}] has {len(p)} samples, passes[{i}] {len(b)}")
+    ev = {}
+    for i, (t, base) in enumerate(zip(tasks, flags, strict=True)):
+        pl = plus[i] if plus is not None else None
+        if version == 1:
+            ev[t] = {
+                "nfiles": len(base),
+                "base": [[_V1_STATUS[b], [b]] for b in base],
+                "plus": [] if pl is None else [[_V1_STATUS[b and p], [b and p]]
+                                               for b, p in zip(base, pl, strict=True)],
+            }
+        else:
+            ev[t] = [
+                {"task_id": t, "solution": f"def f_{i}_{j}(): pass\n",
+                 "base_status": "pass" if b else "fail",
+                 "plus_status": None if pl is None else ("pass" if pl[j] else "fail"),
+                 "base_fail_tests": [] if b else [[j]],
+                 "plus_fail_tests": None if pl is None else ([] if pl[j] else [[j]])}
+                for j, b in enumerate(base)
+            ]
+    doc = {"date": "2024-11-30 00:00", "hash": "synthetic" if version > 1 else 0, "eval": ev}
+    if version == 3 and stored:
+        nmin = min(len(b) for b in flags)
+        sets = {"base": flags}
+        if plus is not None:
+            sets["plus"] = [
+                [b and p for b, p in zip(bs, ps, strict=True)]
+                for bs, ps in zip(flags, plus, strict=True)
+            ]
+        doc["pass_at_k"] = {
+            name: {f"pass@{k}": mean_pass_at_k(fl, k) for k in (1, 10, 100) if k <= nmin}
+            for name, fl in sets.items()
+        }
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "evalplus", "EvalPlus (v1, v2, v3)", "eval_results.json",
+        'JSON document with "eval" mapping tasks to {"base": ...} (v1) or to lists of '
+        'samples with "base_status" (v2; v3 adds "pass_at_k")',
+        'group metric_set=base: base status pass (v1 success); metric_set=plus: base and '
+        'plus both pass; base-only runs give only base'),
+    kind="document", read=read, write=write, probe=matches,
+    names=("eval_results.json",), write_options=("plus", "evalplus_version"), priority=2,
+))

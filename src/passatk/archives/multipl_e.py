@@ -7,13 +7,16 @@ Group fields may come from the file's top-level fields (``language``, ``temperat
 from __future__ import annotations
 
 import os
+import re
 
 from . import _hints as hints
 from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups, task_id
 from ._errors import ArchiveError, show
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, dump_json
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, dict) and isinstance(doc.get("results"), list)
             and "name" in doc and "eval" not in doc)
 
@@ -52,3 +55,33 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         failures.add(passed, r.get("stderr"))
     if n:
         ctx.add(group, task, n, c)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    os.makedirs(path, exist_ok=True)
+    out = []
+    for t, p in zip(tasks, flags, strict=True):
+        doc = {"name": t, "language": "py", "temperature": 0.2, "prompt": "def f():\n",
+               "tests": "assert f()\n", "results": [
+                   {"program": f"def f():\n    return {j}\n", "timestamp": 0,
+                    "stdout": "", "stderr": "" if x else "AssertionError",
+                    "exit_code": 0 if x else 1, "status": "OK" if x else "Exception"}
+                   for j, x in enumerate(p)]}
+        f = os.path.join(path, f"{_safe(t)}.results.json")
+        dump_json(f, doc)
+        out.append(f)
+    return out
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
+        'JSON document with "name" and a "results" list',
+        'status "OK" and exit_code 0; the task is "name"'),
+    kind="document", read=read, write=write, probe=matches,
+    aliases=("multiple", "multipl_e"), per_directory=True,
+))

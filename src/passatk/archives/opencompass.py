@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from . import _hints as hints
 from ._common import (
     BadRecord,
@@ -17,11 +15,12 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location
 from ._flags import pass_flag
+from ._patterns import PREFIXED_PASS_AT, stored_numbers
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, dump_json, mean_pass_at_k
 
-_PASS_KEY = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
 
-
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("details"), (dict, list))
 
 
@@ -49,9 +48,30 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         groups.add(group)
         ctx.add(group, task, 1, int(passed))
         failures.add(passed, d.get("result"))
-    for key, value in doc.items():
-        m = _PASS_KEY.match(key)
-        if m and isinstance(value, (int, float)) and not isinstance(value, bool):
-            for group in sorted(groups, key=repr) or [()]:
-                ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)), value / 100.0,
-                                               location(file, path=(key,)), "percent"))
+    for key, k, value in stored_numbers(doc, PREFIXED_PASS_AT):
+        for group in sorted(groups, key=repr) or [()]:
+            ctx.stored.append(StoredMetric(group, "pass@k", k, value / 100.0,
+                                           location(file, path=(key,)), "percent"))
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    details = {}
+    for t, p in zip(tasks, flags, strict=True):
+        for x in p:
+            details[str(len(details))] = {"task_id": t, "completion": "",
+                                          "result": "passed" if x else "failed",
+                                          "passed": x}
+    doc = {"details": details}
+    if opts.stored:
+        doc = {"humaneval_pass@1": 100 * mean_pass_at_k(flags, 1), **doc}
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "opencompass", "OpenCompass", "results JSON per (model, dataset)",
+        'JSON document with "details"',
+        'one detail per sample: "passed" is a true pass flag; stored *pass@k in percent'),
+    kind="document", read=read, write=write, probe=matches,
+))

@@ -10,14 +10,15 @@ has one sample; a ``"pass@k": {"1": ..., "2": ...}`` object (percent) is kept as
 
 from __future__ import annotations
 
+import json
 import os
 
 from ._common import (
     BadRecord,
     Context,
-    decode_json,
     group_from,
     iter_lines,
+    load_sidecar,
     parse_json_line,
     path_groups,
     require,
@@ -26,10 +27,12 @@ from ._common import (
 from ._counts import StoredMetric
 from ._errors import ArchiveError, location, show
 from ._flags import is_flag, pass_flag
-from ._sources import list_names, logical_name, max_record_bytes, read_all
+from ._registry import FormatInfo, FormatSpec, register
+from ._sources import list_names, logical_name
+from ._writers import WriteOptions, atomic_stream, dump_json, mean_pass_at_k
 
 
-def looks_like(record: object) -> bool:
+def looks_like(record: object, file: str = "") -> bool:
     return (isinstance(record, dict) and "idx" in record and isinstance(record.get("score"), list)
             and ("gt" in record or "pred" in record))
 
@@ -85,10 +88,7 @@ def _stored(file: str, ctx: Context, group: tuple, max_n: int) -> None:
     path = metrics_file(file)
     if path is None:
         return
-    try:
-        doc = decode_json(read_all(path, max_record_bytes()))
-    except BadRecord as e:
-        raise ArchiveError(path, e.what, line=e.line) from None
+    doc = load_sidecar(path)
     if not isinstance(doc, dict):
         return
     ctx.sidecars.add(os.path.normpath(path))
@@ -106,3 +106,37 @@ def _stored(file: str, ctx: Context, group: tuple, max_n: int) -> None:
 
 def _percent(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    with atomic_stream(path) as f:
+        for t, p in zip(tasks, flags, strict=True):
+            rec = {"idx": int(t) if t.isdigit() else t, "question": f"problem {t}", "gt": "1",
+                   "pred": ["1" if x else "0" for x in p], "score": p}
+            f.write(json.dumps(rec).encode() + b"\n")
+    out = [path]
+    name = logical_name(path)
+    if opts.stored and name.endswith(".jsonl"):
+        nmax = max(len(p) for p in flags)
+        side = os.path.join(os.path.dirname(path), name[: -len(".jsonl")] + "_cot_metrics.json")
+        doc = {"num_samples": len(tasks), "num_scores": sum(map(len, flags)),
+               "timeout_samples": 0, "empty_samples": 0}
+        if nmax == 1:
+            doc["acc"] = 100 * mean_pass_at_k(flags, 1)
+        nmin = min(len(p) for p in flags)
+        doc["pass@k"] = {str(k): 100 * mean_pass_at_k(flags, k) for k in (1, 2, 4, 8)
+                         if k <= nmin}
+        dump_json(side, doc)
+        out.append(side)
+    return out
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
+        "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
+        'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
+        "score is one pass flag per sample: n = its length, c = its true entries"),
+    kind="lines", read=read, write=write, probe=looks_like,
+    aliases=("qwen_math", "qwen2.5-math"), priority=3,  # before humaneval, after lm-eval
+))

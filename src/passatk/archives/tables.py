@@ -16,7 +16,7 @@ import re
 from array import array
 from collections.abc import Iterator
 
-from .._validation import MAX_N as MAX_COUNT  # counts stay exact in a double
+from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ..errors import Message, Option
 from ._common import (
     BadRecord,
@@ -29,6 +29,7 @@ from ._common import (
 )
 from ._errors import ArchiveError, show
 from ._flags import pass_flag
+from ._registry import FormatInfo, FormatSpec, register
 from ._remote import is_url
 from ._sources import (
     PARQUET_MAGIC,
@@ -39,6 +40,7 @@ from ._sources import (
     read_head,
     too_long,
 )
+from ._writers import WriteOptions, table_rows
 
 TASK_COLUMNS = ("task_id", "task", "id")
 PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
@@ -479,3 +481,40 @@ def peek_kind(file: str, ctx: Context) -> str | None:
         return columns(names, None, ctx, file, strict=False)["kind"]
     except ArchiveError:
         return None
+
+
+def read_counts_table(file: str, ctx: Context) -> None:
+    read(file, ctx, "counts")
+
+
+def read_samples_table(file: str, ctx: Context) -> None:
+    read(file, ctx, "samples")
+
+
+def write_counts_table(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    return table_rows(path, ["task_id", "n", "c"],
+                      [[t, len(p), sum(p)] for t, p in zip(tasks, flags, strict=True)])
+
+
+def write_samples_table(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    rows = [[t, x] for t, p in zip(tasks, flags, strict=True) for x in p]
+    return table_rows(path, ["task_id", "passed"], rows)
+
+
+COUNTS = register(FormatSpec(
+    FormatInfo(
+        "counts", "any (the interchange format)", "*.jsonl, *.csv, *.tsv, *.parquet",
+        "a table with a task column (task_id, task or id) and columns n and c",
+        "one row per (group, task); c <= n, no duplicate rows"),
+    kind="table", read=read_counts_table, write=write_counts_table,
+    aliases=("count-table",), names=("*.csv", "*.tsv", "*.parquet", "*.pq"),
+))
+SAMPLES = register(FormatSpec(
+    FormatInfo(
+        "samples", "training logs, custom harnesses", "*.jsonl, *.csv, *.tsv, *.parquet",
+        "a table with a task column and a pass flag (passed, pass, correct, is_correct, "
+        "success) or a reward column (with threshold=)",
+        "one row per sample; flag true/1, or reward >= threshold"),
+    kind="table", read=read_samples_table, write=write_samples_table,
+    aliases=("sample-table", "per-sample"), names=("*.jsonl", "*.ndjson"), byte_ranges=True,
+))

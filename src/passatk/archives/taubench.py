@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from ._common import BadRecord, Context, finite_number, group_from, path_groups, require, task_id
 from ._errors import ArchiveError
+from ._registry import FormatInfo, FormatSpec, register
+from ._writers import WriteOptions, dump_json
 
 SUCCESS_TOLERANCE = 1e-6
 
 
-def matches(doc: object) -> bool:
+def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
             and "reward" in doc[0] and "task_id" in doc[0])
 
@@ -33,3 +35,20 @@ def read(file: str, ctx: Context, doc: list) -> None:
             ctx.bad(file, e.what, path=(i,))
             continue
         ctx.add(group, task, 1, int(abs(reward - 1.0) <= SUCCESS_TOLERANCE))
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    trials = [{"task_id": t, "reward": 1.0 if x else 0.0, "trial": j, "info": {}, "traj": []}
+              for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
+    dump_json(path, trials)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "tau-bench", "tau-bench", "results JSON (list of trials)",
+        'JSON list of trials with "task_id" and "reward"',
+        "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
+    kind="document", read=read, write=write, probe=matches,
+    aliases=("taubench", "tau_bench"), native_ids=True,
+))
