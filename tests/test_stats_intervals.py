@@ -211,3 +211,11 @@ def test_wilson_at_all_correct_and_all_wrong_reaches_the_bound_exactly(tasks):
     none = passatk.score([1] * tasks, [0] * tasks, k=1, interval="wilson")[0]
     assert (full.value, full.ci_high) == (1.0, 1.0)
     assert (none.value, none.ci_low) == (0.0, 0.0)
+
+
+def test_cluster_interval_with_equal_cluster_means_falls_back_with_its_reason():
+    # found by hypothesis: per-task values differ, but the three cluster means are all 0.5
+    n, c = np.array([1, 12, 12, 1]), np.array([0, 6, 6, 1])
+    r = passatk.score(n, c, k=1, interval="cluster", clusters=np.arange(4) % 3)[0]
+    assert r.se == 0.0 and r.ci_low < r.value < r.ci_high
+    assert r.reason.startswith("all 3 cluster means equal 0.5, so the clustered se is 0")

@@ -65,11 +65,12 @@ def clip(lo, hi, low=0.0, high=1.0):
     return max(lo, low), min(hi, high), lo < low or hi > high
 
 
-def fallback(value, size, confidence):
+def fallback(value, size, confidence, what=None):
     """The interval for all-equal per-task values (sd = 0), and the reason that says so."""
     lo, hi = wilson(value, size, norm_ppf(0.5 + confidence / 2))
-    reason = (f"all {size} per-task estimates equal {value:.6g}, so their sd is 0 and a "
-              f"t or bootstrap interval would have zero width; fell back to the Wilson score "
+    what = what or f"all {size} per-task estimates equal {value:.6g}, so their sd is 0"
+    reason = (f"{what} and a t or bootstrap interval would have zero width; fell back to the "
+              f"Wilson score "
               f"interval with the largest variance values in [0, 1] allow, v(1-v) (exactly "
               f"Wilson for binary outcomes)")
     return lo, hi, reason

@@ -389,6 +389,11 @@ def _row_interval(s, interval):
     if s.s2 == 0.0 and interval != "fixed":
         lo, hi, why = IV.fallback(s.value, s.theta.size, s.confidence)
         return lo, hi, IV.LABELS["fallback"], "wilson", why
+    if s.se == 0.0 and interval == "cluster":
+        lo, hi, why = IV.fallback(s.value, s.theta.size, s.confidence,
+                                  f"all {s.n_cl} cluster means equal {s.value:.6g}, so the "
+                                  f"clustered se is 0")
+        return lo, hi, IV.LABELS["fallback"], "wilson", why
     return _INTERVAL_FUNCTIONS[interval](s, interval)
 
 
