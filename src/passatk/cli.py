@@ -208,14 +208,7 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
             metavar="FIELD",
             help="group by this field (repeatable: --by model --by temperature)",
         )
-    g.add_argument("--task", metavar="FIELD", help="column that holds the task id")
-    g.add_argument("--passed", metavar="FIELD", help="column that holds the pass flag")
-    g.add_argument("--reward", metavar="FIELD", help="column that holds a reward (see --threshold)")
-    g.add_argument(
-        "--threshold", type=_finite_float, metavar="X", help="a sample passes when reward >= X"
-    )
-    g.add_argument("--n", dest="n_field", metavar="FIELD", help="column of n (count tables)")
-    g.add_argument("--c", dest="c_field", metavar="FIELD", help="column of c (count tables)")
+    _add_column_args(g)
     g.add_argument(
         "--merge",
         action="store_true",
@@ -227,6 +220,24 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         action="store_true",
         help="skip bad records instead of failing; their number and places are reported on stderr",
     )
+    _add_filter_args(g)
+    _add_execution_args(g)
+
+
+def _add_column_args(g: Any) -> None:
+    """The options naming the columns of a table archive."""
+    g.add_argument("--task", metavar="FIELD", help="column that holds the task id")
+    g.add_argument("--passed", metavar="FIELD", help="column that holds the pass flag")
+    g.add_argument("--reward", metavar="FIELD", help="column that holds a reward (see --threshold)")
+    g.add_argument(
+        "--threshold", type=_finite_float, metavar="X", help="a sample passes when reward >= X"
+    )
+    g.add_argument("--n", dest="n_field", metavar="FIELD", help="column of n (count tables)")
+    g.add_argument("--c", dest="c_field", metavar="FIELD", help="column of c (count tables)")
+
+
+def _add_filter_args(g: Any) -> None:
+    """The LiveCodeBench filters."""
     g.add_argument("--since", metavar="DATE", help="LiveCodeBench: contest date on or after DATE")
     g.add_argument("--until", metavar="DATE", help="LiveCodeBench: contest date on or before DATE")
     g.add_argument(
@@ -236,6 +247,10 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         metavar="LEVEL",
         help="LiveCodeBench: keep only this difficulty (easy, medium, hard; repeatable)",
     )
+
+
+def _add_execution_args(g: Any) -> None:
+    """The options of how archives are read: quiet, progress, jobs, scheduler, storage."""
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no notes on stderr")
     g.add_argument(
         "--progress",
@@ -386,23 +401,8 @@ def _subparser(sub: Any, name: str, help: str, description: str, examples: str) 
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``passatk`` command."""
-    parser = _Parser(
-        prog=PROG,
-        description="Exact pass@k (and pass^k) with honest uncertainty, from the result archives\n"
-        "that code-generation harnesses leave behind.",
-        epilog="examples:\n"
-        "  passatk score results/*_results.jsonl -k 1,10,100\n"
-        "  passatk compare run_a/ run_b/ -k 1 --format markdown\n"
-        "  passatk formats\n\n"
-        "Run 'passatk COMMAND --help' for the options of each command.\n\n" + EXIT_STATUS_HELP,
-        formatter_class=_Formatter,
-        allow_abbrev=False,
-    )
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-
+def _add_score_parser(sub: Any) -> None:
+    """Add the ``score`` subcommand."""
     p = _subparser(
         sub,
         "score",
@@ -420,6 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_args(p)
     p.set_defaults(func=cmd_score)
 
+
+def _add_compare_parser(sub: Any) -> None:
+    """Add the ``compare`` subcommand."""
     p = _subparser(
         sub,
         "compare",
@@ -444,6 +447,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_args(p)
     p.set_defaults(func=cmd_compare)
 
+
+def _add_check_parser(sub: Any) -> None:
+    """Add the ``check`` subcommand."""
     p = _subparser(
         sub,
         "check",
@@ -472,6 +478,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_output_args(p, percent=False)
     p.set_defaults(func=cmd_check)
 
+
+def _add_plot_parser(sub: Any) -> None:
+    """Add the ``plot`` subcommand."""
     p = _subparser(
         sub,
         "plot",
@@ -499,6 +508,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="figure height in inches (default: %(default)s)")
     p.set_defaults(func=cmd_plot)
 
+
+def _add_simulate_parser(sub: Any) -> None:
+    """Add the ``simulate`` subcommand."""
     p = _subparser(
         sub,
         "simulate",
@@ -534,6 +546,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr")
     p.set_defaults(func=cmd_simulate)
 
+
+def _add_formats_parser(sub: Any) -> None:
+    """Add the ``formats`` subcommand."""
     p = _subparser(
         sub,
         "formats",
@@ -543,6 +558,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_output_args(p, percent=False)
     p.set_defaults(func=cmd_formats)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``passatk`` command."""
+    parser = _Parser(
+        prog=PROG,
+        description="Exact pass@k (and pass^k) with honest uncertainty, from the result archives\n"
+        "that code-generation harnesses leave behind.",
+        epilog="examples:\n"
+        "  passatk score results/*_results.jsonl -k 1,10,100\n"
+        "  passatk compare run_a/ run_b/ -k 1 --format markdown\n"
+        "  passatk formats\n\n"
+        "Run 'passatk COMMAND --help' for the options of each command.\n\n" + EXIT_STATUS_HELP,
+        formatter_class=_Formatter,
+        allow_abbrev=False,
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+
+    _add_score_parser(sub)
+    _add_compare_parser(sub)
+    _add_check_parser(sub)
+    _add_plot_parser(sub)
+    _add_simulate_parser(sub)
+    _add_formats_parser(sub)
     return parser
 
 

@@ -91,6 +91,42 @@ def _tail_in(w: np.ndarray, pos: np.ndarray, tail: np.ndarray, tails: list) -> n
     return found
 
 
+def _unescaped_quotes(a: np.ndarray, bs: np.ndarray, quotes: np.ndarray, nl: np.ndarray,
+                      ruled_out: np.ndarray, size: int) -> np.ndarray:
+    """``quotes`` less those escaped by a backslash (``bs``: the backslashes left to look
+    at); lines with a \\u escape that is not four hex digits, or an invalid escape, are set
+    in ``ruled_out`` (in place)."""
+    # in range: the block ends with a newline, so bs + 1 exists and a[-1] is not a backslash
+    after = a[bs + 1]
+    prev_bs = a[bs - 1] == 92
+    is_end = after != 92  # the last backslash of its run
+    escaping = is_end & ~prev_bs  # a run of one escapes the next byte
+    multi = np.flatnonzero(is_end & prev_bs)  # runs of two or more (rare): walk back
+    if multi.size:
+        run_end = bs[multi]
+        odd = np.zeros(multi.size, dtype=bool)
+        active, k = np.arange(multi.size), 2
+        while active.size:
+            active = active[a[run_end[active] - k] == 92]
+            odd[active] = ~odd[active]
+            k += 1
+        escaping[multi] = odd
+    esc, nxt = bs[escaping], after[escaping]
+    suspect = np.flatnonzero(~_ESCAPE_SIMPLE[nxt])  # \\u.... or an invalid escape
+    if suspect.size:
+        is_u = nxt[suspect] == 117
+        hexpos = np.minimum(esc[suspect, None] + np.arange(2, 6), size - 1)
+        valid = is_u & _HEX[a[hexpos]].all(axis=1)
+        if not valid.all():
+            ruled_out[np.searchsorted(nl, esc[suspect[~valid]])] = True
+    escaped = esc[nxt == 34] + 1
+    if escaped.size:
+        keep = np.ones(quotes.size, dtype=bool)
+        keep[np.searchsorted(quotes, escaped)] = False
+        quotes = quotes[keep]
+    return quotes
+
+
 def scan_block(
     block: bytes | bytearray, end: int | None = None, scratch: np.ndarray | None = None
 ) -> tuple[np.ndarray, ...]:
@@ -131,34 +167,7 @@ def scan_block(
     bs = np.flatnonzero(is_bs)
     quotes = np.flatnonzero(np.equal(a, 34, out=mask))
     if bs.size:
-        # in range: the block ends with a newline, so bs + 1 exists and a[-1] is not a backslash
-        after = a[bs + 1]
-        prev_bs = a[bs - 1] == 92
-        is_end = after != 92  # the last backslash of its run
-        escaping = is_end & ~prev_bs  # a run of one escapes the next byte
-        multi = np.flatnonzero(is_end & prev_bs)  # runs of two or more (rare): walk back
-        if multi.size:
-            run_end = bs[multi]
-            odd = np.zeros(multi.size, dtype=bool)
-            active, k = np.arange(multi.size), 2
-            while active.size:
-                active = active[a[run_end[active] - k] == 92]
-                odd[active] = ~odd[active]
-                k += 1
-            escaping[multi] = odd
-        esc, nxt = bs[escaping], after[escaping]
-        suspect = np.flatnonzero(~_ESCAPE_SIMPLE[nxt])  # \\u.... or an invalid escape
-        if suspect.size:
-            is_u = nxt[suspect] == 117
-            hexpos = np.minimum(esc[suspect, None] + np.arange(2, 6), size - 1)
-            valid = is_u & _HEX[a[hexpos]].all(axis=1)
-            if not valid.all():
-                ruled_out[np.searchsorted(nl, esc[suspect[~valid]])] = True
-        escaped = esc[nxt == 34] + 1
-        if escaped.size:
-            keep = np.ones(quotes.size, dtype=bool)
-            keep[np.searchsorted(quotes, escaped)] = False
-            quotes = quotes[keep]
+        quotes = _unescaped_quotes(a, bs, quotes, nl, ruled_out, size)
     first_quote = np.searchsorted(quotes, starts)
     per_line = np.searchsorted(quotes, nl) - first_quote
     cand = np.flatnonzero((per_line == _QUOTES_PER_LINE) & ~ruled_out)

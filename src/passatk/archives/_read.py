@@ -58,7 +58,8 @@ def _date(value: object, name: str) -> str | None:
     return value
 
 
-def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Options:
+def _by_fields(by) -> tuple:
+    """``by`` as a tuple of distinct, non-empty field names (path specs checked)."""
     if isinstance(by, str):
         by = (by,)
     try:
@@ -72,35 +73,56 @@ def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Op
             path_group_value(b, os.path.join("a", "b", "c"))  # validates the spec's form
     if len(set(by)) != len(by):
         raise ValueError(f"by must not repeat a field, got {list(by)}")
-    if threshold is not None:
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-            raise TypeError(f"threshold must be a number, got {threshold!r}")
-        if not math.isfinite(threshold):
-            raise ValueError(f"threshold must be finite, got {threshold!r}")
-        threshold = float(threshold)
+    return by
+
+
+def _threshold(threshold) -> float | None:
+    """``threshold`` checked to be a finite number, as a float (None stays None)."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise TypeError(f"threshold must be a number, got {threshold!r}")
+    if not math.isfinite(threshold):
+        raise ValueError(f"threshold must be finite, got {threshold!r}")
+    return float(threshold)
+
+
+def _difficulty(d) -> frozenset | None:
+    """The ``difficulty`` filter as a lower-case frozenset (None or empty: no filter)."""
+    if d is None or (isinstance(d, (list, tuple, set, frozenset)) and not d):
+        return None
+    items = (d,) if isinstance(d, str) else tuple(d)
+    for x in items:
+        if not isinstance(x, str) or x.lower() not in _DIFFICULTIES:
+            raise HintedError(Option("filters", key="difficulty"),
+                              f" must be among {_DIFFICULTIES}, got {x!r}")
+    return frozenset(x.lower() for x in items)
+
+
+def _filters(filters) -> tuple:
+    """``filters`` checked, as (since, until, difficulty)."""
+    if filters is None:
+        return None, None, None
+    if not isinstance(filters, Mapping):
+        raise TypeError(f"filters must be a mapping, got {type(filters).__name__}")
+    unknown = set(filters) - {"since", "until", "difficulty"}
+    if unknown:
+        raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
+                         "difficulty")
+    since = _date(filters.get("since"), "since")
+    until = _date(filters.get("until"), "until")
+    if since and until and since > until:
+        raise HintedError(Option("filters", key="since"), f" {since} is after ",
+                          Option("filters", key="until"), f" {until}")
+    return since, until, _difficulty(filters.get("difficulty"))
+
+
+def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Options:
+    by = _by_fields(by)
+    threshold = _threshold(threshold)
     if not isinstance(skip_bad, bool):
         raise TypeError(f"skip_bad must be a bool, got {skip_bad!r}")
-    since = until = difficulty = None
-    if filters is not None:
-        if not isinstance(filters, Mapping):
-            raise TypeError(f"filters must be a mapping, got {type(filters).__name__}")
-        unknown = set(filters) - {"since", "until", "difficulty"}
-        if unknown:
-            raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
-                             "difficulty")
-        since = _date(filters.get("since"), "since")
-        until = _date(filters.get("until"), "until")
-        if since and until and since > until:
-            raise HintedError(Option("filters", key="since"), f" {since} is after ",
-                              Option("filters", key="until"), f" {until}")
-        d = filters.get("difficulty")
-        if d is not None and not (isinstance(d, (list, tuple, set, frozenset)) and not d):
-            items = (d,) if isinstance(d, str) else tuple(d)
-            for x in items:
-                if not isinstance(x, str) or x.lower() not in _DIFFICULTIES:
-                    raise HintedError(Option("filters", key="difficulty"),
-                                      f" must be among {_DIFFICULTIES}, got {x!r}")
-            difficulty = frozenset(x.lower() for x in items)
+    since, until, difficulty = _filters(filters)
     return Options(
         by=by, task=_column(task, "task"), passed=_column(passed, "passed"),
         reward=_column(reward, "reward"), threshold=threshold, n=_column(n, "n"),

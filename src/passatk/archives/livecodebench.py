@@ -35,6 +35,57 @@ def _error(meta: object) -> object:
     return meta.get("error") if isinstance(meta, dict) else None
 
 
+def _problem(p: object) -> tuple:
+    """A problem's (task, graded_list), checked; raises ``BadRecord``."""
+    if not isinstance(p, dict):
+        raise BadRecord(f"problem must be an object, got {type(p).__name__}")
+    for key in ("question_id", "graded_list"):
+        if key not in p:
+            raise BadRecord(f'missing field "{key}"')
+    task = task_id(p["question_id"], "question_id")
+    graded = p["graded_list"]
+    if not isinstance(graded, list) or not graded \
+            or not all(is_flag(g) for g in graded):
+        raise BadRecord("graded_list must be a non-empty list of pass flags (true/false, "
+                        f"1/0, 1.0/0.0), got {show(graded)}", ("graded_list",))
+    return task, graded
+
+
+def _kept(p: dict, o) -> bool:
+    """Whether the problem passes the date and difficulty filters; raises ``BadRecord``."""
+    if o.since is not None or o.until is not None:
+        date = p.get("contest_date")
+        if not isinstance(date, str) or not DATE.match(date):
+            raise BadRecord(f"contest_date must be an ISO date, got {show(date)}",
+                            ("contest_date",))
+        day = date[:10]
+        if (o.since is not None and day < o.since) or (o.until is not None
+                                                        and day > o.until):
+            return False
+    if o.difficulty is not None:
+        d = p.get("difficulty")
+        if not isinstance(d, str):
+            raise BadRecord(f"difficulty must be a string, got {show(d)}",
+                            ("difficulty",))
+        if d.lower() not in o.difficulty:
+            return False
+    return True
+
+
+def _add_problem(ctx: Context, file: str, i: int, p: dict, group, task, graded,
+                 failures) -> None:
+    """Add one problem's counts, failure hints and stored ``pass@1`` to ``ctx``."""
+    ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
+    meta = p.get("metadata")
+    for j, g in enumerate(graded):
+        failures.add(g == 1, _error(meta[j] if isinstance(meta, list) and j < len(meta)
+                                    else None))
+    value = p.get("pass@1")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),
+                                       location(file, path=(i, "pass@1")), "fraction", task))
+
+
 def read(file: str, ctx: Context, doc: list) -> None:
     ctx.set_metric("pass@k", file)
     o = ctx.options
@@ -44,46 +95,14 @@ def read(file: str, ctx: Context, doc: list) -> None:
     failures = hints.failures(ctx, file)
     for i, p in enumerate(doc):
         try:
-            if not isinstance(p, dict):
-                raise BadRecord(f"problem must be an object, got {type(p).__name__}")
-            for key in ("question_id", "graded_list"):
-                if key not in p:
-                    raise BadRecord(f'missing field "{key}"')
-            task = task_id(p["question_id"], "question_id")
-            graded = p["graded_list"]
-            if not isinstance(graded, list) or not graded \
-                    or not all(is_flag(g) for g in graded):
-                raise BadRecord("graded_list must be a non-empty list of pass flags (true/false, "
-                                f"1/0, 1.0/0.0), got {show(graded)}", ("graded_list",))
-            if o.since is not None or o.until is not None:
-                date = p.get("contest_date")
-                if not isinstance(date, str) or not DATE.match(date):
-                    raise BadRecord(f"contest_date must be an ISO date, got {show(date)}",
-                                    ("contest_date",))
-                day = date[:10]
-                if (o.since is not None and day < o.since) or (o.until is not None
-                                                                and day > o.until):
-                    continue
-            if o.difficulty is not None:
-                d = p.get("difficulty")
-                if not isinstance(d, str):
-                    raise BadRecord(f"difficulty must be a string, got {show(d)}",
-                                    ("difficulty",))
-                if d.lower() not in o.difficulty:
-                    continue
+            task, graded = _problem(p)
+            if not _kept(p, o):
+                continue
             group = group_from(o.by, pathvals, p)
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
-        ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
-        meta = p.get("metadata")
-        for j, g in enumerate(graded):
-            failures.add(g == 1, _error(meta[j] if isinstance(meta, list) and j < len(meta)
-                                        else None))
-        value = p.get("pass@1")
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),
-                                           location(file, path=(i, "pass@1")), "fraction", task))
+        _add_problem(ctx, file, i, p, group, task, graded, failures)
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
