@@ -16,12 +16,12 @@ wall-clock runs; ``-s`` prints the medians and ratios.
 """
 
 import math
-import time
 import uuid
 from collections import defaultdict
 
 import numpy as np
 import pytest
+from _timing import best_of
 
 from passatk import rl
 
@@ -30,12 +30,7 @@ _MEDIANS = {}
 
 
 def _best_of(fn, reps=30):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return best_of(fn, reps)
 
 
 @pytest.fixture(scope="module")

@@ -22,12 +22,12 @@ With ``--benchmark-disable`` (the default) every row still runs once and checks 
 the targets are asserted on the best of a few wall-clock runs only with --benchmark-enable.
 """
 
-import time
 import uuid
 from collections import defaultdict
 
 import numpy as np
 import pytest
+from _timing import best_of
 
 from passatk import rl
 
@@ -109,12 +109,7 @@ def _majority(sample):
 
 
 def _best_of(fn, reps=10):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return best_of(fn, reps)
 
 
 def _run(benchmark, name, fn, *, group, target=None, baseline=False, scale=1.0, rounds=None):

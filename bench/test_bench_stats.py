@@ -12,10 +12,10 @@ With ``--benchmark-disable`` (the default) each function runs once, and the hard
 still asserted from a best-of-3 wall-clock time.
 """
 
-import time
 
 import numpy as np
 import pytest
+from _timing import best_of
 
 import passatk
 from passatk._jit import get_num_threads, set_num_threads
@@ -31,12 +31,7 @@ def one_thread():
 
 
 def _best_of(fn, reps=3):
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+    return best_of(fn, reps)
 
 
 @pytest.fixture(scope="module")
