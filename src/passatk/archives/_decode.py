@@ -1,0 +1,50 @@
+"""msgspec decoding for the readers' fast paths, and the duplicate-key check that goes with it.
+
+msgspec decodes a typed :class:`msgspec.Struct` holding only the fields a reader needs, several
+times faster than ``json.loads``, but when a key occurs twice in one object it keeps the last
+value silently, and passatk refuses duplicate keys (which value counts is ambiguous). A fast
+path therefore proves, per buffer, that no field it reads occurs twice:
+:func:`names_occur` checks that each quoted field name occurs in the raw bytes exactly as often
+as the decoded records account for (once as a key per record that has the field, plus once per
+decoded string *value* that equals the name). An escape such as ``\\u0061`` could spell a name
+without its bytes, so a buffer holding ``\\u0030`` to ``\\u007f`` is not proved.
+A buffer that is not proved is decoded again by the exact path (``json`` with a duplicate-key
+hook), which also locates every error; a false alarm (a name inside some other text) only costs
+speed, never a different number. Fields the reader does not use are not checked.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["decoder", "names_occur"]
+
+# \u0030-\u007f spell the digits, letters and "_" of field names; the other escapes cannot
+_ASCII_ESCAPE = re.compile(rb"\\u00[3-7]")
+
+
+@lru_cache(maxsize=64)
+def decoder(kind: type):
+    """A cached ``msgspec.json.Decoder`` for ``kind`` (msgspec is imported on first use)."""
+    import msgspec
+
+    return msgspec.json.Decoder(kind)
+
+
+def names_occur(buf: bytes, expected: dict[bytes, int]) -> bool:
+    """True when each quoted name occurs in ``buf`` exactly ``expected[name]`` times.
+
+    ``expected`` maps a name's bytes (without quotes) to the number of times the decoded
+    records account for. False when an escape could spell a name.
+
+    >>> names_occur(b'{"passed": true, "result": "passed"}', {b"passed": 2})
+    True
+    >>> names_occur(b'{"passed": true, "passed": false}', {b"passed": 1})
+    False
+    >>> names_occur(b'{"passed": true, "pass\\\\u0065d": false}', {b"passed": 1})
+    False
+    """
+    if b"\\u00" in buf and _ASCII_ESCAPE.search(buf):
+        return False
+    return all(buf.count(b'"' + name + b'"') == count for name, count in expected.items())
