@@ -1,0 +1,473 @@
+"""Whole JSON documents at msgspec speed: one pass, bounded memory, used only when proved.
+
+:func:`fast_load` reads a document once, in blocks, and walks its top level and the per-task
+container (EvalPlus and BigCodeBench ``$.eval``, a tau-bench list) member by member. The end of
+a member is found by msgspec itself: decoding the bytes from the member's first byte stops at
+the byte after it (``trailing characters (byte N)``), so a string or a nested value can never
+be cut, and a malformed document is never read as a different valid one. Each member is then
+decoded with a typed :class:`msgspec.Struct` of only the fields the reader uses and folded into
+a summary (per task ``n`` and ``c``); memory is one block plus the largest member (at most the
+record-length cap), never the document.
+
+What msgspec cannot tell, the walk proves: duplicate task keys (a set of keys), duplicate
+fields of an EvalPlus or BigCodeBench sample (:func:`_decode.names_occur` over each block),
+duplicate fields of a tau-bench trial (its fields are walked one by one), UTF-8 (the exact path
+decodes every byte). The members the readers see without the summary (the top level, the first
+task) are decoded by the exact decoder. Anything else (a value outside a schema, a record the
+exact path would skip or refuse, a document of another shape) raises :class:`Unproved`, and the
+caller reads the file on the exact path (``_jsondoc``), which gives today's located errors and
+``skip_bad``; nothing from the failed attempt is kept.
+
+Fields a reader does not use are checked for syntax by msgspec, not for duplicate keys inside
+them, nor for integers of more than 4300 digits (the stdlib refuses those; see ``_decode``).
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Any, Literal
+
+import msgspec
+
+from ._common import BadRecord, decode_json, finite_number, require, task_id
+from ._decode import decoder, needles_occur
+from ._hints import FailureText
+from ._errors import ArchiveError
+from ._jsondoc import STREAM_KEYS, StreamedDict, StreamedList, decode_member, split_document
+from ._sources import UTF8_BOM, max_record_bytes, open_binary
+from .taubench import SUCCESS_TOLERANCE
+
+__all__ = ["BLOCK", "Summary", "Unproved", "fast_load"]
+
+BLOCK = 16 << 20
+_HEAD = 1 << 16
+_BLANK = re.compile(rb"[ \t\r\n]*")
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+_UNSET = msgspec.UNSET
+_Status = Literal["pass", "fail", "timeout"]
+
+
+class Unproved(Exception):
+    """The fast path cannot vouch for this document: the exact path reads it."""
+
+
+class _EvalPlusSample(msgspec.Struct):
+    task_id: str | msgspec.UnsetType = _UNSET
+    base_status: _Status | None | msgspec.UnsetType = _UNSET
+    plus_status: _Status | None | msgspec.UnsetType = _UNSET
+
+
+class _Details(msgspec.Struct):
+    ALL: Any = _UNSET
+
+
+class _BigCodeBenchSample(msgspec.Struct):
+    status: _Status | msgspec.UnsetType = _UNSET
+    details: _Details | None | msgspec.UnsetType = _UNSET
+
+
+class Summary:
+    """What the fast pass found in the per-task container, for one reader (``kind``)."""
+
+    kind = ""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, int, int, int]] = []  # (task, n, c, plus c)
+        self.expected: dict[bytes, int] = {}
+
+    def count(self, name: bytes, times: int) -> None:
+        self.expected[name] = self.expected.get(name, 0) + times
+
+
+class _EvalPlus(Summary):
+    """EvalPlus v2/v3: per task (n, base c, plus c); whether any plus status is set."""
+
+    kind = "evalplus"
+    schema = list[_EvalPlusSample]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.has_plus = False
+        self.expected = {b'_status"': 0, b'"task_id"': 0}
+
+    def add(self, task: str, samples: list) -> None:
+        n = len(samples)
+        base = [s.base_status for s in samples]
+        plus = [s.plus_status for s in samples]
+        ids = [s.task_id for s in samples]
+        unset_plus, unset_ids = plus.count(_UNSET), ids.count(_UNSET)
+        if not n or _UNSET in base or ids.count(task) + unset_ids != n:
+            raise Unproved  # the exact path skips or refuses these
+        cb = base.count("pass")
+        cp = sum(1 for b, p in zip(base, plus) if b == "pass" and p == "pass")
+        self.has_plus = self.has_plus or plus.count(None) + unset_plus < n
+        self.rows.append((task, n, cb, cp))
+        self.count(b'_status"', 2 * n - unset_plus)  # "base_status" and "plus_status"
+        self.count(b'"task_id"', n - unset_ids)
+
+
+class _BigCodeBench(Summary):
+    """BigCodeBench: per task (n, c), and the harness error texts of the failed samples."""
+
+    kind = "bigcodebench"
+    schema = list[_BigCodeBenchSample]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failures = FailureText()
+        self.expected = {b'"status"': 0, b'"details"': 0, b'"ALL"': 0}
+
+    def add(self, task: str, samples: list) -> None:
+        n = c = 0
+        for s in samples:
+            if s.status is _UNSET:
+                raise Unproved
+            n += 1
+            passed = s.status == "pass"
+            c += passed
+            text = None
+            if isinstance(s.details, _Details):
+                self.count(b'"details"', 1)
+                if s.details.ALL is not _UNSET:
+                    text = s.details.ALL
+                    self.count(b'"ALL"', 1 + (text == "ALL"))
+            elif s.details is None:
+                self.count(b'"details"', 1)
+            self.failures.add(passed, text)
+        if not n:
+            raise Unproved
+        self.count(b'"status"', n)
+        self.rows.append((task, n, c, 0))
+
+
+class _TauBench(Summary):
+    """tau-bench: per task (n, c) in the order tasks are first seen."""
+
+    kind = "tau-bench"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks: dict[str, list[int]] = {}
+
+    def add(self, trial: dict) -> None:
+        try:
+            task = task_id(require(trial, "task_id"))
+            reward = finite_number(require(trial, "reward"), "reward")
+        except BadRecord:
+            raise Unproved from None
+        row = self.tasks.setdefault(task, [0, 0])
+        row[0] += 1
+        row[1] += abs(reward - 1.0) <= SUCCESS_TOLERANCE
+
+
+class _Buffer:
+    """The document's bytes from the member being walked on: ``data[:n]``, read block by
+    block into one reused buffer (fresh memory for every block costs more than the parse)."""
+
+    def __init__(self, stream, block: int) -> None:
+        self.stream, self.block = stream, block
+        self.data = bytearray()
+        self.n = 0
+        self.eof = False
+        self.cap = max_record_bytes()
+
+    def more(self, start: int, size: int = 0) -> None:
+        """Read on (``size`` bytes, a block by default); Unproved at the end or past the
+        record-length cap from ``start``."""
+        if self.eof or self.n - start > self.cap + self.block:
+            raise Unproved
+        size = size or self.block
+        if self.n + size > len(self.data):
+            self.data.extend(bytes(self.n + size - len(self.data)))
+        with memoryview(self.data) as whole, whole[self.n:self.n + size] as view:
+            got = _read_into(self.stream, view)
+        if not got:
+            self.eof = True
+            raise Unproved
+        self.n += got
+
+    def skip(self, pos: int) -> int:
+        """The first non-blank byte at or after ``pos``."""
+        while True:
+            end = _BLANK.match(self.data, pos, self.n).end()  # type: ignore[union-attr]
+            if end < self.n:
+                return end
+            self.more(pos)
+
+    def end(self, pos: int) -> int:
+        """Where the JSON value at ``pos`` ends: its first non-blank byte after (msgspec)."""
+        while True:
+            error = None
+            with memoryview(self.data) as whole, whole[pos:self.n] as view:
+                try:
+                    msgspec.json.decode(view, type=msgspec.Raw)
+                except msgspec.DecodeError as e:
+                    error = str(e)
+            if error is not None:
+                m = _TRAILING.search(error)
+                if m:
+                    return pos + int(m.group(1)) - 1
+            self.more(pos)  # truncated, or malformed: more bytes may complete it
+
+    def drop(self, pos: int) -> None:
+        """Forget ``data[:pos]``; positions after it move down by ``pos``."""
+        rest = self.n - pos
+        self.data[:rest] = self.data[pos:self.n]
+        self.n = rest
+
+    def blank_to_end(self, pos: int) -> bool:
+        return _BLANK.match(self.data, pos, self.n).end() == self.n  # type: ignore[union-attr]
+
+    def check_text(self, start: int, end: int, needles: dict[bytes, int] | None) -> None:
+        """UTF-8 (as the exact path decodes it) and the field-name counts of ``[start, end)``."""
+        import numpy as np
+
+        if np.frombuffer(self.data, np.uint8, end - start, start).max(initial=0) >= 128:
+            with memoryview(self.data) as whole, whole[start:end] as view:
+                try:
+                    codecs.utf_8_decode(view, "strict", True)
+                except UnicodeDecodeError:
+                    raise Unproved from None
+        if needles and not needles_occur(self.data, needles, start, end):
+            raise Unproved
+
+
+def _read_into(stream, view: memoryview) -> int:
+    readinto = getattr(stream, "readinto", None)
+    if readinto is not None:
+        return readinto(view) or 0
+    chunk = stream.read(len(view))
+    view[:len(chunk)] = chunk
+    return len(chunk)
+
+
+def _key(buf: _Buffer, pos: int) -> tuple[str, int]:
+    """The object key at ``pos`` (exact decoder) and the position after its colon."""
+    if buf.data[pos] != 34:
+        raise Unproved
+    colon = buf.end(pos)
+    if buf.data[colon] != 58:
+        raise Unproved
+    try:
+        key = decode_json(bytes(buf.data[pos:colon]))
+    except BadRecord:
+        raise Unproved from None
+    return key, colon + 1
+
+
+def _within_cap(buf: _Buffer, start: int, end: int) -> None:
+    """A member longer than the cap is the exact path's error (with its line)."""
+    if end - start > buf.cap:
+        raise Unproved
+
+
+def _exact(buf: _Buffer, pos: int, end: int) -> object:
+    try:
+        return decode_json(bytes(buf.data[pos:end]))
+    except BadRecord:
+        raise Unproved from None
+
+
+def _pick(first: object) -> Summary:
+    """The summary for a container whose first value is ``first`` (exactly decoded)."""
+    if isinstance(first, list) and first and isinstance(first[0], dict):
+        if "base_status" in first[0]:
+            return _EvalPlus()
+        if "status" in first[0]:
+            return _BigCodeBench()
+    raise Unproved
+
+
+def _eval_container(buf: _Buffer, pos: int, holder: dict) -> tuple[Summary, int]:
+    """Walk ``$.eval`` from its ``{`` at ``pos``; return the summary and the byte after ``}``."""
+    mstart = pos + 1  # where the member starts, blanks included
+    pos = buf.skip(mstart)
+    summary: Summary | None = None
+    seen: set[str] = set()
+    start = pos  # the first byte not yet checked
+    while True:
+        key, after = _key(buf, pos)
+        value = buf.skip(after)
+        sep = buf.end(value)
+        _within_cap(buf, mstart, sep)
+        if key in seen:
+            raise Unproved
+        seen.add(key)
+        if summary is None:
+            first = _exact(buf, value, sep)
+            summary = _pick(first)
+            dict.__setitem__(holder, key, first)
+        with memoryview(buf.data) as whole, whole[value:sep] as view:
+            try:
+                samples = decoder(summary.schema).decode(view)  # type: ignore[attr-defined]
+            except (msgspec.DecodeError, ValueError):
+                raise Unproved from None
+        summary.add(key, samples)  # type: ignore[attr-defined]
+        if buf.data[sep] not in b",}":
+            raise Unproved
+        if buf.data[sep] == 125 or sep - start >= buf.block:
+            buf.check_text(start, sep, summary.expected)
+            summary.expected = dict.fromkeys(summary.expected, 0)
+            buf.drop(sep)
+            sep = start = 0
+        if buf.data[sep] == 125:
+            return summary, sep + 1
+        mstart = sep + 1
+        pos = buf.skip(mstart)
+
+
+def _load_object(buf: _Buffer, pos: int, file: str) -> dict:
+    top: dict = {}
+    budget = buf.cap
+    buf.drop(pos + 1)
+    pos = buf.skip(0)
+    while True:
+        key, after = _key(buf, pos)
+        value = buf.skip(after)
+        if key in top:
+            raise Unproved
+        if key == "eval" and buf.data[value] == 123:
+            container = FastDict(file, ("eval",))
+            top[key] = container
+            container.summary, sep = _eval_container(buf, value, container)
+            sep = buf.skip(sep)
+        elif key in STREAM_KEYS:
+            raise Unproved  # a container the exact skeleton streams: keep it the same
+        else:
+            sep = buf.end(value)
+            _within_cap(buf, 0, sep)
+            budget -= sep
+            if budget < 0:
+                raise Unproved
+            top[key] = _exact(buf, value, sep)
+        if buf.data[sep] == 125:
+            if "eval" not in top or not isinstance(top["eval"], StreamedDict):
+                raise Unproved
+            buf.drop(sep + 1)
+            return top
+        if buf.data[sep] != 44:
+            raise Unproved
+        buf.drop(sep + 1)
+        pos = buf.skip(0)
+
+
+def _trial(buf: _Buffer, pos: int, summary: _TauBench) -> int:
+    """Walk one tau-bench trial, field by field; return the position of the byte after it."""
+    if buf.data[pos] != 123:
+        raise Unproved
+    fields: dict[str, object] = {}
+    seen: set[str] = set()
+    pos = buf.skip(pos + 1)
+    if buf.data[pos] == 125:
+        raise Unproved
+    while True:
+        key, after = _key(buf, pos)
+        value = buf.skip(after)
+        sep = buf.end(value)
+        if key in seen:
+            raise Unproved
+        seen.add(key)
+        if key in ("task_id", "reward"):
+            fields[key] = _exact(buf, value, sep)
+        if buf.data[sep] == 125:
+            summary.add(fields)
+            return sep + 1
+        if buf.data[sep] != 44:
+            raise Unproved
+        pos = buf.skip(sep + 1)
+
+
+def _load_list(buf: _Buffer, pos: int, file: str) -> list:
+    summary = _TauBench()
+    top = FastList(file, ())
+    top.summary = summary
+    mstart = pos + 1
+    pos = buf.skip(mstart)
+    start = pos
+    while True:
+        end = _trial(buf, pos, summary)
+        _within_cap(buf, mstart, end)
+        if not len(top):
+            first = _exact(buf, pos, end)
+            if not (isinstance(first, dict) and "reward" in first and "task_id" in first):
+                raise Unproved
+            list.append(top, first)
+        sep = buf.skip(end)
+        if buf.data[sep] not in b",]":
+            raise Unproved
+        if buf.data[sep] == 93 or sep - start >= buf.block:
+            buf.check_text(start, sep, None)
+            buf.drop(sep)
+            sep = start = 0
+        if buf.data[sep] == 93:
+            buf.drop(sep + 1)
+            return top
+        mstart = sep + 1
+        pos = buf.skip(mstart)
+
+
+def fast_load(file: str, block: int = BLOCK) -> object:
+    """The skeleton of ``file`` as ``_jsondoc.load_document`` gives it, its per-task container
+    carrying a :class:`Summary`, read in one pass; :class:`Unproved` when it cannot be proved.
+
+    Errors in reading the file itself (missing, unreadable, bad compression) are raised as the
+    exact path raises them.
+    """
+    with open_binary(file) as f:
+        buf = _Buffer(f.stream, block)
+        buf.more(0, min(block, _HEAD))  # a pipe that is no document is not read far
+        if buf.data.startswith(UTF8_BOM) and buf.n >= 3:
+            buf.drop(3)
+        pos = buf.skip(0)
+        first = buf.data[pos]
+        doc = (_load_object if first == 123 else _load_list if first == 91 else None)
+        if doc is None:
+            raise Unproved
+        top = doc(buf, pos, file)
+        while True:  # only blanks may follow the document
+            if not buf.blank_to_end(0):
+                raise Unproved
+            buf.n = 0
+            try:
+                buf.more(0)
+            except Unproved:
+                if buf.eof:
+                    return top
+                raise
+
+
+def _rest(container) -> Any:
+    """The members of ``container`` after its first, from the file (exact path)."""
+    return (m for m in split_document(container.file) if m.path == container.path
+            and m.text is not None and m.index > 0)
+
+
+class FastDict(StreamedDict):
+    """A StreamedDict read by the fast pass: holds its first member and the summary;
+    iteration yields the held member, then reads the others from the file."""
+
+    summary: Summary | None = None
+
+    def items(self):  # type: ignore[override]
+        (key, value), = dict.items(self)
+        yield key, value
+        seen = {key}
+        for m in _rest(self):
+            k, v = decode_member(self.file, m)
+            if k in seen:
+                raise ArchiveError(self.file, f"duplicate key {k!r} in $.{self.path[0]} (which "
+                                   "one counts is ambiguous)", line=m.line)
+            seen.add(k)
+            yield k, v
+
+
+class FastList(StreamedList):
+    """A StreamedList read by the fast pass (see FastDict)."""
+
+    summary: Summary | None = None
+
+    def __iter__(self):
+        yield list.__getitem__(self, 0)
+        for m in _rest(self):
+            yield decode_member(self.file, m)[1]
