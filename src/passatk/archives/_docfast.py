@@ -407,13 +407,14 @@ def _load_list(buf: _Buffer, pos: int, file: str) -> list:
         pos = buf.skip(mstart)
 
 
-def fast_load(file: str, block: int = BLOCK) -> object:
+def fast_load(file: str, block: int | None = None) -> object:
     """The skeleton of ``file`` as ``_jsondoc.load_document`` gives it, its per-task container
     carrying a :class:`Summary`, read in one pass; :class:`Unproved` when it cannot be proved.
 
     Errors in reading the file itself (missing, unreadable, bad compression) are raised as the
     exact path raises them.
     """
+    block = block or BLOCK  # tests shrink BLOCK to a few bytes
     with open_binary(file) as f:
         buf = _Buffer(f.stream, block)
         buf.more(0, min(block, _HEAD))  # a pipe that is no document is not read far
