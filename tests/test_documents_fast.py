@@ -20,6 +20,7 @@ from passatk.archives import ArchiveError, _docfast, read_counts, write_archive
 TASKS = ["HumanEval/0", "HumanEval/1", "HumanEval/10", "HumanEval/2"]
 FLAGS = [[True, False, True], [False], [True, True, False, False], [True] * 5]
 TINY = 64  # a block size that cuts every member of these files
+_FIXTURE = [HealthCheck.function_scoped_fixture]
 
 
 def _snapshot(path, **options):
@@ -189,8 +190,7 @@ def _dup_field(kind: str, name: str, value: str, escaped: bool = False) -> str:
     at = -1
     for _ in range(3):
         at = text.index(key, at + 1)
-    spelled = json.dumps(name) if not escaped else '"' + name[:-1] + "\\u%04x" % ord(
-        name[-1]) + '"'
+    spelled = json.dumps(name) if not escaped else f'"{name[:-1]}\\u{ord(name[-1]):04x}"'
     return text[:at] + f"{spelled}: {value}, " + text[at:]
 
 
@@ -385,7 +385,7 @@ def _serialize_pairs(ev, indent, ascii_only, dup_field):
     return '{"date": "d", "eval": {' + ",\n ".join(member(t, s) for t, s in ev) + "}}"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=_FIXTURE)
 @given(ev=_evalplus_docs(), indent=st.sampled_from([None, 1, 2]), ascii_only=st.booleans(),
        dup=st.integers(0, 6), block=st.sampled_from([7, 64, 500, None]),
        skip_bad=st.booleans())
@@ -397,7 +397,7 @@ def test_hypothesis_evalplus(tmp_path, monkeypatch, ev, indent, ascii_only, dup,
     assert fast == exact
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=_FIXTURE)
 @given(trials=st.lists(st.fixed_dictionaries(
     {"task_id": st.integers(0, 3) | st.sampled_from(["a", "b"]),
      "reward": st.floats(allow_nan=False, allow_infinity=False) | st.sampled_from(
