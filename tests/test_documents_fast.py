@@ -412,3 +412,21 @@ def test_hypothesis_taubench(tmp_path, monkeypatch, trials, indent, block):
     fast, exact = _both(path, monkeypatch, block)
     assert fast == exact
     assert _proved(path, block) == "tau-bench"
+
+
+_DETAILS = (st.just({}) | st.none() | st.fixed_dictionaries(
+    {}, optional={"ALL": st.sampled_from(["E", "failed:", "ALL", "F"]) | st.none()
+                  | st.integers(0, 1), "test_a": _SOLUTION}) | st.sampled_from([[], "x"]))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=_FIXTURE)
+@given(ev=st.dictionaries(st.sampled_from(["T/0", "T/1", "T/10", "status"]), st.lists(
+    st.fixed_dictionaries({"status": st.sampled_from(["pass", "fail", "fail", "timeout"])},
+                          optional={"details": _DETAILS, "solution": _SOLUTION}),
+    min_size=1, max_size=5), min_size=1, max_size=4),
+       indent=st.sampled_from([None, 2]), block=st.sampled_from([7, 64, None]))
+def test_hypothesis_bigcodebench(tmp_path, monkeypatch, ev, indent, block):
+    path = tmp_path / "m_eval_results.json"
+    _write(path, json.dumps({"eval": ev}, indent=indent))
+    fast, exact = _both(path, monkeypatch, block)
+    assert fast == exact
