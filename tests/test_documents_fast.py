@@ -430,3 +430,25 @@ def test_hypothesis_bigcodebench(tmp_path, monkeypatch, ev, indent, block):
     _write(path, json.dumps({"eval": ev}, indent=indent))
     fast, exact = _both(path, monkeypatch, block)
     assert fast == exact
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_keys_with_escapes_and_unicode(tmp_path, monkeypatch, kind):
+    name, make = KINDS[kind]
+    text = json.dumps(make(), ensure_ascii=False)
+    if kind == "tau-bench":
+        text = text.replace('"trial"', '"tr\\"i\\u00e9l\\/"').replace('"info"', '"ïnfo"')
+    else:
+        text = text.replace('"HumanEval/1"', '"Human\\"Eval\\/\\u00e9/1"').replace(
+            '"HumanEval/2"', '"HumanEvalé/2"')
+    path = tmp_path / name
+    _write(path, text)
+    for block in (None, TINY, 5):
+        _same(path, monkeypatch, kind, block)
+
+
+def test_a_key_with_a_control_character_is_the_exact_error(tmp_path, monkeypatch):
+    path = tmp_path / "eval_results.json"
+    _write(path, json.dumps(_evalplus()).replace('"HumanEval/1"', '"Human\tEval/1"'))
+    fast, exact = _both(path, monkeypatch)
+    assert fast == exact and fast[0] == "error"
