@@ -25,12 +25,13 @@ them, nor for integers of more than 4300 digits (the stdlib refuses those; see `
 from __future__ import annotations
 
 import codecs
+import math
 import re
 from typing import Any, Literal
 
 import msgspec
 
-from ._common import BadRecord, decode_json, finite_number, require, task_id
+from ._common import BadRecord, decode_json, finite_number, int_text, require, task_id
 from ._decode import decoder, needles_occur
 from ._errors import ArchiveError
 from ._hints import FailureText
@@ -45,6 +46,7 @@ _HEAD = 1 << 16
 _BLANK = re.compile(rb"[ \t\r\n]*")
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _PLAIN_KEY = re.compile(rb'"([^"\\\x00-\x1f]*)"[ \t\r\n]*:')
+_NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
 _KEYS: dict[bytes, str] = {}  # the keys seen, decoded (trial fields repeat in every trial)
 _UNSET = msgspec.UNSET
 _Status = Literal["pass", "fail", "timeout"]
@@ -159,12 +161,21 @@ class _TauBench(Summary):
         self.tasks: dict[str, list[int]] = {}
 
     def add(self, trial: dict) -> None:
-        try:
-            task = task_id(require(trial, "task_id"))
-            reward = finite_number(require(trial, "reward"), "reward")
-        except BadRecord:
-            raise Unproved from None
-        row = self.tasks.setdefault(task, [0, 0])
+        task, reward = trial.get("task_id"), trial.get("reward")
+        if type(task) is int:
+            try:
+                task = int_text(task, "task_id")  # as task_id() writes an integer id
+            except BadRecord:
+                raise Unproved from None
+        if not (type(task) is str and type(reward) is float and math.isfinite(reward)):
+            try:  # the reader's own checks, for everything but the common case
+                task = task_id(require(trial, "task_id"))
+                reward = finite_number(require(trial, "reward"), "reward")
+            except BadRecord:
+                raise Unproved from None
+        row = self.tasks.get(task)
+        if row is None:
+            row = self.tasks[task] = [0, 0]
         row[0] += 1
         row[1] += abs(reward - 1.0) <= SUCCESS_TOLERANCE
 
@@ -390,7 +401,7 @@ def _trial(buf: _Buffer, pos: int, summary: _TauBench) -> int:
             b'"reward"': len(fields) - ("task_id" in fields) + nested
             + (fields.get("task_id") == b'"reward"')}, pos, sep):
         return _walk_trial(buf, pos, summary)
-    summary.add({k: _exact_bytes(v) for k, v in fields.items()})
+    summary.add({k: _scalar(v) for k, v in fields.items()})
     return sep
 
 
@@ -409,7 +420,16 @@ def _typed_trial(view: memoryview) -> tuple[dict[str, bytes] | None, bool]:
     return fields, isinstance(info, _RewardInfo) and info.reward is not _UNSET
 
 
-def _exact_bytes(raw: bytes) -> object:
+def _scalar(raw: bytes) -> object:
+    """A JSON value (syntax checked by msgspec) as ``json.loads`` gives it: a string without
+    escapes or a number is converted as the stdlib converts it, anything else decoded by it."""
+    if raw[:1] == b'"' and b"\\" not in raw:
+        try:
+            return raw[1:-1].decode("utf-8")
+        except UnicodeDecodeError:
+            raise Unproved from None
+    if len(raw) < 40 and _NUMBER.match(raw):
+        return int(raw) if raw.isdigit() or raw[1:].isdigit() else float(raw)
     try:
         return decode_json(raw)
     except BadRecord:
