@@ -452,3 +452,38 @@ def test_a_key_with_a_control_character_is_the_exact_error(tmp_path, monkeypatch
     _write(path, json.dumps(_evalplus()).replace('"HumanEval/1"', '"Human\tEval/1"'))
     fast, exact = _both(path, monkeypatch)
     assert fast == exact and fast[0] == "error"
+
+
+@pytest.mark.parametrize("style", ["default", "indent2", "crlf", "compact"])
+def test_taubench_trials_are_decoded_in_batches(tmp_path, monkeypatch, style):
+    """Many trials per typed decode, cut at the separator learned from the first two; a
+    separator inside a string or a nested list cannot cut (the piece does not decode). On one
+    line (no indent) the trials' separator is also that of nested lists: one at a time."""
+    trials = _taubench() * 30
+    for i, t in enumerate(trials):
+        t["traj"].append({"role": "user", "content": "}, {" if i % 3 else "},\n  {"})
+        t["traj"].append([{"a": 1}, {"b": 2}])
+    path = tmp_path / "tau.json"
+    _write(path, STYLES[style](trials))
+    batches = []
+    real = _docfast._Batch.read
+
+    def spy(self, buf, pos, summary):
+        after = real(self, buf, pos, summary)
+        batches.append(after > pos)
+        return after
+
+    monkeypatch.setattr(_docfast._Batch, "read", spy)
+    fast = _same(path, monkeypatch, "tau-bench")
+    assert any(batches) == style in ("indent2", "crlf")
+    assert sum(r["n"] for r in fast[0]) == len(trials)
+
+
+def test_a_duplicate_reward_inside_a_batch_is_an_error(tmp_path, monkeypatch):
+    trials = _taubench() * 20
+    text = json.dumps(trials, indent=2)
+    at = text.index('"reward"', len(text) // 2)
+    path = tmp_path / "tau.json"
+    _write(path, text[:at] + '"reward": 1.0, ' + text[at:])
+    fast, exact = _both(path, monkeypatch)
+    assert fast == exact and "duplicate key" in fast[1]

@@ -467,7 +467,10 @@ def _load_list(buf: _Buffer, pos: int, file: str) -> list:
     mstart = pos + 1
     pos = buf.skip(mstart)
     start = pos
+    batch = _Batch()
     while True:
+        if batch.until < pos:  # trials up to the last separator in the buffer, at once
+            pos = batch.read(buf, pos, summary)
         end = _trial(buf, pos, summary)
         _within_cap(buf, mstart, end)
         if not len(top):
@@ -475,18 +478,95 @@ def _load_list(buf: _Buffer, pos: int, file: str) -> list:
             if not (isinstance(first, dict) and "reward" in first and "task_id" in first):
                 raise Unproved
             list.append(top, first)
+            batch.learn(buf, end)
         sep = buf.skip(end)
         if buf.data[sep] not in b",]":
             raise Unproved
         if buf.data[sep] == 93 or sep - start >= buf.block:
             buf.check_text(start, sep, None)
             buf.drop(sep)
+            batch.until -= sep
             sep = start = 0
         if buf.data[sep] == 93:
             buf.drop(sep + 1)
             return top
         mstart = sep + 1
         pos = buf.skip(mstart)
+
+
+class _Batch:
+    """Many tau-bench trials in one typed decode: the bytes between the first two trials
+    (``},\\n  {`` as ``indent=2`` writes them, with the indent of the closing brace) are
+    searched for from the end of the buffer; a cut there that decodes is a true boundary (a
+    cut inside a string or a nested value leaves the piece unterminated or unbalanced)."""
+
+    TRIES = 4
+
+    def __init__(self) -> None:
+        self.sep: bytes | None = None
+        self.until = 1 << 62  # no batch before the separator is known, or up to this position
+
+    def learn(self, buf: _Buffer, end: int) -> None:
+        """The separator text after the first trial (which ends before ``end``)."""
+        close = end - 1
+        while close > 0 and buf.data[close] in b" \t\r\n":
+            close -= 1
+        sep = buf.skip(end)
+        nxt = buf.skip(sep + 1) if buf.data[sep] == 44 else -1
+        if buf.data[close] != 125 or nxt < 0 or buf.data[nxt] != 123:
+            return
+        begin = close
+        while begin > 0 and buf.data[begin - 1] in b" \t":
+            begin -= 1
+        if begin > 0 and buf.data[begin - 1] == 10:
+            begin -= 1 + (begin > 1 and buf.data[begin - 2] == 13)
+        self.sep, self.until = bytes(buf.data[begin:nxt + 1]), -1
+
+    def read(self, buf: _Buffer, pos: int, summary: _TauBench) -> int:
+        """Read the trials from ``pos`` up to the last separator that proves; return where
+        the next trial starts (``pos`` when none did: those trials go one at a time)."""
+        assert self.sep is not None
+        limit, close_at = buf.n, self.sep.index(b"}")
+        for _ in range(self.TRIES):
+            cut = buf.data.rfind(self.sep, pos, limit)
+            if cut < 0:
+                return pos
+            limit = cut + len(self.sep) - 1
+            close = cut + close_at
+            if close + 1 - pos > buf.cap:
+                continue
+            try:
+                trials = decoder(list[_Trial]).decode(b"[" + bytes(buf.data[pos:close + 1]) + b"]")
+            except msgspec.ValidationError:
+                break
+            except msgspec.DecodeError:
+                continue  # not a boundary: an earlier one
+            rows, expected = _fields_of(trials)
+            if rows is None or not needles_occur(buf.data, expected, pos, close + 1):
+                break
+            for fields in rows:
+                summary.add({k: _scalar(v) for k, v in fields.items()})
+            return cut + len(self.sep) - 1
+        else:
+            self.until = 1 << 62  # separators that do not cut: one trial at a time from now
+            return pos
+        self.until = close + 1  # these trials one at a time, then batches again
+        return pos
+
+
+def _fields_of(trials: list) -> tuple[list | None, dict[bytes, int]]:
+    """The raw fields of decoded trials and the field-name counts they account for."""
+    rows, ids, rewards = [], 0, 0
+    for t in trials:
+        fields = {k: bytes(getattr(t, k)) for k in ("task_id", "reward")
+                  if getattr(t, k) is not _UNSET}
+        info = t.info.reward_info if isinstance(t.info, _Info) else None
+        tid = fields.get("task_id")
+        ids += ("task_id" in fields) + (tid == b'"task_id"')
+        rewards += ("reward" in fields) + (tid == b'"reward"') + (
+            isinstance(info, _RewardInfo) and info.reward is not _UNSET)
+        rows.append(fields)
+    return rows, {b'"task_id"': ids, b'"reward"': rewards}
 
 
 def fast_load(file: str, block: int | None = None) -> object:
