@@ -475,7 +475,7 @@ def test_taubench_trials_are_decoded_in_batches(tmp_path, monkeypatch, style):
 
     monkeypatch.setattr(_docfast._Batch, "read", spy)
     fast = _same(path, monkeypatch, "tau-bench")
-    assert any(batches) == style in ("indent2", "crlf")
+    assert any(batches) == (style in ("indent2", "crlf"))
     assert sum(r["n"] for r in fast[0]) == len(trials)
 
 
