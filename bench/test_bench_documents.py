@@ -12,7 +12,8 @@ Run:
   1 GB tau-bench document (sizes in MB: ``PASSATK_BENCH_BIG_MB="2000,2000,1000"``) one at a time,
   scores each in a subprocess (peak RSS is ``VmHWM`` of the child, see
   ``test_bench_archives_rss.py``) and deletes it; ``PASSATK_BENCH_BIG_BASELINE=1`` also times
-  ``json.load`` plus the walk of each in a subprocess (it needs several GB of memory).
+  ``json.load`` plus the walk of each in a subprocess (it needs several GB of memory);
+  ``PASSATK_BENCH_BIG_KINDS=tau-bench`` runs only the formats named.
 """
 
 from __future__ import annotations
@@ -210,8 +211,11 @@ def _child(path, how: str, kind: str) -> tuple[float, float, str]:
 def test_big_documents_peak_rss(tmp_path, capsys):
     sizes = [float(x) for x in os.environ.get("PASSATK_BENCH_BIG_MB", "2000,2000,1000")
              .split(",")]
+    only = os.environ.get("PASSATK_BENCH_BIG_KINDS", ",".join(KINDS)).split(",")
     failed = []
     for (kind, (name, write, _, sets)), mb in zip(KINDS.items(), sizes, strict=True):
+        if kind not in only:
+            continue
         path = tmp_path / name
         samples = write(path, int(mb * 1e6))
         size = path.stat().st_size / 1e6

@@ -66,4 +66,22 @@ def needles_occur(buf: bytes | bytearray, expected: dict[bytes, int], start: int
     end = len(buf) if end is None else end
     if _ASCII_ESCAPE.search(buf, start, end):  # faster than a find of the prefix alone
         return False
-    return all(buf.count(needle, start, end) == count for needle, count in expected.items())
+    if len(expected) == 1:
+        (needle, count), = expected.items()
+        return buf.count(needle, start, end) == count
+    found = _alternation(tuple(expected)).findall(buf, start, end)
+    return all(found.count(needle) == count for needle, count in expected.items())
+
+
+@lru_cache(maxsize=64)
+def _alternation(needles: tuple[bytes, ...]) -> re.Pattern:
+    """One regex for several needles: one pass over the bytes instead of one per needle.
+
+    Its matches do not overlap, where ``bytes.count`` of each would; in JSON that msgspec
+    accepted this loses no key: the byte before a key's opening quote is ``{``, ``,`` or a
+    blank, never the quote that ends a needle."""
+    first = needles[0][:1]
+    if first and all(n[:1] == first for n in needles):  # a literal first byte: a fast search
+        return re.compile(re.escape(first) + b"(?:" + b"|".join(re.escape(n[1:]) for n in needles)
+                          + b")")
+    return re.compile(b"|".join(re.escape(n) for n in needles))

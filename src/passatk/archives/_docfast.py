@@ -107,7 +107,7 @@ class _EvalPlus(Summary):
     def __init__(self) -> None:
         super().__init__()
         self.has_plus = False
-        self.expected = {b'_status"': 0, b'"task_id"': 0}
+        self.expected = {b'"base_status"': 0, b'"plus_status"': 0, b'"task_id"': 0}
 
     def add(self, task: str, samples: list) -> None:
         n = len(samples)
@@ -121,7 +121,8 @@ class _EvalPlus(Summary):
         cp = sum(1 for b, p in zip(base, plus, strict=True) if b == "pass" and p == "pass")
         self.has_plus = self.has_plus or plus.count(None) + unset_plus < n
         self.rows.append((task, n, cb, cp))
-        self.count(b'_status"', 2 * n - unset_plus)  # "base_status" and "plus_status"
+        self.count(b'"base_status"', n)
+        self.count(b'"plus_status"', n - unset_plus)
         self.count(b'"task_id"', n - unset_ids)
 
 
