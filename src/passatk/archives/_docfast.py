@@ -537,13 +537,12 @@ class _Batch:
             if close + 1 - pos > buf.cap:
                 continue
             try:
-                trials = decoder(list[_Trial]).decode(b"[" + bytes(buf.data[pos:close + 1]) + b"]")
+                rows, expected = _batch_fields(buf.data, pos, close)
             except msgspec.ValidationError:
                 break
             except msgspec.DecodeError:
                 continue  # not a boundary: an earlier one
-            rows, expected = _fields_of(trials)
-            if rows is None or not needles_occur(buf.data, expected, pos, close + 1):
+            if not needles_occur(buf.data, expected, pos, close + 1):
                 break
             for fields in rows:
                 summary.add({k: _scalar(v) for k, v in fields.items()})
@@ -555,7 +554,19 @@ class _Batch:
         return pos
 
 
-def _fields_of(trials: list) -> tuple[list | None, dict[bytes, int]]:
+def _batch_fields(data: bytearray, pos: int, close: int) -> tuple[list, dict[bytes, int]]:
+    """Decode the trials in ``data[pos:close + 1]`` as one list, in place (the bytes around
+    them are ``[`` and ``]`` during the call, a copy would cost more than the decode)."""
+    saved = data[pos - 1], data[close + 1]
+    data[pos - 1], data[close + 1] = 91, 93
+    try:
+        with memoryview(data) as whole, whole[pos - 1:close + 2] as view:
+            return _fields_of(decoder(list[_Trial]).decode(view))
+    finally:
+        data[pos - 1], data[close + 1] = saved
+
+
+def _fields_of(trials: list) -> tuple[list, dict[bytes, int]]:
     """The raw fields of decoded trials and the field-name counts they account for."""
     rows, ids, rewards = [], 0, 0
     for t in trials:
