@@ -35,7 +35,8 @@ def test_ranges_tile_the_lines(lines, trailing, split, buffer):
     parts, firsts = _ranges(data, split, buffer)
     assert b"".join(parts) == data  # every byte once, in order
     ends = [sum(map(len, parts[:i])) for i in range(len(parts))]
-    assert [f for f, p in zip(firsts, parts) if p] == [e for e, p in zip(ends, parts) if p]
+    filled_at = [i for i, p in enumerate(parts) if p]
+    assert [firsts[i] for i in filled_at] == [ends[i] for i in filled_at]
     for f in firsts:
         assert newlines_before(io.BytesIO(data), f) == data[:f].count(b"\n")
     filled = [p for p in parts if p]
