@@ -263,7 +263,7 @@ def _add_execution_args(g: Any) -> None:
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
-        "byte ranges; same output for any N (default: the number of CPUs from 4 GiB of "
+        "byte ranges; same output for any N (default: the number of CPUs from 256 MiB of "
         "input, one process below)",
     )
     g.add_argument(

@@ -25,11 +25,10 @@ from ._sources import file_size, is_stream
 
 __all__ = ["MIN_PARALLEL_BYTES", "check_workers", "pool_size", "read_in_processes"]
 
-#: with ``workers=None``, the input size from which all CPUs are used: a pool costs about
-#: 0.5 s to start (forkserver, and passatk imported in each worker), byte ranges read about
-#: 40% slower than a whole file, and on the shared 2-core machine two workers were slower
-#: than one up to 1.2 GB (docs/benchmarks.md), so only very large inputs use them unasked
-MIN_PARALLEL_BYTES = 4 << 30
+#: with ``workers=None``, the input size from which all CPUs are used: below it the workers'
+#: start (a fresh interpreter importing numpy and the readers, cold caches) costs about what
+#: they save (docs/benchmarks.md, "Local worker processes")
+MIN_PARALLEL_BYTES = 256 << 20
 
 
 def check_workers(workers: object) -> int | None:
