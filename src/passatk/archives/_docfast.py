@@ -160,8 +160,34 @@ class _TauBench(Summary):
     def __init__(self) -> None:
         super().__init__()
         self.tasks: dict[str, list[int]] = {}
+        self.known: dict[tuple, tuple[str, bool]] = {}  # raw (task_id, reward): (task, success)
+
+    def add_raw(self, tid: bytes | None, reward: bytes | None) -> None:
+        """Count a trial from the raw bytes of its fields (None: missing); the same bytes
+        give the same values, so each pair is converted once."""
+        hit = self.known.get((tid, reward))
+        if hit is None:
+            fields = {k: _scalar(v) for k, v in (("task_id", tid), ("reward", reward))
+                      if v is not None}
+            hit = self._checked(fields)
+            if len(self.known) < 1 << 16:
+                self.known[tid, reward] = hit
+        row = self.tasks.get(hit[0])
+        if row is None:
+            row = self.tasks[hit[0]] = [0, 0]
+        row[0] += 1
+        row[1] += hit[1]
 
     def add(self, trial: dict) -> None:
+        task, success = self._checked(trial)
+        row = self.tasks.get(task)
+        if row is None:
+            row = self.tasks[task] = [0, 0]
+        row[0] += 1
+        row[1] += success
+
+    def _checked(self, trial: dict) -> tuple[str, bool]:
+        """(task, success) as the reader finds them; Unproved where it would skip or refuse."""
         task, reward = trial.get("task_id"), trial.get("reward")
         if type(task) is int:
             try:
@@ -174,11 +200,7 @@ class _TauBench(Summary):
                 reward = finite_number(require(trial, "reward"), "reward")
             except BadRecord:
                 raise Unproved from None
-        row = self.tasks.get(task)
-        if row is None:
-            row = self.tasks[task] = [0, 0]
-        row[0] += 1
-        row[1] += abs(reward - 1.0) <= SUCCESS_TOLERANCE
+        return task, abs(reward - 1.0) <= SUCCESS_TOLERANCE
 
 
 class _Buffer:
@@ -402,7 +424,7 @@ def _trial(buf: _Buffer, pos: int, summary: _TauBench) -> int:
             b'"reward"': len(fields) - ("task_id" in fields) + nested
             + (fields.get("task_id") == b'"reward"')}, pos, sep):
         return _walk_trial(buf, pos, summary)
-    summary.add({k: _scalar(v) for k, v in fields.items()})
+    summary.add_raw(fields.get("task_id"), fields.get("reward"))
     return sep
 
 
@@ -544,8 +566,8 @@ class _Batch:
                 continue  # not a boundary: an earlier one
             if not needles_occur(buf.data, expected, pos, close + 1):
                 break
-            for fields in rows:
-                summary.add({k: _scalar(v) for k, v in fields.items()})
+            for tid, reward in rows:
+                summary.add_raw(tid, reward)
             return cut + len(self.sep) - 1
         else:
             self.until = 1 << 62  # separators that do not cut: one trial at a time from now
@@ -567,17 +589,17 @@ def _batch_fields(data: bytearray, pos: int, close: int) -> tuple[list, dict[byt
 
 
 def _fields_of(trials: list) -> tuple[list, dict[bytes, int]]:
-    """The raw fields of decoded trials and the field-name counts they account for."""
+    """The raw (task_id, reward) of decoded trials (None: missing), and the field-name counts
+    they account for."""
     rows, ids, rewards = [], 0, 0
     for t in trials:
-        fields = {k: bytes(getattr(t, k)) for k in ("task_id", "reward")
-                  if getattr(t, k) is not _UNSET}
+        tid = None if t.task_id is _UNSET else bytes(t.task_id)
+        reward = None if t.reward is _UNSET else bytes(t.reward)
         info = t.info.reward_info if isinstance(t.info, _Info) else None
-        tid = fields.get("task_id")
-        ids += ("task_id" in fields) + (tid == b'"task_id"')
-        rewards += ("reward" in fields) + (tid == b'"reward"') + (
+        ids += (tid is not None) + (tid == b'"task_id"')
+        rewards += (reward is not None) + (tid == b'"reward"') + (
             isinstance(info, _RewardInfo) and info.reward is not _UNSET)
-        rows.append(fields)
+        rows.append((tid, reward))
     return rows, {b'"task_id"': ids, b'"reward"': rewards}
 
 
