@@ -1,25 +1,27 @@
 """Whole JSON documents at msgspec speed: one pass, bounded memory, used only when proved.
 
-:func:`fast_load` reads a document once, in blocks, and walks its top level and the per-task
-container (EvalPlus and BigCodeBench ``$.eval``, a tau-bench list) member by member. The end of
-a member is found by msgspec itself: decoding the bytes from the member's first byte stops at
-the byte after it (``trailing characters (byte N)``), so a string or a nested value can never
-be cut, and a malformed document is never read as a different valid one. Each member is then
-decoded with a typed :class:`msgspec.Struct` of only the fields the reader uses and folded into
-a summary (per task ``n`` and ``c``); memory is one block plus the largest member (at most the
-record-length cap), never the document.
+:func:`fast_load` reads a document once, in 1 MiB blocks, and walks its top level and the
+per-task container (EvalPlus v2/v3 and BigCodeBench ``$.eval``, a tau-bench list) member by
+member. The end of a member is found by msgspec itself: decoding the bytes from the member's
+first byte stops at the byte after it (``trailing characters (byte N)``), so a string or a
+nested value is never cut, and a malformed document is never read as a different valid one.
+Each member is decoded with a typed :class:`msgspec.Struct` of only the fields the reader uses
+and folded into a summary (per task ``n`` and ``c``). tau-bench trials, small and many, are
+decoded many at a time: the buffer is cut at the last occurrence of the separator learned from
+the first two trials, and a cut that decodes is a true boundary (see :class:`_Batch`). Memory
+is a block plus the largest member (at most the record-length cap), never the document.
 
 What msgspec cannot tell, the walk proves: duplicate task keys (a set of keys), duplicate
-fields of an EvalPlus or BigCodeBench sample (:func:`_decode.names_occur` over each block),
-duplicate fields of a tau-bench trial (its fields are walked one by one), UTF-8 (the exact path
-decodes every byte). The members the readers see without the summary (the top level, the first
-task) are decoded by the exact decoder. Anything else (a value outside a schema, a record the
-exact path would skip or refuse, a document of another shape) raises :class:`Unproved`, and the
-caller reads the file on the exact path (``_jsondoc``), which gives today's located errors and
-``skip_bad``; nothing from the failed attempt is kept.
+fields (:func:`_decode.needles_occur`: each field name read occurs in the bytes as often as the
+decoded records account for; a tau-bench trial that fails it is walked field by field), UTF-8
+(the exact path decodes every byte). What the readers see besides the summary (the top level,
+the first task or trial) is decoded by the exact decoder. Anything else (a value outside a
+schema, a record the exact path would skip or refuse, a document of another shape) raises
+:class:`Unproved`, and the caller reads the file on the exact path (``_jsondoc``), which gives
+today's located errors and ``skip_bad``; nothing from the failed attempt is kept.
 
 Fields a reader does not use are checked for syntax by msgspec, not for duplicate keys inside
-them, nor for integers of more than 4300 digits (the stdlib refuses those; see ``_decode``).
+them, nor for integers of more than 4300 digits (the stdlib refuses both).
 """
 
 from __future__ import annotations
