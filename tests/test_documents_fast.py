@@ -93,7 +93,17 @@ def _taubench():
             for i, p in enumerate(FLAGS) for j, x in enumerate(p)]
 
 
-KINDS = {"evalplus": ("eval_results.json", _evalplus), "bigcodebench":
+def _evalplus_v1(plus=True):
+    ev = {t: {"nfiles": len(p), "base": [["success" if x else "failed", [x, "}], \"T\": {"]]
+                                          for x in p],
+              "plus": [["success" if x and j % 2 else "timed out", [x]] for j, x in enumerate(p)]
+              if plus else [], "files": [f"s/{t}/{j}.py" for j in range(len(p))]}
+          for t, p in zip(TASKS, FLAGS, strict=True)}
+    return {"date": 0, "hash": 0, "eval": ev}
+
+
+KINDS = {"evalplus-v1": ("eval_results.json", _evalplus_v1),
+         "evalplus": ("eval_results.json", _evalplus), "bigcodebench":
          ("m_eval_results.json", _bigcodebench), "tau-bench": ("tau.json", _taubench)}
 
 STYLES = {
@@ -124,7 +134,7 @@ def test_every_document_format_reads_the_same(tmp_path, monkeypatch, fmt, name, 
     path = tmp_path / name
     written = write_archive(path, TASKS, FLAGS, format=fmt, evalplus_version=version,
                             plus=FLAGS if fmt == "evalplus" else None)
-    kind = fmt if fmt in KINDS and version > 1 else None
+    kind = "evalplus-v1" if fmt == "evalplus" and version == 1 else fmt if fmt in KINDS else None
     for block in (None, TINY):
         fast, exact = _both(path, monkeypatch, block)
         assert fast == exact and fast[0] != "error"
@@ -195,6 +205,7 @@ def _dup_field(kind: str, name: str, value: str, escaped: bool = False) -> str:
 
 
 @pytest.mark.parametrize("kind,name,value", [
+    ("evalplus-v1", "base", "[]"), ("evalplus-v1", "nfiles", "4"),
     ("evalplus", "base_status", '"fail"'), ("evalplus", "plus_status", '"pass"'),
     ("evalplus", "task_id", '"HumanEval/0"'), ("bigcodebench", "status", '"fail"'),
     ("bigcodebench", "details", "{}"), ("tau-bench", "reward", "0.0"),
@@ -238,6 +249,40 @@ def test_duplicate_top_level_keys_are_errors(tmp_path, monkeypatch):
     _write(path, json.dumps(_evalplus())[:-1] + ', "date": "again"}')
     fast, exact = _both(path, monkeypatch)
     assert fast == exact and "duplicate key" in fast[1]
+
+
+_BAD_V1 = {
+    "bad status": ('["failed", [false', '["fail", [false'),
+    "null status": ('["failed", [false', '[null, [false'),
+    "bool status": ('["failed", [false', '[false, [false'),
+    "three items": ('["failed", [false, "}], \\"T\\": {"]]', '["failed", [false], 1]'),
+    "nfiles differs": ('"nfiles": 4', '"nfiles": 5'),
+    "nfiles as 4.0": ('"nfiles": 4', '"nfiles": 4.0'),
+    "files short": ('"s/HumanEval/2/3.py"', '"x", "y"'),
+    "plus short": ('["timed out", [false]]]', ']'),
+    "base empty": ('"base": [["success", [true', '"base": [], "b": [["success", [true'),
+    "base missing": ('"base": [["success", [true', '"b": [["success", [true'),
+    "plus not a list": ('"plus": [', '"plus": 1, "p": ['),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_BAD_V1))
+@pytest.mark.parametrize("skip_bad", [False, True])
+def test_bad_evalplus_v1_records(tmp_path, monkeypatch, case, skip_bad):
+    old, new = _BAD_V1[case]
+    path = tmp_path / "eval_results.json"
+    _write(path, _replace_later(json.dumps(_evalplus_v1()), old, new))
+    fast, exact = _both(path, monkeypatch, TINY, skip_bad=skip_bad)
+    assert fast == exact
+    proved = case in ("null status", "nfiles as 4.0")
+    assert _proved(path, TINY) == ("evalplus-v1" if proved else None)
+
+
+def test_evalplus_v1_base_only(tmp_path, monkeypatch):
+    path = tmp_path / "eval_results.json"
+    _write(path, json.dumps(_evalplus_v1(plus=False)))
+    fast = _same(path, monkeypatch, "evalplus-v1", TINY)
+    assert {dict(g)["metric_set"] for g in (tuple(r.items()) for r in fast[0])} == {"base"}
 
 
 _BAD_EVALPLUS = {

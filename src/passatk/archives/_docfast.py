@@ -1,7 +1,7 @@
 """Whole JSON documents at msgspec speed: one pass, bounded memory, used only when proved.
 
 :func:`fast_load` reads a document once, in 1 MiB blocks, and walks its top level and the
-per-task container (EvalPlus v2/v3 and BigCodeBench ``$.eval``, a tau-bench list) member by
+per-task container (EvalPlus v1/v2/v3 and BigCodeBench ``$.eval``, a tau-bench list) member by
 member. The end of a member is found by msgspec itself: decoding the bytes from the member's
 first byte stops at the byte after it (``trailing characters (byte N)``), so a string or a
 nested value is never cut, and a malformed document is never read as a different valid one.
@@ -64,6 +64,16 @@ class _EvalPlusSample(msgspec.Struct):
     plus_status: _Status | msgspec.UnsetType | None = _UNSET
 
 
+_V1Status = Literal["success", "failed", "timed out"] | None
+
+
+class _EvalPlusV1Task(msgspec.Struct):
+    base: list[tuple[_V1Status, Any]] | msgspec.UnsetType = _UNSET
+    plus: list[tuple[_V1Status, Any]] | msgspec.UnsetType = _UNSET
+    nfiles: Any = _UNSET
+    files: Any = _UNSET
+
+
 class _Details(msgspec.Struct):
     ALL: Any = _UNSET
 
@@ -99,6 +109,9 @@ class Summary:
     def count(self, name: bytes, times: int) -> None:
         self.expected[name] = self.expected.get(name, 0) + times
 
+    def finish(self) -> None:
+        """Checks that need the whole container (none but EvalPlus v1's)."""
+
 
 class _EvalPlus(Summary):
     """EvalPlus v2/v3: per task (n, base c, plus c); whether any plus status is set."""
@@ -126,6 +139,41 @@ class _EvalPlus(Summary):
         self.count(b'"base_status"', n)
         self.count(b'"plus_status"', n - unset_plus)
         self.count(b'"task_id"', n - unset_ids)
+
+
+class _EvalPlusV1(Summary):
+    """EvalPlus v1: per task (n, base c, plus c or None when plus does not match base)."""
+
+    kind = "evalplus-v1"
+    schema = _EvalPlusV1Task
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.has_plus = False
+        self.expected = {b'"base"': 0, b'"plus"': 0, b'"nfiles"': 0, b'"files"': 0}
+
+    def add(self, task: str, entry: _EvalPlusV1Task) -> None:
+        base = entry.base
+        plus = [] if entry.plus is _UNSET else entry.plus
+        if base is _UNSET or not base:
+            raise Unproved  # the exact path skips or refuses these
+        n = len(base)
+        nfiles, files = entry.nfiles, entry.files
+        if (nfiles is not _UNSET and nfiles != n) or (
+                files is not _UNSET and (not isinstance(files, list) or len(files) != n)):
+            raise Unproved
+        cb = sum(r[0] == "success" for r in base)
+        cp = sum(b[0] == "success" and p[0] == "success" for b, p in zip(
+            base, plus, strict=True)) if len(plus) == n else None
+        self.has_plus = self.has_plus or bool(plus)
+        self.rows.append((task, n, cb, cp))  # type: ignore[arg-type]
+        for name, value in ((b'"base"', base), (b'"plus"', entry.plus),
+                            (b'"nfiles"', nfiles), (b'"files"', files)):
+            self.count(name, value is not _UNSET)
+
+    def finish(self) -> None:
+        if self.has_plus and any(cp is None for *_, cp in self.rows):
+            raise Unproved  # a task whose plus does not match base: the exact path's record
 
 
 class _BigCodeBench(Summary):
@@ -328,6 +376,8 @@ def _exact(buf: _Buffer, pos: int, end: int) -> object:
 
 def _pick(first: object) -> Summary:
     """The summary for a container whose first value is ``first`` (exactly decoded)."""
+    if isinstance(first, dict) and "base" in first:
+        return _EvalPlusV1()
     if isinstance(first, list) and first and isinstance(first[0], dict):
         if "base_status" in first[0]:
             return _EvalPlus()
@@ -369,6 +419,7 @@ def _eval_container(buf: _Buffer, pos: int, holder: dict) -> tuple[Summary, int]
             buf.drop(sep)
             sep = start = 0
         if buf.data[sep] == 125:
+            summary.finish()
             return summary, sep + 1
         mstart = sep + 1
         pos = buf.skip(mstart)
