@@ -220,7 +220,7 @@ class _TauBench(Summary):
             fields = {k: _scalar(v) for k, v in (("task_id", tid), ("reward", reward))
                       if v is not None}
             hit = self._checked(fields)
-            if len(self.known) < 1 << 16:
+            if len(self.known) < 1 << 13:
                 self.known[tid, reward] = hit
         row = self.tasks.get(hit[0])
         if row is None:
