@@ -386,8 +386,30 @@ def _pick(first: object) -> Summary:
     raise Unproved
 
 
-def _eval_container(buf: _Buffer, pos: int, holder: dict) -> tuple[Summary, int]:
-    """Walk ``$.eval`` from its ``{`` at ``pos``; return the summary and the byte after ``}``."""
+def _member(buf: _Buffer, summary: Summary, key: object, value: int, sep: int) -> None:
+    """Decode the member value ``data[value:sep]`` with the summary's schema and add it."""
+    with memoryview(buf.data) as whole, whole[value:sep] as view:
+        try:
+            decoded = decoder(summary.schema).decode(view)  # type: ignore[attr-defined]
+        except (msgspec.DecodeError, ValueError):
+            raise Unproved from None
+    summary.add(key, decoded)  # type: ignore[attr-defined]
+
+
+def _checked_block(buf: _Buffer, summary: Summary, start: int, sep: int, closer: int) -> bool:
+    """At the end of the container or of a block: check ``[start, sep)`` and forget it (the
+    byte after the member, ``sep``, is then at 0); whether it did."""
+    if buf.data[sep] == closer or sep - start >= buf.block:
+        buf.check_text(start, sep, summary.expected)
+        summary.expected = dict.fromkeys(summary.expected, 0)
+        buf.drop(sep)
+        return True
+    return False
+
+
+def _dict_container(buf: _Buffer, pos: int, holder: dict, pick) -> tuple[Summary, int]:
+    """Walk the object at ``pos`` (``$.eval``, or the top level), member by member; return its
+    summary (``pick(first value)``) and the byte after its ``}``."""
     mstart = pos + 1  # where the member starts, blanks included
     pos = buf.skip(mstart)
     summary: Summary | None = None
@@ -403,20 +425,12 @@ def _eval_container(buf: _Buffer, pos: int, holder: dict) -> tuple[Summary, int]
         seen.add(key)
         if summary is None:
             first = _exact(buf, value, sep)
-            summary = _pick(first)
+            summary = pick(first)
             dict.__setitem__(holder, key, first)
-        with memoryview(buf.data) as whole, whole[value:sep] as view:
-            try:
-                samples = decoder(summary.schema).decode(view)  # type: ignore[attr-defined]
-            except (msgspec.DecodeError, ValueError):
-                raise Unproved from None
-        summary.add(key, samples)  # type: ignore[attr-defined]
+        _member(buf, summary, key, value, sep)
         if buf.data[sep] not in b",}":
             raise Unproved
-        if buf.data[sep] == 125 or sep - start >= buf.block:
-            buf.check_text(start, sep, summary.expected)
-            summary.expected = dict.fromkeys(summary.expected, 0)
-            buf.drop(sep)
+        if _checked_block(buf, summary, start, sep, 125):
             sep = start = 0
         if buf.data[sep] == 125:
             summary.finish()
@@ -425,7 +439,71 @@ def _eval_container(buf: _Buffer, pos: int, holder: dict) -> tuple[Summary, int]
         pos = buf.skip(mstart)
 
 
+def _list_container(buf: _Buffer, pos: int, holder: list, pick) -> tuple[Summary, int]:
+    """:func:`_dict_container` for the array at ``pos``: members are added by index."""
+    mstart = pos + 1
+    pos = start = buf.skip(mstart)
+    if buf.data[pos] == 93:
+        raise Unproved  # an empty list: the exact path's error
+    summary: Summary | None = None
+    index = 0
+    while True:
+        sep = buf.end(pos)
+        _within_cap(buf, mstart, sep)
+        if summary is None:
+            first = _exact(buf, pos, sep)
+            summary = pick(first)
+            list.append(holder, first)
+        _member(buf, summary, index, pos, sep)
+        index += 1
+        if buf.data[sep] not in b",]":
+            raise Unproved
+        if _checked_block(buf, summary, start, sep, 93):
+            sep = start = 0
+        if buf.data[sep] == 93:
+            summary.finish()
+            return summary, sep + 1
+        mstart = sep + 1
+        pos = buf.skip(mstart)
+
+
+def _pick_eval(first: object) -> Summary:
+    return _pick(first)
+
+
+def _picker(key: str | None, opener: int):
+    """The summary picker for a container (None: the fast pass has none for it)."""
+    if key == "eval" and opener == 123:
+        return _pick_eval
+    from ._docfast_kinds import pick
+
+    return pick(key, opener)
+
+
+def _code_eval(buf: _Buffer, pos: int) -> bool:
+    """Whether the object at ``pos`` is code_eval's dict of tasks: its first value a list of
+    ``[completion_id, {"passed": ...}]`` pairs (that value is exactly decoded to tell)."""
+    from .code_eval import _pair
+
+    first = buf.skip(pos + 1)
+    if buf.data[first] != 34:
+        return False
+    key, after = _key(buf, first)
+    value = buf.skip(after)
+    if key in STREAM_KEYS or buf.data[value] != 91:
+        return False
+    sep = buf.end(value)
+    _within_cap(buf, first, sep)
+    items = _exact(buf, value, sep)
+    return isinstance(items, list) and bool(items) and _pair(items[0])
+
+
 def _load_object(buf: _Buffer, pos: int, file: str) -> dict:
+    if _code_eval(buf, pos):  # the top level is the per-task container
+        tasks = FastDict(file, ())
+        tasks.summary, sep = _dict_container(buf, pos, tasks, _picker(None, 123))
+        buf.drop(sep)
+        return tasks
     top: dict = {}
     budget = buf.cap
     buf.drop(pos + 1)
@@ -435,13 +513,9 @@ def _load_object(buf: _Buffer, pos: int, file: str) -> dict:
         value = buf.skip(after)
         if key in top:
             raise Unproved
-        if key == "eval" and buf.data[value] == 123:
-            container = FastDict(file, ("eval",))
-            top[key] = container
-            container.summary, sep = _eval_container(buf, value, container)
+        if key in STREAM_KEYS:  # a container the exact skeleton streams: read it so too
+            top[key], sep = _container(buf, value, file, key)
             sep = buf.skip(sep)
-        elif key in STREAM_KEYS:
-            raise Unproved  # a container the exact skeleton streams: keep it the same
         else:
             sep = buf.end(value)
             _within_cap(buf, 0, sep)
@@ -450,7 +524,7 @@ def _load_object(buf: _Buffer, pos: int, file: str) -> dict:
                 raise Unproved
             top[key] = _exact(buf, value, sep)
         if buf.data[sep] == 125:
-            if "eval" not in top or not isinstance(top["eval"], StreamedDict):
+            if not any(isinstance(v, (FastDict, FastList)) for v in top.values()):
                 raise Unproved
             buf.drop(sep + 1)
             return top
@@ -458,6 +532,21 @@ def _load_object(buf: _Buffer, pos: int, file: str) -> dict:
             raise Unproved
         buf.drop(sep + 1)
         pos = buf.skip(0)
+
+
+def _container(buf: _Buffer, value: int, file: str, key: str):
+    """The container under the top-level ``key`` at ``value``, walked; and the byte after."""
+    opener = buf.data[value]
+    pick = _picker(key, opener) if opener in b"{[" else None
+    if pick is None:
+        raise Unproved
+    if opener == 123:
+        container: Any = FastDict(file, (key,))
+        container.summary, sep = _dict_container(buf, value, container, pick)
+    else:
+        container = FastList(file, (key,))
+        container.summary, sep = _list_container(buf, value, container, pick)
+    return container, sep
 
 
 def _trial(buf: _Buffer, pos: int, summary: _TauBench) -> int:
@@ -537,6 +626,20 @@ def _walk_trial(buf: _Buffer, pos: int, summary: _TauBench) -> int:
 
 
 def _load_list(buf: _Buffer, pos: int, file: str) -> list:
+    first = buf.skip(pos + 1)
+    if buf.data[first] == 123:
+        sep = buf.end(first)
+        _within_cap(buf, first, sep)
+        problem = _exact(buf, first, sep)
+        if isinstance(problem, dict) and "graded_list" in problem:  # LiveCodeBench
+            top = FastList(file, ())
+            top.summary, sep = _list_container(buf, pos, top, _picker(None, 91))
+            buf.drop(sep)
+            return top
+    return _load_trials(buf, pos, file)
+
+
+def _load_trials(buf: _Buffer, pos: int, file: str) -> list:
     summary = _TauBench()
     top = FastList(file, ())
     top.summary = summary

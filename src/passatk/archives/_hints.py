@@ -88,6 +88,26 @@ class FailureText:
             elif text != self.text:
                 self.same = False
 
+    def extend(self, other: FailureText) -> None:
+        """``add`` of every sample ``other`` saw, in the order it saw them (a summary of one
+        task or file, made before the reader knew whether it counts).
+
+        >>> f, g, h = FailureText(), FailureText(), FailureText()
+        >>> for ok, text in [(False, "E"), (True, None), (False, "E"), (False, "F")]:
+        ...     f.add(ok, text)
+        >>> g.add_all(2, ["E"]); h.add_all(2, ["E", "F"]); g.extend(h)
+        >>> vars(f) == vars(g)
+        True
+        """
+        self.samples += other.samples
+        self.failed += other.failed
+        if not self.same or not other.failed:
+            return
+        if self.text is None:  # nothing failed before: other's state is the state
+            self.text, self.raw, self.same = other.text, other.raw, other.same
+        else:
+            self.same = other.same and other.text == self.text
+
     def add_block(self, passed: np.ndarray, block: np.ndarray, start: np.ndarray,
                   end: np.ndarray) -> None:
         """Count samples of proven human-eval lines: their flags ``passed`` and the byte
