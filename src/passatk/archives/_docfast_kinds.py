@@ -35,28 +35,28 @@ _SHORT = 256  # the longest raw value kept per problem for a filter (its error s
 class _Problem(msgspec.Struct):
     question_id: str | int | _Unset = _UNSET
     graded_list: list[_Flag] | _Unset = _UNSET
-    contest_date: str | None | _Unset = _UNSET
-    difficulty: str | None | _Unset = _UNSET
-    metadata: list[str] | None | _Unset = _UNSET
+    contest_date: str | _Unset | None = _UNSET
+    difficulty: str | _Unset | None = _UNSET
+    metadata: list[str] | _Unset | None = _UNSET
     pass1: _Scalar | _Unset = msgspec.field(default=_UNSET, name="pass@1")
 
 
 class _Detail(msgspec.Struct):
     task_id: str | int | _Unset = _UNSET
     passed: _Flag | _Unset = _UNSET
-    result: str | None | _Unset = _UNSET
+    result: str | _Unset | None = _UNSET
 
 
 class _CodeEvalResult(msgspec.Struct):
     task_id: _Scalar | _Unset = _UNSET
     passed: _Flag | _Unset = _UNSET
-    result: str | None | _Unset = _UNSET
+    result: str | _Unset | None = _UNSET
 
 
 class _MultiPLEResult(msgspec.Struct):
     status: str | _Unset = _UNSET
-    exit_code: int | None | _Unset = _UNSET
-    stderr: str | None | _Unset = _UNSET
+    exit_code: int | _Unset | None = _UNSET
+    stderr: str | _Unset | None = _UNSET
 
 
 def _id(value: object, name: str) -> str:
@@ -130,7 +130,7 @@ class LiveCodeBench(_Named):
         self.values(p.question_id, p.contest_date, p.difficulty, p.pass1, *meta)
 
 
-def _short(value: str | None | msgspec.UnsetType) -> str | None:
+def _short(value: str | msgspec.UnsetType | None) -> str | None:
     """A filter field's value as the reader gets it (None when missing)."""
     if value is _UNSET:
         return None
