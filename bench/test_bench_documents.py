@@ -4,10 +4,13 @@ walk of the same document, in the same run; peak RSS of the big documents in sub
 Run:
     python -m pytest bench/test_bench_documents.py -s
 
-* Speed: an EvalPlus v3 ``eval_results.json``, a BigCodeBench ``*_eval_results.json`` and a
-  tau-bench trial list of ~100 MB each (``PASSATK_BENCH_DOC_MB``), with realistic text (slices
+* Speed: an EvalPlus v3 ``eval_results.json``, a BigCodeBench ``*_eval_results.json``, a
+  tau-bench trial list, a LiveCodeBench ``*_eval_all.json``, an OpenCompass results document,
+  a code_eval result dict and a MultiPL-E ``.results.json`` of ~100 MB each
+  (``PASSATK_BENCH_DOC_MB``; a CRUXEval document of at most 40 MB), with realistic text (slices
   of the standard library's source: quotes, backslashes, newlines to escape). The ratio is
-  taken from the best of several interleaved CPU-time measurements of each.
+  taken from the best of several interleaved CPU-time measurements of each, against
+  ``json.load`` plus the walk and against the exact path (``_jsondoc``) alone.
 * Memory: ``PASSATK_BENCH_BIG_DOCS=1`` writes a 2 GB EvalPlus, a 2 GB BigCodeBench and a
   1 GB tau-bench document (sizes in MB: ``PASSATK_BENCH_BIG_MB="2000,2000,1000"``) one at a time,
   scores each in a subprocess (peak RSS is ``VmHWM`` of the child, see
@@ -116,6 +119,122 @@ def write_taubench(path, target: int, seed: int = 0) -> int:
     return trials
 
 
+def _chunks(path, target: int, head: str, tail: str, member) -> int:
+    """Write ``head``, members ``member(i)`` (text, samples) joined by ", " up to ``target``
+    bytes, then ``tail``; return the number of samples."""
+    written = i = samples = 0
+    with open(path, "w") as f:
+        f.write(head)
+        while written < target:
+            text, n = member(i)
+            s = ("" if i == 0 else ", ") + text
+            f.write(s)
+            written += len(s)
+            samples += n
+            i += 1
+        f.write(tail)
+    return samples
+
+
+def write_livecodebench(path, target: int, seed: int = 0) -> int:
+    """A LiveCodeBench ``*_eval_all.json``: problems with 10 samples of ~900 B code, their
+    outputs, graded_list, metadata (JSON text, with the error of each failed sample)."""
+    rng = random.Random(seed)
+
+    def problem(i):
+        graded = [rng.random() < 0.4 for _ in range(10)]
+        meta = [json.dumps({} if g else {"error": "AssertionError()", "error_code": -2,
+                                         "inputs": _text(rng, 40), "expected": "1"})
+                for g in graded]
+        return json.dumps({
+            "question_title": f"problem {i}", "question_content": _text(rng, 1500),
+            "platform": "leetcode", "question_id": str(3000 + i), "contest_id": "weekly-1",
+            "contest_date": f"2024-{1 + i % 12:02d}-01T00:00:00", "starter_code": "",
+            "difficulty": ("easy", "medium", "hard")[i % 3],
+            "output_list": [_text(rng, 1000) for _ in graded],
+            "code_list": [_text(rng, 900) for _ in graded], "graded_list": graded,
+            "pass@1": sum(graded) / 10, "metadata": meta}), 10
+    return _chunks(path, target, "[", "]", problem)
+
+
+def write_opencompass(path, target: int, seed: int = 0) -> int:
+    """An OpenCompass results document: ``details`` maps "0", "1", ... to one sample each."""
+    rng = random.Random(seed)
+
+    def detail(i):
+        passed = rng.random() < 0.5
+        return json.dumps(str(i)) + ": " + json.dumps({
+            "prompt": _text(rng, 300), "completion": _text(rng, 900),
+            "result": "passed" if passed else "failed: " + _text(rng, 60),
+            "passed": passed, "task_id": f"HumanEval/{i // 10}"}), 1
+    return _chunks(path, target, '{"humaneval_pass@1": 50.0, "details": {', "}}", detail)
+
+
+def write_cruxeval(path, target: int, seed: int = 0) -> int:
+    """A CRUXEval scored-generations document: ``raw_generations`` (10 of ~100 B per task,
+    most of the bytes) then ``raw_scored_generations``; at most 40 MB (bigger ones are past
+    the record-length cap for the top level, on the exact path)."""
+    rng = random.Random(seed)
+    tasks = max(1, min(target, 40_000_000) // 1250)
+    gens = {f"sample_{i}": [_text(rng, 100) for _ in range(10)] for i in range(tasks)}
+    scored = {f"sample_{i}": [rng.random() < 0.5 for _ in range(10)] for i in range(tasks)}
+    with open(path, "w") as f:
+        json.dump({"raw_generations": gens, "raw_scored_generations": scored,
+                   "pass_at_1": 50.0, "pass_at_5": 80.0}, f)
+    return 10 * tasks
+
+
+def write_code_eval(path, target: int, seed: int = 0) -> int:
+    """A human-eval ``code_eval`` result dict (Qwen2.5-Coder ``*-details.json``): 100
+    ``[completion_id, {...}]`` pairs per task."""
+    rng = random.Random(seed)
+
+    def task(i):
+        t = f"HumanEval/{i}"
+        items = []
+        for j in range(100):
+            passed = rng.random() < 0.5
+            items.append([j, {"task_id": t, "completion_id": j, "passed": passed,
+                              "result": "passed" if passed else "failed: " + _text(rng, 80),
+                              "completion": _text(rng, 900)}])
+        return json.dumps(t) + ": " + json.dumps(items), 100
+    return _chunks(path, target, "{", "}", task)
+
+
+def write_multipl_e(path, target: int, seed: int = 0) -> int:
+    """One MultiPL-E ``.results.json`` of ``target`` bytes (a problem with many samples)."""
+    rng = random.Random(seed)
+
+    def result(i):
+        ok = rng.random() < 0.5
+        return json.dumps({"program": _text(rng, 900), "timestamp": 1700000000 + i,
+                           "stdout": "", "stderr": "" if ok else _text(rng, 200),
+                           "exit_code": 0 if ok else 1, "status": "OK" if ok else "Exception"}), 1
+    head = ('{"name": "HumanEval_0_has_close_elements", "language": "py", "temperature": 0.2, '
+            '"prompt": "def f():\\n", "tests": "assert f()\\n", "results": [')
+    return _chunks(path, target, head, "]}", result)
+
+
+def walk_livecodebench(doc) -> int:
+    return sum(g for p in doc for g in p["graded_list"])
+
+
+def walk_opencompass(doc) -> int:
+    return sum(d["passed"] for d in doc["details"].values())
+
+
+def walk_cruxeval(doc) -> int:
+    return sum(f for flags in doc["raw_scored_generations"].values() for f in flags)
+
+
+def walk_code_eval(doc) -> int:
+    return sum(r["passed"] for items in doc.values() for _, r in items)
+
+
+def walk_multipl_e(doc) -> int:
+    return sum(r["status"] == "OK" and r["exit_code"] == 0 for r in doc["results"])
+
+
 def walk_evalplus(doc) -> int:
     n = 0
     for samples in doc["eval"].values():
@@ -139,6 +258,16 @@ KINDS = {
 }
 
 
+#: the other document readers (speed only; realistic files of these are smaller)
+MORE_KINDS = {
+    "livecodebench": ("m_eval_all.json", write_livecodebench, walk_livecodebench, 1),
+    "opencompass": ("oc.json", write_opencompass, walk_opencompass, 1),
+    "cruxeval": ("cx.json", write_cruxeval, walk_cruxeval, 1),
+    "code-eval": ("humaneval-python-details.json", write_code_eval, walk_code_eval, 1),
+    "multipl-e": ("p.results.json", write_multipl_e, walk_multipl_e, 1),
+}
+
+
 def baseline(path, walk) -> int:
     """``json.load`` plus the Python walk: what a script without passatk does."""
     with open(path, "rb") as f:
@@ -155,9 +284,9 @@ def _cpu(fn, *args) -> float:
     return time.process_time() - t
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(KINDS) + sorted(MORE_KINDS))
 def test_document_speed_against_json_load(tmp_path, capsys, monkeypatch, kind):
-    name, write, walk, sets = KINDS[kind]
+    name, write, walk, sets = {**KINDS, **MORE_KINDS}[kind]
     mb = float(os.environ.get("PASSATK_BENCH_DOC_MB", "100"))
     path = tmp_path / name
     samples = write(path, int(mb * 1e6))
@@ -178,7 +307,8 @@ def test_document_speed_against_json_load(tmp_path, capsys, monkeypatch, kind):
               f"MB/s), json.load + walk {min(theirs):.3f} s: {ratio:.2f}x (best of 3, CPU "
               f"time; load {os.getloadavg()[0]:.1f}); exact path {exact:.3f} s")
     path.unlink()
-    assert exact > 2 * min(ours)  # the 3x against json.load holds only at 2 GB (docs/benchmarks.md)
+    # the 3x against json.load holds only at 2 GB (docs/benchmarks.md)
+    assert exact > (2 if kind in KINDS else 1) * min(ours)
 
 
 _CHILD = """

@@ -1,14 +1,17 @@
 """Whole JSON documents at msgspec speed: one pass, bounded memory, used only when proved.
 
 :func:`fast_load` reads a document once, in 1 MiB blocks, and walks its top level and the
-per-task container (EvalPlus v1/v2/v3 and BigCodeBench ``$.eval``, a tau-bench list) member by
-member. The end of a member is found by msgspec itself: decoding the bytes from the member's
-first byte stops at the byte after it (``trailing characters (byte N)``), so a string or a
-nested value is never cut, and a malformed document is never read as a different valid one.
+per-task container (EvalPlus v1/v2/v3 and BigCodeBench ``$.eval``, a tau-bench or
+LiveCodeBench list, OpenCompass ``$.details``, CRUXEval ``$.raw_scored_generations``,
+MultiPL-E ``$.results``, code_eval's top level) member by member. The end of a member is
+found by msgspec itself: decoding the bytes from the member's first byte stops at the byte
+after it (``trailing characters (byte N)``), so a string or a nested value is never cut, and a
+malformed document is never read as a different valid one.
 Each member is decoded with a typed :class:`msgspec.Struct` of only the fields the reader uses
 and folded into a summary (per task ``n`` and ``c``). tau-bench trials, small and many, are
 decoded many at a time: the buffer is cut at the last occurrence of the separator learned from
-the first two trials, and a cut that decodes is a true boundary (see :class:`_Batch`). Memory
+the first two trials, and a cut that decodes is a true boundary (see :class:`_Batch`); so are
+the small members of OpenCompass, MultiPL-E and LiveCodeBench (:class:`_Pieces`). Memory
 is a block plus the largest member (at most the record-length cap), never the document.
 
 What msgspec cannot tell, the walk proves: duplicate task keys (a set of keys), duplicate
@@ -21,7 +24,9 @@ schema, a record the exact path would skip or refuse, a document of another shap
 today's located errors and ``skip_bad``; nothing from the failed attempt is kept.
 
 Fields a reader does not use are checked for syntax by msgspec, not for duplicate keys inside
-them, nor for integers of more than 4300 digits (the stdlib refuses both).
+them, nor for integers of more than 4300 digits (the stdlib refuses both); so are the top-level
+members in :data:`UNREAD`. The summaries of LiveCodeBench, OpenCompass, CRUXEval, code_eval
+and MultiPL-E are in ``_docfast_kinds``; a code_eval document's top level is its container.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ _PLAIN_KEY = re.compile(rb'"([^"\\\x00-\x1f]*)"[ \t\r\n]*:')
 _NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
 _KEYS: dict[bytes, str] = {}  # the keys seen, decoded (trial fields repeat in every trial)
 _UNSET = msgspec.UNSET
+#: top-level members that no reader or probe reads, often most of the document (CRUXEval)
+UNREAD = frozenset({"raw_generations"})
 _Status = Literal["pass", "fail", "timeout"]
 
 
@@ -101,6 +108,7 @@ class Summary:
     """What the fast pass found in the per-task container, for one reader (``kind``)."""
 
     kind = ""
+    pieces = False  # members small enough to decode many at a time (see _Pieces)
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, int, int, int]] = []  # (task, n, c, plus c)
@@ -111,6 +119,10 @@ class Summary:
 
     def finish(self) -> None:
         """Checks that need the whole container (none but EvalPlus v1's)."""
+
+    def decoded(self) -> int:
+        """How many members of an object were decoded (see _Pieces)."""
+        raise NotImplementedError
 
 
 class _EvalPlus(Summary):
@@ -374,6 +386,16 @@ def _exact(buf: _Buffer, pos: int, end: int) -> object:
         raise Unproved from None
 
 
+def _unread(buf: _Buffer, pos: int, end: int) -> object:
+    """A top-level value no reader reads (:data:`UNREAD`), decoded by msgspec: its syntax and
+    UTF-8 checked, not its duplicate keys."""
+    with memoryview(buf.data) as whole, whole[pos:end] as view:
+        try:
+            return msgspec.json.decode(view)
+        except msgspec.DecodeError:
+            raise Unproved from None
+
+
 def _pick(first: object) -> Summary:
     """The summary for a container whose first value is ``first`` (exactly decoded)."""
     if isinstance(first, dict) and "base" in first:
@@ -408,14 +430,18 @@ def _checked_block(buf: _Buffer, summary: Summary, start: int, sep: int, closer:
 
 
 def _dict_container(buf: _Buffer, pos: int, holder: dict, pick) -> tuple[Summary, int]:
-    """Walk the object at ``pos`` (``$.eval``, or the top level), member by member; return its
-    summary (``pick(first value)``) and the byte after its ``}``."""
+    """Walk the object at ``pos`` (``$.eval``, or the top level), member by member (or
+    many at a time, :class:`_Pieces`); return its summary (``pick(first value)``) and the
+    byte after its ``}``."""
     mstart = pos + 1  # where the member starts, blanks included
     pos = buf.skip(mstart)
     summary: Summary | None = None
+    pieces: _Pieces | None = None
     seen: set[str] = set()
     start = pos  # the first byte not yet checked
     while True:
+        if pieces is not None and pieces.until < pos:
+            pos = pieces.read(buf, pos, seen)
         key, after = _key(buf, pos)
         value = buf.skip(after)
         sep = buf.end(value)
@@ -427,10 +453,13 @@ def _dict_container(buf: _Buffer, pos: int, holder: dict, pick) -> tuple[Summary
             first = _exact(buf, value, sep)
             summary = pick(first)
             dict.__setitem__(holder, key, first)
+            pieces = _Pieces.learned(summary, buf, sep, True)
         _member(buf, summary, key, value, sep)
         if buf.data[sep] not in b",}":
             raise Unproved
         if _checked_block(buf, summary, start, sep, 125):
+            if pieces is not None:
+                pieces.until -= sep
             sep = start = 0
         if buf.data[sep] == 125:
             summary.finish()
@@ -446,25 +475,126 @@ def _list_container(buf: _Buffer, pos: int, holder: list, pick) -> tuple[Summary
     if buf.data[pos] == 93:
         raise Unproved  # an empty list: the exact path's error
     summary: Summary | None = None
+    pieces: _Pieces | None = None
     index = 0
     while True:
+        if pieces is not None and pieces.until < pos:
+            pos = pieces.read(buf, pos, index)
+            index = pieces.index
         sep = buf.end(pos)
         _within_cap(buf, mstart, sep)
         if summary is None:
             first = _exact(buf, pos, sep)
             summary = pick(first)
             list.append(holder, first)
+            pieces = _Pieces.learned(summary, buf, sep, False)
         _member(buf, summary, index, pos, sep)
         index += 1
         if buf.data[sep] not in b",]":
             raise Unproved
         if _checked_block(buf, summary, start, sep, 93):
+            if pieces is not None:
+                pieces.until -= sep
             sep = start = 0
         if buf.data[sep] == 93:
             summary.finish()
             return summary, sep + 1
         mstart = sep + 1
         pos = buf.skip(mstart)
+
+
+class _Pieces:
+    """Many members of a container in one typed decode, for summaries of small members
+    (``Summary.pieces``), found as :class:`_Batch` finds tau-bench trials: the bytes between
+    the first two members are searched for from the end of the buffer, and a cut there that
+    decodes is a true boundary. In an object msgspec keeps the last of two equal keys, so its
+    members are counted as they are decoded (``Summary.decoded``, a ``__post_init__``): a count
+    that differs from the keys decoded is a duplicate."""
+
+    TRIES = 4
+
+    def __init__(self, summary: Summary, sep: bytes, keyed: bool) -> None:
+        self.summary, self.sep, self.keyed = summary, sep, keyed
+        self.close_at = len(sep) - len(sep.lstrip(b" \t\r\n"))
+        schema = summary.schema  # type: ignore[attr-defined]
+        self.decoder = decoder(dict[str, schema] if keyed else list[schema])
+        self.until = -1  # no piece up to this position (after one that did not prove)
+        self.index = 0
+
+    @classmethod
+    def learned(cls, summary: Summary, buf: _Buffer, sep: int, keyed: bool) -> _Pieces | None:
+        """The pieces reader with the separator after the first member (``sep``: its ``,``),
+        or None (no separator, another layout, a summary of large members)."""
+        if not summary.pieces or buf.data[sep] != 44:
+            return None
+        close = sep - 1
+        while close > 0 and buf.data[close] in b" \t\r\n":
+            close -= 1
+        nxt = buf.skip(sep + 1)
+        if buf.data[close] not in b"}]" or buf.data[nxt] != (34 if keyed else 123):
+            return None
+        begin = close
+        while begin > 0 and buf.data[begin - 1] in b" \t":
+            begin -= 1
+        if begin > 0 and buf.data[begin - 1] == 10:
+            begin -= 1 + (begin > 1 and buf.data[begin - 2] == 13)
+        return cls(summary, bytes(buf.data[begin:nxt + 1]), keyed)
+
+    def read(self, buf: _Buffer, pos: int, seen: Any) -> int:
+        """Read the members from ``pos`` up to the last separator that proves; return where
+        the next member starts (``pos`` when none did: those go one at a time). ``seen``: the
+        keys so far (an object), or the index of the member at ``pos`` (an array)."""
+        if not self.keyed:
+            self.index = seen
+        limit = buf.n
+        for _ in range(self.TRIES):
+            cut = buf.data.rfind(self.sep, pos, limit)
+            if cut < 0:
+                return pos
+            limit = cut + len(self.sep) - 1
+            close = cut + self.close_at
+            if close + 1 - pos > buf.cap:
+                continue
+            before = self.summary.decoded() if self.keyed else 0
+            try:
+                members = self._decode(buf.data, pos, close)
+            except msgspec.ValidationError:
+                break
+            except msgspec.DecodeError:
+                continue  # not a boundary: an earlier one
+            self._add(members, before, seen)
+            return cut + len(self.sep) - 1
+        else:
+            self.until = 1 << 62  # separators that do not cut: one at a time from now
+            return pos
+        self.until = close + 1  # these one at a time, then pieces again
+        return pos
+
+    def _decode(self, data: bytearray, pos: int, close: int) -> Any:
+        """Decode ``data[pos:close + 1]`` as one object or array, in place (see
+        :func:`_batch_fields`)."""
+        saved = data[pos - 1], data[close + 1]
+        data[pos - 1], data[close + 1] = (123, 125) if self.keyed else (91, 93)
+        try:
+            with memoryview(data) as whole, whole[pos - 1:close + 2] as view:
+                return self.decoder.decode(view)
+        finally:
+            data[pos - 1], data[close + 1] = saved
+
+    def _add(self, members: Any, before: int, seen: Any) -> None:
+        summary = self.summary
+        if not self.keyed:
+            for i, member in enumerate(members, seen):
+                summary.add(i, member)  # type: ignore[attr-defined]
+            self.index = seen + len(members)
+            return
+        if summary.decoded() - before != len(members):
+            raise Unproved  # a key twice in the piece
+        for key, member in members.items():
+            if key in seen:
+                raise Unproved
+            seen.add(key)
+            summary.add(key, member)  # type: ignore[attr-defined]
 
 
 def _pick_eval(first: object) -> Summary:
@@ -522,7 +652,7 @@ def _load_object(buf: _Buffer, pos: int, file: str) -> dict:
             budget -= sep
             if budget < 0:
                 raise Unproved
-            top[key] = _exact(buf, value, sep)
+            top[key] = (_unread if key in UNREAD else _exact)(buf, value, sep)
         if buf.data[sep] == 125:
             if not any(isinstance(v, (FastDict, FastList)) for v in top.values()):
                 raise Unproved

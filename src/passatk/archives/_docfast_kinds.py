@@ -46,6 +46,12 @@ class _Detail(msgspec.Struct):
     passed: _Flag | _Unset = _UNSET
     result: str | _Unset | None = _UNSET
 
+    def __post_init__(self) -> None:
+        _DECODED[0] += 1  # a count of the details decoded, equal keys included (see decoded)
+
+
+_DECODED = [0]
+
 
 class _CodeEvalResult(msgspec.Struct):
     task_id: _Scalar | _Unset = _UNSET
@@ -104,6 +110,7 @@ class LiveCodeBench(_Named):
 
     kind = "livecodebench"
     schema = _Problem
+    pieces = True
     NAMES = ("question_id", "graded_list", "contest_date", "difficulty", "metadata", "pass@1")
 
     def add(self, index: int, p: _Problem) -> None:
@@ -144,12 +151,16 @@ class OpenCompass(_Named):
 
     kind = "opencompass"
     schema = _Detail
+    pieces = True
     NAMES = ("task_id", "passed", "result")
 
     def __init__(self) -> None:
         super().__init__()
         self.tasks: dict[str, list[int]] = {}
         self.failures = FailureText()
+
+    def decoded(self) -> int:
+        return _DECODED[0]
 
     def add(self, key: object, d: _Detail) -> None:
         if d.task_id is _UNSET or d.passed is _UNSET or not is_flag(d.passed):
@@ -211,6 +222,7 @@ class MultiPLE(_Named):
 
     kind = "multipl-e"
     schema = _MultiPLEResult
+    pieces = True
     NAMES = ("status", "exit_code", "stderr")
 
     def __init__(self) -> None:
