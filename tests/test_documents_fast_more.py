@@ -382,3 +382,76 @@ def test_hypothesis_cruxeval_and_multipl_e(tmp_path, monkeypatch, scored, result
     for path in (cx, mpe.parent):
         fast, exact = _both(path, monkeypatch, block, skip_bad=skip_bad)
         assert fast == exact
+
+
+# ------------------------------------------------------------------ many members at a time
+def _spy_pieces(monkeypatch) -> list:
+    from passatk.archives import _docfast
+
+    read = _docfast._Pieces.read
+    used = []
+
+    def spy(self, buf, pos, seen):
+        after = read(self, buf, pos, seen)
+        used.append(after > pos)
+        return after
+
+    monkeypatch.setattr(_docfast._Pieces, "read", spy)
+    return used
+
+
+@pytest.mark.parametrize("kind", ["opencompass", "opencompass-list", "multipl-e",
+                                  "livecodebench", "cruxeval"])
+@pytest.mark.parametrize("style", ["default", "indent2", "crlf", "compact"])
+def test_small_members_are_decoded_many_at_a_time(tmp_path, monkeypatch, kind, style):
+    name, make = KINDS[kind]
+    doc = make()
+    if kind.startswith("opencompass"):
+        details = list(doc["details"].values() if isinstance(doc["details"], dict)
+                       else doc["details"]) * 40
+        doc["details"] = details if kind.endswith("list") else {
+            str(i): d for i, d in enumerate(details)}
+    elif kind == "multipl-e":
+        doc["results"] *= 40
+    elif kind == "cruxeval":
+        doc["raw_scored_generations"] = {f"sample_{i}": flags for i, flags in enumerate(
+            list(doc["raw_scored_generations"].values()) * 40)}
+    else:
+        doc *= 40
+    path = tmp_path / name
+    _write(path, STYLES[style](doc))
+    used = _spy_pieces(monkeypatch)
+    fast = _same(path, monkeypatch, kind)
+    assert any(used) and fast[0] != "error"
+
+
+_PIECES = {
+    "opencompass": ("oc.json", "}, ", lambda: {"details": {
+        str(i): {"task_id": f"T/{i % 7}", "passed": i % 3 == 0, "result": "x"}
+        for i in range(300)}}),
+    "cruxeval": ("cx.json", "], ", lambda: {"raw_scored_generations": {
+        f"sample_{i}": [True, False][: 1 + i % 2] for i in range(300)}, "pass_at_1": 5}),
+}
+
+
+@pytest.mark.parametrize("where", [0.3, 0.5, 0.9])
+@pytest.mark.parametrize("kind,dup", [
+    ("opencompass", '"7": {"task_id": "T/0", "passed": true}, '), ("opencompass", '"7": {}, '),
+    ("opencompass", '"299": 1, '), ("cruxeval", '"sample_7": [true], '),
+    ("cruxeval", '"sample_7": [], '), ("cruxeval", '"sample_7": [1], "sample_7": [0], '),
+    ("cruxeval", '"sample_299": "x", ')])
+def test_a_duplicate_key_inside_a_piece_is_an_error(tmp_path, monkeypatch, where, kind, dup):
+    name, closer, make = _PIECES[kind]
+    text = json.dumps(make())
+    at = text.index('"', int(len(text) * where))
+    at = text.index('"', text.index(closer, at))  # a key's opening quote
+    path = tmp_path / name
+    _write(path, text[:at] + dup + text[at:])
+    fast, exact = _both(path, monkeypatch, skip_bad=True)
+    assert fast == exact and fast[0] == "error" and "duplicate key" in fast[1]
+    assert _proved(path) is None
+    monkeypatch.undo()
+    _write(path, text)
+    used = _spy_pieces(monkeypatch)
+    _same(path, monkeypatch, kind)
+    assert any(used)

@@ -121,8 +121,13 @@ class Summary:
         """Checks that need the whole container (none but EvalPlus v1's)."""
 
     def decoded(self) -> int:
-        """How many members of an object were decoded (see _Pieces)."""
-        raise NotImplementedError
+        """How many members of an object were decoded so far (see _Pieces), if counted."""
+        return -1
+
+    def piece_members(self, data: bytearray, start: int, end: int, before: int) -> int:
+        """How many members the piece ``data[start:end]`` of an object holds (``before``:
+        :meth:`decoded` before it was decoded); -1 when it cannot be told."""
+        return -1 if before < 0 else self.decoded() - before
 
 
 class _EvalPlus(Summary):
@@ -312,7 +317,9 @@ class _Buffer:
                 m = _TRAILING.search(error)
                 if m:
                     return pos + int(m.group(1)) - 1
-            self.more(pos)  # truncated, or malformed: more bytes may complete it
+            # truncated, or malformed: more bytes may complete it; as many again as the
+            # value has so far, so a large value is parsed a few times, not once per block
+            self.more(pos, max(self.block, min(self.n - pos, self.cap)))
 
     def drop(self, pos: int) -> None:
         """Forget ``data[:pos]``; positions after it move down by ``pos``."""
@@ -508,8 +515,9 @@ class _Pieces:
     (``Summary.pieces``), found as :class:`_Batch` finds tau-bench trials: the bytes between
     the first two members are searched for from the end of the buffer, and a cut there that
     decodes is a true boundary. In an object msgspec keeps the last of two equal keys, so its
-    members are counted as they are decoded (``Summary.decoded``, a ``__post_init__``): a count
-    that differs from the keys decoded is a duplicate."""
+    members are counted (``Summary.piece_members``: a ``__post_init__`` of each, or the quotes
+    of a piece whose only strings are its keys): a count that differs from the keys decoded is
+    a duplicate."""
 
     TRIES = 4
 
@@ -562,7 +570,10 @@ class _Pieces:
                 break
             except msgspec.DecodeError:
                 continue  # not a boundary: an earlier one
-            self._add(members, before, seen)
+            if self.keyed and self.summary.piece_members(
+                    buf.data, pos, close + 1, before) != len(members):
+                raise Unproved  # a key twice in the piece (or no proof that none is)
+            self._add(members, seen)
             return cut + len(self.sep) - 1
         else:
             self.until = 1 << 62  # separators that do not cut: one at a time from now
@@ -581,15 +592,13 @@ class _Pieces:
         finally:
             data[pos - 1], data[close + 1] = saved
 
-    def _add(self, members: Any, before: int, seen: Any) -> None:
+    def _add(self, members: Any, seen: Any) -> None:
         summary = self.summary
         if not self.keyed:
             for i, member in enumerate(members, seen):
                 summary.add(i, member)  # type: ignore[attr-defined]
             self.index = seen + len(members)
             return
-        if summary.decoded() - before != len(members):
-            raise Unproved  # a key twice in the piece
         for key, member in members.items():
             if key in seen:
                 raise Unproved

@@ -85,20 +85,23 @@ class _Named(Summary):
 
     def __init__(self) -> None:
         super().__init__()
-        self.expected = {f'"{n}"'.encode(): 0 for n in self.NAMES}
+        self.needles = {n: f'"{n}"'.encode() for n in self.NAMES}
+        self.attrs = tuple((_ATTR.get(n, n), needle) for n, needle in self.needles.items())
+        self.expected = dict.fromkeys(self.needles.values(), 0)
 
     def fields(self, member: msgspec.Struct) -> None:
         """Count the names of the fields ``member`` holds."""
-        for name in self.NAMES:
-            if getattr(member, _ATTR.get(name, name)) is not _UNSET:
-                self.expected[f'"{name}"'.encode()] += 1
+        expected = self.expected
+        for attr, needle in self.attrs:
+            if getattr(member, attr) is not _UNSET:
+                expected[needle] += 1
 
     def values(self, *values: object) -> None:
         """Count the decoded string values that spell a field name."""
         for v in values:
-            if type(v) is str and len(v) < 20:
-                needle = f'"{v}"'.encode()
-                if needle in self.expected:
+            if type(v) is str:
+                needle = self.needles.get(v)
+                if needle is not None:
                     self.expected[needle] += 1
 
 
@@ -182,6 +185,15 @@ class CRUXEval(Summary):
 
     kind = "cruxeval"
     schema = list[_Flag]
+    pieces = True
+
+    def piece_members(self, data: bytearray, start: int, end: int, before: int) -> int:
+        """The keys are the piece's only strings (its values decoded as flags): without a
+        backslash, two quotes each."""
+        if data.find(b"\\", start, end) >= 0:
+            return -1
+        quotes = data.count(b'"', start, end)
+        return -1 if quotes % 2 else quotes // 2
 
     def add(self, task: str, flags: list) -> None:
         _flags(flags)
