@@ -72,10 +72,15 @@ def _id(value: object, name: str) -> str:
         raise Unproved from None
 
 
-def _flags(graded: object) -> list:
-    if graded is _UNSET or not graded or not all(map(is_flag, graded)):  # type: ignore[arg-type]
+def _passes(flags: list | msgspec.UnsetType) -> int:
+    """How many of ``flags`` (bools and numbers, as decoded) pass; Unproved unless each is a
+    pass flag (a value equal to 1 or 0: ``True == 1 == 1.0``, as ``is_flag`` has it)."""
+    if flags is _UNSET or not flags:
         raise Unproved  # the exact path skips or refuses these
-    return graded  # type: ignore[return-value]
+    c = flags.count(True)
+    if c + flags.count(False) != len(flags):
+        raise Unproved
+    return c
 
 
 class _Named(Summary):
@@ -121,7 +126,8 @@ class LiveCodeBench(_Named):
 
         if p.question_id is _UNSET:
             raise Unproved
-        graded = _flags(p.graded_list)
+        graded = p.graded_list
+        c = _passes(graded)
         task = _id(p.question_id, "question_id")
         meta = p.metadata if isinstance(p.metadata, list) else []
         failures = FailureText()
@@ -134,7 +140,7 @@ class LiveCodeBench(_Named):
         stored = p.pass1
         if not (isinstance(stored, (int, float)) and not isinstance(stored, bool)):
             stored = None
-        self.rows.append((index, task, len(graded), sum(g == 1 for g in graded),  # type: ignore
+        self.rows.append((index, task, len(graded), c,  # type: ignore[arg-type]
                           _short(p.contest_date), _short(p.difficulty), stored, failures))
         self.fields(p)
         self.values(p.question_id, p.contest_date, p.difficulty, p.pass1, *meta)
@@ -196,8 +202,7 @@ class CRUXEval(Summary):
         return -1 if quotes % 2 else quotes // 2
 
     def add(self, task: str, flags: list) -> None:
-        _flags(flags)
-        self.rows.append((task, len(flags), sum(f == 1 for f in flags), 0))
+        self.rows.append((task, len(flags), _passes(flags), 0))
 
 
 class CodeEval(_Named):
