@@ -1,27 +1,48 @@
-"""msgspec decoding for the readers' fast paths, and the duplicate-key check that goes with it.
+"""msgspec decoding for the readers' fast paths, and the duplicate-key proofs that go with it.
 
-msgspec decodes a typed :class:`msgspec.Struct` holding only the fields a reader needs, several
-times faster than ``json.loads``, but when a key occurs twice in one object it keeps the last
-value silently, and passatk refuses duplicate keys (which value counts is ambiguous). A fast
-path therefore proves, per buffer, that no field it reads occurs twice:
-:func:`names_occur` checks that each quoted field name occurs in the raw bytes exactly as often
-as the decoded records account for (once as a key per record that has the field, plus once per
-decoded string *value* that equals the name). An escape such as ``\\u0061`` could spell a name
-without its bytes, so a buffer holding ``\\u0030`` to ``\\u007f`` is not proved.
-A buffer that is not proved is decoded again by the exact path (``json`` with a duplicate-key
-hook), which also locates every error; a false alarm (a name inside some other text) only costs
-speed, never a different number. Fields the reader does not use are not checked.
+msgspec decodes JSON several times faster than ``json.loads``, but when a key occurs twice in
+one object it keeps the last value silently, and passatk refuses duplicate keys (which value
+counts is ambiguous). A fast path therefore proves, per buffer, that no object of it repeats a
+key, and a buffer that is not proved is decoded again by the exact path (``json`` with a
+duplicate-key hook, ``_common.decode_json``), which also locates every error. A false alarm
+only costs speed, never a different number.
+
+Two proofs:
+
+* :func:`names_occur`: each quoted field name occurs in the raw bytes exactly as often as the
+  decoded records account for (for buffers decoded with a few known fields).
+* :func:`key_colons`: the colons that end an object key, counted in the raw bytes, equal the
+  keys of the decoded objects. In valid JSON a colon outside strings follows a key: its closing
+  quote (not escaped: an even run of backslashes before it), then JSON blanks. A colon inside a
+  string can look the same only right after the string's opening quote (``": ..."``), so the
+  count is an upper bound of the keys, and equality proves that no key was lost to a
+  duplicate. With ``word_end`` only quotes that follow a letter, digit or ``_`` count: an
+  opening quote never does, so the count is exact for keys whose raw spelling ends in such a
+  byte (the fields of a typed record; an unknown field is a decode error there).
+
+msgspec and ``json`` agree on everything else the fast paths accept (checked in
+``tests/test_archives_msgspec.py``): where msgspec refuses (a lone surrogate escape, ``NaN``,
+``1e400``, a BOM) the buffer goes to the exact path. msgspec does not check the UTF-8 of
+values it skips, so fast paths decode every value (no unknown fields skipped). Nesting is
+capped below both parsers' limits (:data:`MAX_DEPTH`).
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
-__all__ = ["decoder", "names_occur"]
+__all__ = ["FLAT", "MAX_DEPTH", "decode_lines", "decoder", "key_colons", "names_occur",
+           "objects"]
 
 # \u0030-\u007f spell the digits, letters and "_" of field names; the other escapes cannot
 _ASCII_ESCAPE = re.compile(rb"\\u00[3-7]")
+_Scalar = str | int | float | bool | None
+#: a record of scalars and lists of scalars (the common case: no walk needed)
+FLAT = dict[str, _Scalar | list[_Scalar]]
+#: deeper records go to the exact path (``json`` stops near 990 levels, msgspec a bit later)
+MAX_DEPTH = 200
 
 
 @lru_cache(maxsize=64)
@@ -30,6 +51,22 @@ def decoder(kind: type):
     import msgspec
 
     return msgspec.json.Decoder(kind)
+
+
+def decode_lines(kind: Any, buf) -> list | None:
+    """The values of the non-blank JSON lines of ``buf`` as ``kind``, or None on any error.
+
+    >>> decode_lines(FLAT, b'{"a": 1}\\n\\n{"b": [true]}\\n')
+    [{'a': 1}, {'b': [True]}]
+    >>> decode_lines(FLAT, b'{"a": {"b": 1}}\\n') is None
+    True
+    """
+    import msgspec
+
+    try:
+        return decoder(kind).decode_lines(buf)
+    except msgspec.DecodeError:  # ValidationError is one
+        return None
 
 
 def names_occur(buf: bytes, expected: dict[bytes, int]) -> bool:
@@ -48,3 +85,94 @@ def names_occur(buf: bytes, expected: dict[bytes, int]) -> bool:
     if b"\\u00" in buf and _ASCII_ESCAPE.search(buf):
         return False
     return all(buf.count(b'"' + name + b'"') == count for name, count in expected.items())
+
+
+@lru_cache(maxsize=1)
+def _tables():
+    import numpy as np
+
+    blank = np.zeros(256, dtype=bool)
+    blank[list(b" \t\r")] = True
+    word = np.zeros(256, dtype=bool)
+    word[list(b"0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] = True
+    return blank, word
+
+
+def key_colons(buf, word_end: bool = False) -> int:
+    """The colons of ``buf`` (whole valid JSON lines) that follow a quote and blanks.
+
+    An upper bound of the object keys of ``buf``, exact unless a string starts with blanks
+    and a colon; with ``word_end``, exact for keys whose raw spelling ends in a letter, digit
+    or ``_`` (others are not counted). See the module docstring.
+
+    >>> key_colons(b'{"a": 1, "b" :"x:", "c": ":"}\\n')
+    4
+    >>> key_colons(b'{"a": 1, "b" :"x:", "c": ":"}\\n', word_end=True)
+    3
+    >>> key_colons(b'{"\\\\"": 1, "x\\\\\\\\": 2, "q": "\\\\":"}\\n')
+    3
+    """
+    import numpy as np
+
+    blank, word = _tables()
+    a = np.frombuffer(buf, dtype=np.uint8)
+    p = np.flatnonzero(a == 58) - 1  # in valid JSON a key precedes every structural colon
+    more = np.flatnonzero(blank[a[p]])
+    while more.size:
+        p[more] -= 1
+        more = more[blank[a[p[more]]]]
+    before = p[a[p] == 34] - 1  # the byte before each quote that precedes a colon
+    if word_end:
+        return int(np.count_nonzero(word[a[before]]))
+    run = before[a[before] == 92]  # the quote may be escaped: count the backslashes
+    odd = np.zeros(run.size, dtype=bool)
+    k = np.arange(run.size)
+    back = 0
+    while k.size:
+        odd[k] = ~odd[k]
+        back += 1
+        k = k[a[run[k] - back] == 92]
+    return int(before.size - np.count_nonzero(odd))
+
+
+class _TooDeep(Exception):
+    pass
+
+
+def _keys(value: Any, depth: int) -> int:
+    """The keys of all objects inside ``value`` (a list or dict)."""
+    if depth > MAX_DEPTH:
+        raise _TooDeep
+    if type(value) is dict:
+        n, items = len(value), value.values()
+    else:
+        n, items = 0, value
+    for v in items:
+        if type(v) is dict or type(v) is list:
+            n += _keys(v, depth + 1)
+    return n
+
+
+def objects(buf) -> list[dict] | None:
+    """The JSON objects on the non-blank lines of ``buf``, decoded by msgspec and proved free
+    of duplicate keys; None when any line is not such an object or the proof fails.
+
+    >>> objects(b'{"task_id": "T/0", "passed": true}\\n{"task_id": "T/1", "x": {"y": 1}}\\n')
+    [{'task_id': 'T/0', 'passed': True}, {'task_id': 'T/1', 'x': {'y': 1}}]
+    >>> objects(b'{"task_id": "T/0", "passed": true, "passed": false}\\n') is None
+    True
+    >>> objects(b'[1, 2]\\n') is None
+    True
+    """
+    records = decode_lines(FLAT, buf)
+    if records is not None:
+        keys = sum(map(len, records))
+    else:
+        records = decode_lines(Any, buf)
+        if records is None or not all(type(r) is dict for r in records):
+            return None
+        try:
+            keys = sum(_keys(r, 1) for r in records)
+        except _TooDeep:
+            return None
+    return records if key_colons(buf) == keys else None
