@@ -306,12 +306,17 @@ def piece_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, d
             except BadRecord as e:
                 yield n, e
         return
+    yield from number_records(lineno, piece, records)
+
+
+def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:
+    """(line number, record) for the records decoded from the non-blank lines of ``piece``."""
     lines = piece.count(b"\n") + (not piece.endswith(b"\n"))
     if lines == len(records):
-        yield from enumerate(records, lineno + 1)
-    else:  # blank lines: number the others
-        numbers = [n for n, line in enumerate(piece.split(b"\n"), lineno + 1) if line.strip()]
-        yield from zip(numbers, records, strict=True)
+        return enumerate(records, lineno + 1)
+    # blank lines (the lines msgspec skips are blank for bytes.strip too): number the others
+    numbers = [n for n, line in enumerate(piece.split(b"\n"), lineno + 1) if line.strip()]
+    return zip(numbers, records, strict=True)
 
 
 def parse_json_line(file: str, lineno: int, line: bytes) -> dict:

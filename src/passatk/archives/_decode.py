@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = ["FLAT", "MAX_DEPTH", "decode_lines", "decoder", "key_colons", "names_occur",
-           "objects"]
+           "objects", "typed_records"]
 
 # \u0030-\u007f spell the digits, letters and "_" of field names; the other escapes cannot
 _ASCII_ESCAPE = re.compile(rb"\\u00[3-7]")
@@ -65,7 +65,7 @@ def decode_lines(kind: Any, buf) -> list | None:
 
     try:
         return decoder(kind).decode_lines(buf)
-    except msgspec.DecodeError:  # ValidationError is one
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
         return None
 
 
@@ -176,3 +176,32 @@ def objects(buf) -> list[dict] | None:
         except _TooDeep:
             return None
     return records if key_colons(buf) == keys else None
+
+
+@lru_cache(maxsize=16)
+def _record_type(fields: tuple[tuple[str, Any], ...]) -> type:
+    import msgspec
+
+    for name, _ in fields:  # key_colons(word_end=True) counts only such keys
+        assert name[-1:].isascii() and (name[-1].isalnum() or name[-1] == "_"), name
+    return msgspec.defstruct("Record", list(fields), forbid_unknown_fields=True, gc=False)
+
+
+def typed_records(fields: tuple[tuple[str, Any], ...], buf) -> list | None:
+    """The records on the non-blank lines of ``buf`` when each is an object with exactly the
+    keys ``fields`` names, once each, with values of their types; else None.
+
+    ``fields`` is ``((name, type), ...)``; every value is decoded (nothing skipped unchecked).
+
+    >>> fields = (("task_id", str), ("passed", bool))
+    >>> [r.task_id for r in typed_records(fields, b'{"task_id": "T/0", "passed": true}\\n')]
+    ['T/0']
+    >>> typed_records(fields, b'{"task_id": "T/0", "passed": true, "passed": false}\\n') is None
+    True
+    >>> typed_records(fields, b'{"task_id": "T/0", "passed": true, "x": 1}\\n') is None
+    True
+    """
+    records = decode_lines(_record_type(fields), buf)
+    if records is None or key_colons(buf, word_end=True) != len(fields) * len(records):
+        return None
+    return records

@@ -8,6 +8,8 @@ MultiPL-E archive is a directory of files).
 from __future__ import annotations
 
 import json
+from itertools import compress
+from operator import not_
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -61,6 +63,22 @@ class FailureText:
         if not isinstance(text, str):
             self.same = False
         elif self.text is None:
+            self._first(text)
+        elif text != self.text:
+            self.same = False
+
+    def add_many(self, passed: list, texts: list) -> None:
+        """:meth:`add` for each pair of ``passed`` (pass flags) and ``texts`` (strings)."""
+        self.samples += len(passed)
+        failed = set(compress(texts, map(not_, passed)))
+        self.failed += len(passed) - sum(map(bool, passed))
+        if not self.same or not failed:
+            return
+        if len(failed) > 1:
+            self.same = False
+            return
+        text = failed.pop()
+        if self.text is None:
             self._first(text)
         elif text != self.text:
             self.same = False

@@ -205,12 +205,13 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
 
 
 def scan_into(
-    block: bytearray, cut: int, lineno: int, counts: Tally, slow_line, scratch: np.ndarray,
+    block: bytearray, cut: int, lineno: int, counts: Tally, scratch: np.ndarray,
     failures: FailureText,
-) -> tuple[int, int]:
-    """Count the proven lines of ``block[:cut]`` into ``counts``; the others go to ``slow_line``.
+) -> tuple[int, int, list[tuple[int, bytes]]]:
+    """Count the proven lines of ``block[:cut]`` into ``counts``.
 
-    Returns (lines counted here, lines in the block).
+    Returns (lines counted here, lines in the block, [(line number, line) of the other
+    non-blank lines]).
     """
     nl, fast, t0, t1, passed, r0, r1 = scan_block(block, cut, scratch)
     is_slow = np.ones(nl.size, dtype=bool)
@@ -242,12 +243,12 @@ def scan_into(
             fast, passed, r0, r1 = fast[keep], passed[keep], r0[keep], r1[keep]
         is_slow[fast] = False
         failures.add_block(passed, a, r0, r1)
-    if fast.size == nl.size:
-        return int(fast.size), int(nl.size)
-    ends = nl.tolist()
-    for j in np.flatnonzero(is_slow).tolist():
-        start = ends[j - 1] + 1 if j else 0
-        line = bytes(block[start:ends[j]])
-        if line.strip():
-            slow_line(line, lineno + j + 1)
-    return int(fast.size), int(nl.size)
+    rest = []
+    if fast.size < nl.size:
+        ends = nl.tolist()
+        for j in np.flatnonzero(is_slow).tolist():
+            start = ends[j - 1] + 1 if j else 0
+            line = bytes(block[start:ends[j]])
+            if line.strip():
+                rest.append((lineno + j + 1, line))
+    return int(fast.size), int(nl.size), rest
