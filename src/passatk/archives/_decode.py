@@ -2,29 +2,28 @@
 
 msgspec decodes JSON several times faster than ``json.loads``, but when a key occurs twice in
 one object it keeps the last value silently, and passatk refuses duplicate keys (which value
-counts is ambiguous). A fast path therefore proves, per buffer, that no object of it repeats a
-key, and a buffer that is not proved is decoded again by the exact path (``json`` with a
+counts is ambiguous). A fast path therefore proves, per buffer, that no object in it repeats a
+key; a buffer that is not proved is decoded again by the exact path (``json`` with a
 duplicate-key hook, ``_common.decode_json``), which also locates every error. A false alarm
 only costs speed, never a different number.
 
-Two proofs:
-
-* :func:`names_occur`: each quoted field name occurs in the raw bytes exactly as often as the
-  decoded records account for (for buffers decoded with a few known fields).
-* :func:`key_colons`: the colons that end an object key, counted in the raw bytes, equal the
-  keys of the decoded objects. In valid JSON a colon outside strings follows a key: its closing
-  quote (not escaped: an even run of backslashes before it), then JSON blanks. A colon inside a
-  string can look the same only right after the string's opening quote (``": ..."``), so the
-  count is an upper bound of the keys, and equality proves that no key was lost to a
-  duplicate. With ``word_end`` only quotes that follow a letter, digit or ``_`` count: an
-  opening quote never does, so the count is exact for keys whose raw spelling ends in such a
-  byte (the fields of a typed record; an unknown field is a decode error there).
+The proof, :func:`key_colons`: the colons that end an object key, counted in the raw bytes,
+equal the keys of the decoded objects (a duplicate is a raw key that decodes to nothing). In
+valid JSON a colon outside strings follows a key: its closing quote (not escaped: an even run
+of backslashes before it), then blanks. A colon inside a string can follow a quote only when
+that quote opens the string, and an opening quote always follows one of ``{[,:``, a blank or
+a line start, which a closing quote follows only when the key's raw spelling ends in that
+byte. Such keys are not counted, so a buffer whose decoded keys may end so is not proved
+(:data:`KEY_END_UNSEEN`). Every key is counted, nested ones too, and every object is checked,
+whether or not its reader uses it: the fast path accepts exactly what ``json`` accepts.
+:func:`names_occur` is an older, narrower proof for a few known field names.
 
 msgspec and ``json`` agree on everything else the fast paths accept (checked in
-``tests/test_archives_msgspec.py``): where msgspec refuses (a lone surrogate escape, ``NaN``,
-``1e400``, a BOM) the buffer goes to the exact path. msgspec does not check the UTF-8 of
-values it skips, so fast paths decode every value (no unknown fields skipped). Nesting is
-capped below both parsers' limits (:data:`MAX_DEPTH`).
+``tests/test_archives_msgspec.py``); where msgspec refuses (a lone surrogate escape, ``NaN``,
+``1e400``) the buffer goes to the exact path; a BOM is dropped from the buffer's first line,
+as ``json``'s path drops it from every line. msgspec does not check the UTF-8 of values it
+skips, so fast paths decode every value (no unknown field skipped). Nesting is capped below
+both parsers' limits (:data:`MAX_DEPTH`).
 """
 
 from __future__ import annotations
@@ -87,34 +86,35 @@ def names_occur(buf: bytes, expected: dict[bytes, int]) -> bool:
     return all(buf.count(b'"' + name + b'"') == count for name, count in expected.items())
 
 
+#: a key whose raw spelling ends in one of these bytes is not counted by key_colons
+KEY_END_UNSEEN = frozenset(" {[,:")
+
+
 @lru_cache(maxsize=1)
 def _tables():
     import numpy as np
 
     blank = np.zeros(256, dtype=bool)
     blank[list(b" \t\r")] = True
-    word = np.zeros(256, dtype=bool)
-    word[list(b"0123456789_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")] = True
-    return blank, word
+    opens = np.zeros(256, dtype=bool)  # the bytes that may stand before an opening quote
+    opens[list(b" \t\r\n{[,:")] = True
+    return blank, opens
 
 
-def key_colons(buf, word_end: bool = False) -> int:
-    """The colons of ``buf`` (whole valid JSON lines) that follow a quote and blanks.
+def key_colons(buf) -> int:
+    """The object keys of ``buf`` (whole valid JSON lines), counted by their colons.
 
-    An upper bound of the object keys of ``buf``, exact unless a string starts with blanks
-    and a colon; with ``word_end``, exact for keys whose raw spelling ends in a letter, digit
-    or ``_`` (others are not counted). See the module docstring.
+    Exact when no key's raw spelling ends in a byte of :data:`KEY_END_UNSEEN` (those keys
+    are not counted); see the module docstring.
 
-    >>> key_colons(b'{"a": 1, "b" :"x:", "c": ":"}\\n')
+    >>> key_colons(b'{"a": 1, "b" :"x:", "c": ":", "d": [":", " :"]}\\n')
     4
-    >>> key_colons(b'{"a": 1, "b" :"x:", "c": ":"}\\n', word_end=True)
-    3
     >>> key_colons(b'{"\\\\"": 1, "x\\\\\\\\": 2, "q": "\\\\":"}\\n')
     3
     """
     import numpy as np
 
-    blank, word = _tables()
+    blank, opens = _tables()
     a = np.frombuffer(buf, dtype=np.uint8)
     p = np.flatnonzero(a == 58) - 1  # in valid JSON a key precedes every structural colon
     more = np.flatnonzero(blank[a[p]])
@@ -122,8 +122,7 @@ def key_colons(buf, word_end: bool = False) -> int:
         p[more] -= 1
         more = more[blank[a[p[more]]]]
     before = p[a[p] == 34] - 1  # the byte before each quote that precedes a colon
-    if word_end:
-        return int(np.count_nonzero(word[a[before]]))
+    before = before[~opens[a[before]]]  # an opening quote: the colon is inside a string
     run = before[a[before] == 92]  # the quote may be escaped: count the backslashes
     odd = np.zeros(run.size, dtype=bool)
     k = np.arange(run.size)
@@ -139,18 +138,34 @@ class _TooDeep(Exception):
     pass
 
 
-def _keys(value: Any, depth: int) -> int:
-    """The keys of all objects inside ``value`` (a list or dict)."""
+def _keys(value: Any, depth: int, names: set) -> int:
+    """The keys of all objects inside ``value`` (a list or dict); their names go to
+    ``names``."""
     if depth > MAX_DEPTH:
         raise _TooDeep
     if type(value) is dict:
         n, items = len(value), value.values()
+        names.update(value)
     else:
         n, items = 0, value
     for v in items:
         if type(v) is dict or type(v) is list:
-            n += _keys(v, depth + 1)
+            n += _keys(v, depth + 1, names)
     return n
+
+
+def _seen(names) -> bool:
+    """Whether key_colons counts every key named in ``names``."""
+    return not any(name[-1:] in KEY_END_UNSEEN for name in names)
+
+
+def _without_bom(buf: bytes) -> bytes | None:
+    """``buf`` without a UTF-8 BOM at its start (``json``'s path drops it from a line), or
+    None when the BOM's line holds nothing else (``json`` finds no value there)."""
+    if buf[:3] != b"\xef\xbb\xbf":
+        return buf
+    end = buf.find(b"\n")
+    return buf[3:] if buf[3:end if end >= 0 else len(buf)].strip() else None
 
 
 def objects(buf) -> list[dict] | None:
@@ -164,17 +179,24 @@ def objects(buf) -> list[dict] | None:
     >>> objects(b'[1, 2]\\n') is None
     True
     """
+    buf = _without_bom(buf)
+    if buf is None:
+        return None
     records = decode_lines(FLAT, buf)
+    names: set = set()
     if records is not None:
         keys = sum(map(len, records))
+        names.update(*records)
     else:
         records = decode_lines(Any, buf)
         if records is None or not all(type(r) is dict for r in records):
             return None
         try:
-            keys = sum(_keys(r, 1) for r in records)
+            keys = sum(_keys(r, 1, names) for r in records)
         except _TooDeep:
             return None
+    if not _seen(names):
+        return None
     return records if key_colons(buf) == keys else None
 
 
@@ -182,8 +204,7 @@ def objects(buf) -> list[dict] | None:
 def _record_type(fields: tuple[tuple[str, Any], ...]) -> type:
     import msgspec
 
-    for name, _ in fields:  # key_colons(word_end=True) counts only such keys
-        assert name[-1:].isascii() and (name[-1].isalnum() or name[-1] == "_"), name
+    assert _seen(name for name, _ in fields)  # key_colons counts them all
     return msgspec.defstruct("Record", list(fields), forbid_unknown_fields=True, gc=False)
 
 
@@ -201,7 +222,8 @@ def typed_records(fields: tuple[tuple[str, Any], ...], buf) -> list | None:
     >>> typed_records(fields, b'{"task_id": "T/0", "passed": true, "x": 1}\\n') is None
     True
     """
-    records = decode_lines(_record_type(fields), buf)
-    if records is None or key_colons(buf, word_end=True) != len(fields) * len(records):
+    buf = _without_bom(buf)
+    records = None if buf is None else decode_lines(_record_type(fields), buf)
+    if records is None or key_colons(buf) != len(fields) * len(records):
         return None
     return records
