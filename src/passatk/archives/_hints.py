@@ -68,11 +68,19 @@ class FailureText:
             self.same = False
 
     def add_many(self, passed: list, texts: list) -> None:
-        """:meth:`add` for each pair of ``passed`` (pass flags) and ``texts`` (strings)."""
+        """:meth:`add` for each pair of ``passed`` (pass flags) and ``texts`` (strings).
+
+        >>> f = FailureText()
+        >>> f.add_many([True, 0, 0.0], ["passed", "failed: no setitimer", "failed: no setitimer"])
+        >>> f.failed, f.samples, f.text
+        (2, 3, 'failed: no setitimer')
+        """
         self.samples += len(passed)
+        self.failed += len(passed) - passed.count(True)  # 1 == 1.0 == True
+        if not self.same:
+            return
         failed = set(compress(texts, map(not_, passed)))
-        self.failed += len(passed) - sum(map(bool, passed))
-        if not self.same or not failed:
+        if not failed:
             return
         if len(failed) > 1:
             self.same = False
