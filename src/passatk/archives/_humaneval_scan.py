@@ -204,6 +204,37 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
     return block[int(t0[0]):int(t1[0])].decode("ascii"), bool(passed[0])
 
 
+#: odd multipliers of the task-id hash (any fixed values: equal hashes are checked)
+_MULT = np.random.default_rng(20261130).integers(1, 2**63, size=MAX_FAST_ID // 8,
+                                                  dtype=np.uint64) | np.uint64(1)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
+def _task_ids(block, cut: int, t0: np.ndarray, t1: np.ndarray) -> tuple[list[bytes], np.ndarray]:
+    """The distinct task ids ``block[t0[i]:t1[i]]`` (at most MAX_FAST_ID bytes each), and for
+    each line the index of its id among them.
+
+    Each id is read as little-endian 8-byte words (bytes past its end masked), hashed, and the
+    lines grouped by hash; that every line of a group holds its group's words is checked, and
+    an exact (slower) grouping is used where it does not (a hash collision)."""
+    length = t1 - t0
+    nwords = max(-(-int(length.max()) // 8), 1)
+    w = _words(block, cut)  # the id is followed by '", "completion": "': every load is in range
+    words = np.empty((t0.size, nwords), dtype="<u8")
+    for j in range(nwords):
+        words[:, j] = w[np.minimum(t0 + 8 * j, w.size - 1)] & _LOW_BYTES[np.clip(length - 8 * j,
+                                                                                   0, 8)]
+    h = (words * _MULT[:nwords]).sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not (words == words[first][inverse]).all():
+        _, first, inverse = np.unique(words, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    ids = [words[i].tobytes()[:n] for i, n in zip(first.tolist(), length[first].tolist(),
+                                                   strict=True)]
+    return ids, inverse
+
+
 def scan_into(
     block: bytearray, cut: int, lineno: int, counts: Tally, scratch: np.ndarray,
     failures: FailureText,
@@ -221,19 +252,11 @@ def scan_into(
         r0, r1 = r0[short], r1[short]
     if fast.size:
         a = np.frombuffer(block, dtype=np.uint8, count=cut)
-        length = t1 - t0
-        width = max(int(length.max()), 1)
-        cols = np.arange(width)
-        keys = np.where(cols < length[:, None],
-                        a[np.minimum(t0[:, None] + cols, cut - 1)], 0).astype(np.uint8)
-        keys = np.ascontiguousarray(keys).view(f"V{width}").ravel()
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        inverse = inverse.ravel()
-        n = np.bincount(inverse, minlength=distinct.size).tolist()
-        c = np.bincount(inverse, weights=passed, minlength=distinct.size).astype(np.int64).tolist()
-        proven = np.ones(distinct.size, dtype=bool)
-        for j, key in enumerate(distinct.tolist()):
-            key = key.rstrip(b"\0")  # no NUL in a proven line: control bytes are ruled out
+        distinct, inverse = _task_ids(block, cut, t0, t1)
+        n = np.bincount(inverse, minlength=len(distinct)).tolist()
+        c = np.bincount(inverse, weights=passed, minlength=len(distinct)).astype(np.int64).tolist()
+        proven = np.ones(len(distinct), dtype=bool)
+        for j, key in enumerate(distinct):
             if b"\\" in key:  # an escape in the task id: json.loads decodes it
                 proven[j] = False
                 continue
