@@ -91,6 +91,17 @@ def _tail_in(w: np.ndarray, pos: np.ndarray, tail: np.ndarray, tails: list) -> n
     return found
 
 
+def _sparse_nonzero(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` for a mask with few set bytes, about twice as fast: its
+    8-byte words are tested first and only the set ones expanded."""
+    n = mask.size & ~7
+    hit = np.flatnonzero(mask[:n].view(np.uint64) != 0)
+    idx = np.flatnonzero(mask[:n].reshape(-1, 8)[hit])
+    out = hit[idx >> 3] * 8 + (idx & 7)
+    tail = np.flatnonzero(mask[n:])
+    return np.concatenate((out, tail + n)) if tail.size else out
+
+
 def _unescaped_quotes(a: np.ndarray, bs: np.ndarray, quotes: np.ndarray, nl: np.ndarray,
                       ruled_out: np.ndarray, size: int) -> np.ndarray:
     """``quotes`` less those escaped by a backslash (``bs``: the backslashes left to look
@@ -144,7 +155,7 @@ def scan_block(
         scratch = np.empty(2 * size, dtype=bool)
     mask, scratch2 = scratch[:size], scratch[size : 2 * size]
     # one pass finds newlines together with control bytes and non-ASCII bytes (negative as int8)
-    low = np.flatnonzero(np.less(a.view(np.int8), 32, out=mask))
+    low = _sparse_nonzero(np.less(a.view(np.int8), 32, out=mask))
     is_nl = a[low] == 10
     clean = bool(is_nl.all())
     nl = low if clean else low[is_nl]
@@ -164,7 +175,7 @@ def scan_block(
     lone_n = np.equal(a[1:], 110, out=scratch2[: size - 1])
     np.greater(lone_n[1:], is_bs[: size - 2], out=lone_n[1:])
     np.greater(is_bs[: size - 1], lone_n, out=is_bs[: size - 1])
-    bs = np.flatnonzero(is_bs)
+    bs = _sparse_nonzero(is_bs)
     quotes = np.flatnonzero(np.equal(a, 34, out=mask))
     if bs.size:
         quotes = _unescaped_quotes(a, bs, quotes, nl, ruled_out, size)
