@@ -75,6 +75,26 @@ _NUM_TRUE_W = [(len(t), _literal_words(t)) for t in _NUM_TRUE]
 _NUM_FALSE_W = [(len(t), _literal_words(t)) for t in _NUM_FALSE]
 
 
+def _table(parts: list[tuple[int, list[tuple[int, int]]]]) -> tuple[np.ndarray, ...]:
+    """(column, offset, word) arrays of literals: ``parts`` holds (column, literal words)."""
+    rows = [(col, o, word) for col, lit in parts for o, word in lit]
+    return tuple(np.array(x, dtype=t) for x, t in zip(zip(*rows, strict=True),
+                                                      (np.intp, np.intp, np.uint64), strict=True))
+
+
+#: the key separators from the line start and from the 4th and 8th quotes, and the tails
+_KEYS_T = _table([(0, _HEAD_W), (1, _MID1_W), (2, _MID2_W)])
+_TRUE_T = _table([(0, _TRUE_W)])
+_FALSE_T = _table([(0, _FALSE_W)])
+
+
+def _all_at(w: np.ndarray, pos: np.ndarray, table: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Per row of ``pos``: whether every literal word of ``table`` stands at its column's
+    position plus its offset (one gather for all the words)."""
+    col, offset, word = table
+    return (w[np.minimum(pos[:, col] + offset, w.size - 1)] == word).all(axis=1)
+
+
 def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> np.ndarray:
     last = w.size - 1
     ok = np.ones(pos.size, dtype=bool)
@@ -186,12 +206,10 @@ def scan_block(
         return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
     q = quotes[first_quote[cand, None] + np.array([2, 3, 7, 11])]
     w = _words(block, size)
-    ok = _literal_at(w, starts[cand], _HEAD_W)
-    ok &= _literal_at(w, q[:, 1], _MID1_W)
-    ok &= _literal_at(w, q[:, 2], _MID2_W)
+    ok = _all_at(w, np.stack((starts[cand], q[:, 1], q[:, 2]), axis=1), _KEYS_T)
     tail = nl[cand] - q[:, 3]
-    is_true = (tail == _TAIL_TRUE.size) & _literal_at(w, q[:, 3], _TRUE_W)
-    is_false = (tail == _TAIL_FALSE.size) & _literal_at(w, q[:, 3], _FALSE_W)
+    is_true = (tail == _TAIL_TRUE.size) & _all_at(w, q[:, 3:], _TRUE_T)
+    is_false = (tail == _TAIL_FALSE.size) & _all_at(w, q[:, 3:], _FALSE_T)
     other = np.flatnonzero(ok & ~(is_true | is_false))
     if other.size:
         is_true[other] = _tail_in(w, q[other, 3], tail[other], _NUM_TRUE_W)
