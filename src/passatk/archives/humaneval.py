@@ -95,30 +95,35 @@ class _Sink:
         return True
 
     def block(self, lineno: int, buf: bytes) -> None:
-        """The non-blank lines of ``buf``, which follows line ``lineno``."""
+        """The non-blank lines of ``buf``, which follows line ``lineno``: msgspec's JSON
+        objects where proved, else json line by line."""
         from ._decode import objects
 
         records = objects(buf)
-        if records is not None:
-            for n, obj in number_records(lineno, buf, newlines(buf), records):
-                self.record(n, obj)
+        if records is None:
+            self.exact([(n, line) for n, line in enumerate(buf.split(b"\n"), lineno + 1)
+                        if line.strip()])
             return
-        for n, line in enumerate(buf.split(b"\n"), lineno + 1):
-            if line.strip():
-                self.lines([(n, line)], msgspec=False)
+        for n, obj in number_records(lineno, buf, newlines(buf), records):
+            self.record(n, obj)
 
-    def lines(self, pairs: list[tuple[int, bytes]], msgspec: bool = True) -> None:
-        """Lines the scan did not prove: (line number, non-blank line) pairs."""
+    def lines(self, pairs: list[tuple[int, bytes]]) -> None:
+        """(line number, non-blank line) pairs: msgspec's records of FIELDS or JSON objects
+        where proved (a pair's line is never blank to msgspec either), else json."""
         from ._decode import objects
 
         buf = b"\n".join(line for _, line in pairs)
-        if msgspec and self.typed(buf):
+        if self.typed(buf):
             return
-        records = objects(buf) if msgspec else None
-        if records is not None and len(records) == len(pairs):
-            for (n, _), obj in zip(pairs, records, strict=True):
-                self.record(n, obj)
+        records = objects(buf)
+        if records is None or len(records) != len(pairs):
+            self.exact(pairs)
             return
+        for (n, _), obj in zip(pairs, records, strict=True):
+            self.record(n, obj)
+
+    def exact(self, pairs: list[tuple[int, bytes]]) -> None:
+        """The exact path: json line by line, which also states the errors."""
         for n, line in pairs:
             try:
                 obj = parse_json_line(self.file, n, line)
