@@ -190,11 +190,11 @@ def scan_block(
     if not clean:  # a control byte other than \\n, or non-ASCII: json.loads decides
         ruled_out[np.searchsorted(nl, low[~is_nl])] = True
     is_bs = np.equal(a, 92, out=mask)
-    # leave out the commonest escape, a lone backslash before n (it is valid and escapes no
-    # quote), so that far fewer backslashes need looking at
-    lone_n = np.equal(a[1:], 110, out=scratch2[: size - 1])
-    np.greater(lone_n[1:], is_bs[: size - 2], out=lone_n[1:])
-    np.greater(is_bs[: size - 1], lone_n, out=is_bs[: size - 1])
+    # leave out every backslash before n, so that far fewer backslashes need looking at: it
+    # escapes n (the commonest escape, valid) or is itself escaped, and escapes no quote
+    # either way (a kept backslash is judged by its raw neighbours, not by the others kept)
+    before_n = np.equal(a[1:], 110, out=scratch2[: size - 1])
+    np.greater(is_bs[: size - 1], before_n, out=is_bs[: size - 1])
     bs = _sparse_nonzero(is_bs)
     quotes = np.flatnonzero(np.equal(a, 34, out=mask))
     if bs.size:
