@@ -16,7 +16,7 @@ import io
 import json
 from collections import Counter
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, not_
 
 from . import _hints as hints
 from ._common import (
@@ -90,7 +90,8 @@ class _Sink:
         c = Counter(compress(tasks, passed))
         for task, n in Counter(tasks).items():
             self.counts.add(self.group, task if type(task) is str else str(task), n, c[task])
-        self.failures.add_many(passed, list(map(_RESULT, records)))
+        self.failures.add_all(len(passed), list(compress(map(_RESULT, records),
+                                                         map(not_, passed))))
         self.records += len(records)
         return True
 
