@@ -90,8 +90,10 @@ class _Sink:
         c = Counter(compress(tasks, passed))
         for task, n in Counter(tasks).items():
             self.counts.add(self.group, task if type(task) is str else str(task), n, c[task])
-        self.failures.add_all(len(passed), list(compress(map(_RESULT, records),
-                                                         map(not_, passed))))
+        failed = len(passed) - passed.count(True)
+        texts = (list(compress(map(_RESULT, records), map(not_, passed))) if self.failures.same
+                 else [None] * failed)  # once the texts differ, none is looked at
+        self.failures.add_all(len(passed), texts)
         self.records += len(records)
         return True
 
