@@ -16,7 +16,8 @@ Run:
   scores each in a subprocess (peak RSS is ``VmHWM`` of the child, see
   ``test_bench_archives_rss.py``) and deletes it; ``PASSATK_BENCH_BIG_BASELINE=1`` also times
   ``json.load`` plus the walk of each in a subprocess (it needs several GB of memory);
-  ``PASSATK_BENCH_BIG_KINDS=tau-bench`` runs only the formats named.
+  ``PASSATK_BENCH_BIG_KINDS=tau-bench`` runs only the formats named (the other five
+  formats too when named, at ``PASSATK_BENCH_MORE_MB``, 500 by default).
 """
 
 from __future__ import annotations
@@ -319,7 +320,7 @@ t0 = time.process_time()
 if sys.argv[2] == "baseline":
     sys.path.insert(0, sys.argv[3])
     import test_bench_documents as b
-    result = b.baseline(sys.argv[1], b.KINDS[sys.argv[4]][2])
+    result = b.baseline(sys.argv[1], {**b.KINDS, **b.MORE_KINDS}[sys.argv[4]][2])
 else:
     from passatk.archives import _docfast, read_counts
     result = read_counts(sys.argv[1]).samples
@@ -342,8 +343,11 @@ def test_big_documents_peak_rss(tmp_path, capsys):
     sizes = [float(x) for x in os.environ.get("PASSATK_BENCH_BIG_MB", "2000,2000,1000")
              .split(",")]
     only = os.environ.get("PASSATK_BENCH_BIG_KINDS", ",".join(KINDS)).split(",")
+    more_mb = float(os.environ.get("PASSATK_BENCH_MORE_MB", "500"))
+    runs = [*zip(KINDS.items(), sizes, strict=True),
+            *(((k, MORE_KINDS[k]), more_mb) for k in only if k in MORE_KINDS)]
     failed = []
-    for (kind, (name, write, _, sets)), mb in zip(KINDS.items(), sizes, strict=True):
+    for (kind, (name, write, _, sets)), mb in runs:
         if kind not in only:
             continue
         path = tmp_path / name
