@@ -455,3 +455,22 @@ def test_a_duplicate_key_inside_a_piece_is_an_error(tmp_path, monkeypatch, where
     used = _spy_pieces(monkeypatch)
     _same(path, monkeypatch, kind)
     assert any(used)
+
+
+def test_raw_generations_is_checked_for_syntax_not_duplicate_keys(tmp_path, monkeypatch):
+    """CRUXEval's ``raw_generations`` is read by no reader: the fast path checks its syntax
+    and UTF-8 (the same errors as the exact path) but not duplicate keys inside it, which the
+    stdlib path refuses (docs/robustness.md)."""
+    text = json.dumps(_cruxeval())
+    path = tmp_path / "cx.json"
+    scored = text.index('"raw_scored_generations"')
+    for data in (text[:scored].replace("]", ", ]", 1).encode() + text[scored:].encode(),
+                 text.encode().replace(b'"sample_1": ["', b'"sample_1": ["\xff', 1)):
+        assert data != text.encode()
+        path.write_bytes(data)
+        fast, exact = _both(path, monkeypatch)
+        assert fast == exact and fast[0] == "error"
+    _write(path, text.replace('"sample_1": [', '"sample_0": [], "sample_1": [', 1))
+    fast, exact = _both(path, monkeypatch)
+    assert exact[0] == "error" and "duplicate key" in exact[1]
+    assert fast[0] != "error" and _proved(path) == "cruxeval"
