@@ -308,6 +308,9 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         for col in wanted:
             if col not in header:
                 raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})')
+        fast = _fast_path(file)
+        if fast is not None and fast.read_parquet(file, ctx, spec, header):
+            return spec["kind"]
         rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
         names = header
     elif box == "csv":
@@ -320,6 +323,13 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
             if col not in header:
                 raise ArchiveError(file, f'missing column "{col}" (columns: '
                                    f"{name_list(header)})", line=1)
+        fast = _fast_path(file)
+        if fast is not None:
+            rows.close()
+            if fast.read_csv(file, ctx, spec, header):
+                return spec["kind"]
+            rows = _csv_rows(file, ctx)
+            next(rows)
         names = header
     else:
         rows = _jsonl_rows(file, ctx)
@@ -335,6 +345,16 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         rows = _chain(first, rows)
     _accumulate(file, ctx, spec, rows, strings, names)
     return spec["kind"]
+
+
+def _fast_path(file: str):
+    """The pyarrow fast path (:mod:`._arrow`), or None: pyarrow missing, the path switched off,
+    or a pipe (which the stdlib path could not read again after a fallback)."""
+    try:
+        from . import _arrow
+    except ImportError:
+        return None
+    return _arrow if _arrow.FAST and not is_stream(file) else None
 
 
 def _layout_columns(header: list[str], wanted: list[str]) -> list[str]:

@@ -1,0 +1,411 @@
+"""The pyarrow fast path of :mod:`.tables`: CSV/TSV and Parquet tables read in batches.
+
+Every batch is checked and summed with ``pyarrow.compute`` and ``Table.group_by``; the partial
+sums (n, c and the number of rows per group and task) merge exactly. Nothing is added to the
+context until the whole file has passed; whatever this path cannot prove to read as the
+stdlib path does (a value outside the plain spellings, a null, a duplicate row of a count table,
+a run column that changes within a task, a CSV quote that the csv module would read otherwise,
+a bare carriage return, a field over the csv module's size limit, ...) raises ``Fallback``, and
+the stdlib path reads the whole file again: it gives the same counts, or locates the error as
+``file:line: what``. Values the fast path leaves to Python (text flags, odd spellings) are
+judged once per distinct value by the stdlib path's own functions.
+
+CSV is read with every column as text, so that the checks (not Arrow's type inference) decide
+what a value means, and Arrow validates the UTF-8 of every field as the csv module would.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from . import tables
+from ._common import BadRecord, Context, group_from, path_groups
+from ._remote import is_url
+from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
+
+#: the private switch: False sends every table to the stdlib path (tests, benchmarks)
+FAST = True
+CSV_BLOCK = 8 << 20  # bytes per CSV batch (a row longer than a block falls back)
+PARQUET_BATCH = 1 << 18  # rows per Parquet batch
+_MERGE_ROWS = 1 << 17  # partial sums kept before they are merged
+#: decimal numbers whose text pyarrow and float() read alike (correctly rounded)
+_NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
+_INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
+_FLAG_TEXT = {"1": True, "1.0": True, "0": False, "0.0": False}
+
+
+class Fallback(Exception):
+    """This file is read by the stdlib path (see the module docstring)."""
+
+
+# ------------------------------------------------------------------ entry points
+def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
+    """Add a CSV/TSV table to ``ctx``; False (nothing added) when the stdlib path must read it."""
+    delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
+    plan = _Plan(spec, header, ctx, file, strings=True)
+    names = [f"f{i}" for i in range(len(header))]
+    limit = csv.field_size_limit()
+    try:
+        with ctx.open(file) as f:
+            _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
+            checked = _Checked(f.stream, delimiter.encode())
+            reader = pacsv.open_csv(
+                checked,
+                read_options=pacsv.ReadOptions(column_names=names,
+                                               block_size=min(CSV_BLOCK, max_record_bytes())),
+                parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
+                    quoted_strings_can_be_null=False))
+            for batch in reader:
+                columns = batch.columns
+                if any(pc.max(pc.binary_length(col)).as_py() > limit for col in columns
+                       if len(col)):
+                    raise Fallback  # the csv module refuses such a field
+                plan.add(dict(zip(header, columns, strict=True)))
+                ctx.report(f.raw_position())
+            if checked.bad:
+                raise Fallback
+        plan.commit(ctx)
+    except (Fallback, pa.ArrowException):
+        return False
+    return True
+
+
+def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
+    """Add a Parquet table to ``ctx``; False (nothing added) when the stdlib path must read it."""
+    import pyarrow.parquet as pq
+
+    plan = _Plan(spec, header, ctx, file, strings=False)
+    try:
+        pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
+        for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=plan.columns):
+            plan.add({name: batch.column(name) for name in plan.columns})
+            ctx.report(0)
+        plan.commit(ctx)
+    except (Fallback, pa.ArrowException):
+        return False
+    return True
+
+
+# ------------------------------------------------------------------ CSV bytes
+def _bare_cr(data: bytes, at_end: bool) -> bool:
+    """A carriage return not followed by a newline: the csv module and Arrow split it apart."""
+    bare = data.count(b"\r") - data.count(b"\r\n")
+    return bare > (0 if at_end else int(data.endswith(b"\r")))
+
+
+def _header_line(line: bytes, delimiter: bytes) -> None:
+    """The header must be this one line (no field of it runs on), quoted as Arrow reads it."""
+    head = _Checked(io.BytesIO(line.removeprefix(UTF8_BOM)), delimiter)
+    while head.read(1 << 16):
+        pass
+    if head.bad or not line.endswith(b"\n"):
+        raise Fallback
+
+
+def _byte_set(chars: bytes) -> np.ndarray:
+    table = np.zeros(256, bool)
+    table[list(chars)] = True
+    return table
+
+
+class _Checked(io.RawIOBase):
+    """The rows of a CSV file after its header, passed to Arrow, while checking the bytes that
+    the csv module (strict) and Arrow read differently: a quote that does not open a field
+    (``a"b``), a closing quote followed by anything but a delimiter, newline or quote
+    (``"a"b``), a quoted field left open at the end, a bare carriage return, a byte order
+    mark after the header. Any of them sets ``bad``; the reader then falls back.
+
+    Quotes are judged by parity: in a file that passes, a quote opens a field when an even
+    number of quotes precede it, and ``""`` inside a field is a closing and an opening quote.
+    """
+
+    def __init__(self, stream: Any, delimiter: bytes) -> None:
+        super().__init__()
+        self._stream = stream
+        self._ok_before = _byte_set(delimiter + b'\n"')
+        self._ok_after = _byte_set(delimiter + b'\n\r"')
+        self._quotes = 0  # quotes seen so far
+        self._prev = b"\n"  # the byte before the next chunk (the header's newline)
+        self._check_next = False  # the last chunk ended with a closing quote
+        self._start = True
+        self.bad = False
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            data = self._stream.read(size)
+        except Exception:  # noqa: BLE001 - the stdlib path meets it again and reports it
+            self.bad = True
+            return b""
+        self._check(data or b"")
+        return data or b""
+
+    def readinto(self, b: Any) -> int:  # pragma: no cover - Arrow calls read()
+        data = self.read(len(b))
+        b[: len(data)] = data
+        return len(data)
+
+    def _check(self, data: bytes) -> None:
+        if self._start and data:
+            self._start = False
+            self.bad |= data.startswith(b"\xef")  # a BOM that Arrow would drop
+        if not data:  # end of file
+            self.bad |= self._quotes % 2 == 1 or self._prev == b"\r"
+            return
+        if b"\r" in data or self._prev == b"\r":
+            self.bad |= _bare_cr((b"\r" if self._prev == b"\r" else b"") + data, False)
+        if b'"' in data or self._check_next:
+            self._check_quotes(data)
+        self._prev = data[-1:]
+
+    def _check_quotes(self, data: bytes) -> None:
+        buf = np.frombuffer(data, np.uint8)
+        if self._check_next and not self._ok_after[buf[0]]:
+            self.bad = True
+        q = np.flatnonzero(buf == 34)
+        first = self._quotes % 2  # the first quote here opens a field when an even count precede
+        opening, closing = q[first::2], q[1 - first::2]
+        if len(opening) and opening[0] == 0:
+            self.bad |= not self._ok_before[self._prev[0]]
+            opening = opening[1:]
+        self._check_next = bool(len(closing) and closing[-1] == len(buf) - 1)
+        if self._check_next:
+            closing = closing[:-1]
+        if not (self._ok_before[buf[opening - 1]].all() and self._ok_after[buf[closing + 1]].all()):
+            self.bad = True
+        self._quotes += len(q)
+
+
+# ------------------------------------------------------------------ columns
+def _plain(arr: pa.Array) -> pa.Array:
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _task_array(arr: pa.Array) -> pa.Array:
+    """Task ids as text: non-empty strings (kept as they are) or integers in decimal."""
+    arr = _plain(arr)
+    if arr.null_count:
+        raise Fallback
+    if pa.types.is_integer(arr.type):
+        return pc.cast(arr, pa.string())
+    if not _is_text(arr.type):
+        raise Fallback
+    # a printable ASCII character is never whitespace; the rest is judged by str.strip
+    seen = pc.match_substring_regex(arr, "[!-~]")
+    if not pc.all(seen).as_py():
+        rest = pc.unique(arr.filter(pc.invert(seen))).to_pylist()
+        if any(not t.strip() for t in rest):
+            raise Fallback
+    return arr
+
+
+def _key_array(arr: pa.Array) -> pa.Array:
+    """A group or run column: scalars whose Python values group as ``to_pylist`` gives them."""
+    arr = _plain(arr)
+    t = arr.type
+    if pa.types.is_floating(t):
+        x = arr.fill_null(1.0).to_numpy(zero_copy_only=False)
+        if np.isnan(x).any() or (np.signbit(x) & (x == 0)).any():
+            raise Fallback  # NaN is never equal to itself; -0.0 equals 0.0 in a dict
+        return arr
+    if _is_text(t) or pa.types.is_integer(t) or pa.types.is_boolean(t):
+        return arr
+    raise Fallback
+
+
+def _int_array(arr: pa.Array, strings: bool) -> np.ndarray:
+    """Counts (column n or c) as int64; only values the stdlib path reads alike."""
+    arr = _plain(arr)
+    if arr.null_count:
+        raise Fallback
+    if strings and _is_text(arr.type):
+        if not pc.all(pc.match_substring_regex(arr, _INTEGER)).as_py():
+            raise Fallback
+        arr = pc.utf8_ltrim(pc.utf8_trim(arr, " \t"), "+")
+    elif not pa.types.is_integer(arr.type):
+        raise Fallback
+    x = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
+    if (np.abs(x) >= tables.MAX_COUNT).any():
+        raise Fallback
+    return x
+
+
+# ------------------------------------------------------------------ the plan
+class _Plan:
+    """The columns a table is read from, the per-batch checks, and the partial sums."""
+
+    def __init__(self, spec: dict, names: list[str], ctx: Context, file: str,
+                 strings: bool) -> None:
+        o = ctx.options
+        self.ctx, self.strings, self.threshold = ctx, strings, o.threshold
+        self.counts = spec["kind"] == "counts"
+        self.task = spec["task"]
+        self.passed = None if self.counts else spec["passed"]
+        self.value = self.passed if self.passed is not None else spec.get("reward")
+        layout = tables._Layout([] if self.counts else names, o.by)
+        self.auto, self.watch = layout.auto, layout.watch
+        self.groups = list(dict.fromkeys((*o.record_by, *self.auto)))
+        used = [self.task, *self.groups, *self.watch]
+        used += [spec["n"], spec["c"]] if self.counts else [self.value]
+        self.columns = list(dict.fromkeys(used))
+        self.pathvals = path_groups(o.by, file)
+        self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
+        self.spec = spec
+        self.parts: list[pa.Table] = []
+        self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
+        self.kept = 0
+        self.merged = 0
+
+    def add(self, cols: dict[str, pa.Array]) -> None:
+        """Check one batch and add its sums per (group, task)."""
+        if not len(cols[self.task]):
+            return
+        task = _task_array(cols[self.task])
+        data = {"t": task}
+        for i, g in enumerate(self.groups):
+            data[f"g{i}"] = _key_array(cols[g])
+        if self.counts:
+            n = _int_array(cols[self.spec["n"]], self.strings)
+            c = _int_array(cols[self.spec["c"]], self.strings)
+            if (n < 1).any() or (c < 0).any() or (c > n).any():
+                raise Fallback
+        else:
+            n, c = self._samples(cols[self.value])
+        data.update(n=n, c=c, r=np.ones(len(n), np.int64))
+        self._keep(_sums(pa.table(data), self.keys, ("n", "c", "r")))
+        for i, w in enumerate(self.watch):
+            self.pairs[i].append(_distinct(pa.table({"t": task, "w": _key_array(cols[w])})))
+
+    def _keep(self, part: pa.Table) -> None:
+        self.parts.append(part)
+        self.kept += part.num_rows
+        if self.kept > max(4 * self.merged, _MERGE_ROWS):
+            self.parts = [_sums(pa.concat_tables(self.parts), self.keys, ("n", "c", "r"))]
+            self.kept = self.merged = self.parts[0].num_rows
+            self.pairs = [[_distinct(pa.concat_tables(p))] if p else [] for p in self.pairs]
+
+    # -------------------------------------------------------------- samples
+    def _samples(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """(n, c) per row: one sample, or a list of them."""
+        arr = _plain(arr)
+        if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
+            flags = self._flags(arr)
+            return np.ones(len(flags), np.int64), flags.astype(np.int64)
+        if self.strings or arr.null_count:
+            raise Fallback
+        offsets = arr.offsets.to_numpy().astype(np.int64)
+        n = np.diff(offsets)
+        if (n == 0).any():
+            raise Fallback  # an empty list of samples
+        flags = self._flags(_plain(arr.values.slice(offsets[0], offsets[-1] - offsets[0])))
+        total = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
+        offsets -= offsets[0]
+        return n, total[offsets[1:]] - total[offsets[:-1]]
+
+    def _flags(self, arr: pa.Array) -> np.ndarray:
+        """Whether each sample passes, as ``tables._sample_row`` decides."""
+        t, thr = arr.type, self.threshold
+        if arr.null_count:
+            raise Fallback
+        if pa.types.is_boolean(t) and self.passed is not None:
+            return arr.to_numpy(zero_copy_only=False)
+        if pa.types.is_integer(t) or pa.types.is_floating(t):
+            x = arr.to_numpy(zero_copy_only=False)
+            if thr is None:
+                if not ((x == 0) | (x == 1)).all():
+                    raise Fallback
+                return x == 1
+            x = x.astype(np.float64)
+            if not np.isfinite(x).all():
+                raise Fallback
+            return x >= thr
+        if _is_text(t):
+            return self._text_flags(arr)
+        raise Fallback
+
+    def _text_flags(self, arr: pa.Array) -> np.ndarray:
+        """Text samples: plain decimals compared in bulk, every other spelling once in Python."""
+        out = np.zeros(len(arr), bool)
+        rest = np.ones(len(arr), bool)
+        thr = self.threshold
+        if thr is not None and (self.strings or self.passed is not None):
+            number = pc.match_substring_regex(arr, _NUMBER).to_numpy(zero_copy_only=False)
+            if number.any():
+                text = arr.filter(number)
+                x = pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+                if not np.isfinite(x).all():
+                    raise Fallback
+                passes = x >= thr
+                if self.passed is not None:  # "1", "0", "1.0", "0.0" are flags first
+                    flag = pc.is_in(text, pa.array(list(_FLAG_TEXT))).to_numpy(
+                        zero_copy_only=False)
+                    passes[flag] = pc.is_in(text, pa.array(["1", "1.0"])).to_numpy(
+                        zero_copy_only=False)[flag]
+                out[number] = passes
+                rest = ~number
+        if rest.any():
+            text = arr if rest.all() else arr.filter(rest)
+            values = pc.unique(text)
+            judged = np.array([self._judge(v) for v in values.to_pylist()], bool)
+            out[rest] = judged[pc.index_in(text, value_set=values).to_numpy(zero_copy_only=False)]
+        return out
+
+    def _judge(self, value: object) -> bool:
+        try:
+            if self.passed is not None:
+                return tables._flag(value, self.passed, self.threshold)
+            return tables._reward(value, self.value, self.strings) >= self.threshold
+        except BadRecord:
+            raise Fallback from None
+
+    # -------------------------------------------------------------- commit
+    def commit(self, ctx: Context) -> None:
+        """Check what needs the whole file, then add the sums to ``ctx``."""
+        if not self.parts:
+            raise Fallback  # no rows: the stdlib path says how the file is empty
+        table = _sums(pa.concat_tables(self.parts), self.keys, ("n", "c", "r"))
+        if self.counts and pc.max(table.column("r")).as_py() > 1:
+            raise Fallback  # a duplicate row
+        for pairs in self.pairs:
+            per_task = pc.value_counts(_distinct(pa.concat_tables(pairs)).column("t"))
+            if pc.max(per_task.field("counts")).as_py() > 1:
+                raise Fallback  # rows of a task differ in a run column
+        self._add(ctx, table)
+
+    def _add(self, ctx: Context, table: pa.Table) -> None:
+        by = ctx.options.by
+        values = [table.column(k).to_pylist() for k in self.keys]
+        n, c = table.column("n").to_pylist(), table.column("c").to_pylist()
+        auto = self.auto
+        for row, task in enumerate(values[0]):
+            record = {g: values[i + 1][row] for i, g in enumerate(self.groups)}
+            extra = tuple((a, record[a]) for a in auto)
+            group = group_from(by, self.pathvals, record, extra, what="row")
+            ctx.add(group, task, n[row], c[row])
+
+
+def _sums(table: pa.Table, keys: list[str], columns: tuple[str, ...]) -> pa.Table:
+    out = table.group_by(keys, use_threads=False).aggregate([(c, "sum") for c in columns])
+    return pa.table({**{k: out.column(k) for k in keys},
+                     **{c: out.column(f"{c}_sum") for c in columns}})
+
+
+def _distinct(table: pa.Table) -> pa.Table:
+    return table.group_by(["t", "w"], use_threads=False).aggregate([])
