@@ -32,7 +32,7 @@ from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
 
 #: the private switch: False sends every table to the stdlib path (tests, benchmarks)
 FAST = True
-CSV_BLOCK = 8 << 20  # bytes per CSV batch (a row longer than a block falls back)
+CSV_BLOCK = 4 << 20  # bytes per CSV batch (a row longer than a block falls back)
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 17  # partial sums kept before they are merged
 #: decimal numbers whose text pyarrow and float() read alike (correctly rounded)
@@ -199,21 +199,21 @@ def _is_text(t: pa.DataType) -> bool:
 
 
 def _task_array(arr: pa.Array) -> pa.Array:
-    """Task ids as text: non-empty strings (kept as they are) or integers in decimal."""
+    """Task ids: strings (kept as they are) or integers; ``_tasks`` checks the distinct ones."""
     arr = _plain(arr)
-    if arr.null_count:
+    if arr.null_count or not (_is_text(arr.type) or pa.types.is_integer(arr.type)):
         raise Fallback
-    if pa.types.is_integer(arr.type):
-        return pc.cast(arr, pa.string())
-    if not _is_text(arr.type):
-        raise Fallback
-    # a printable ASCII character is never whitespace; the rest is judged by str.strip
-    seen = pc.match_substring_regex(arr, "[!-~]")
-    if not pc.all(seen).as_py():
-        rest = pc.unique(arr.filter(pc.invert(seen))).to_pylist()
-        if any(not t.strip() for t in rest):
-            raise Fallback
     return arr
+
+
+def _tasks(column: pa.ChunkedArray) -> list[str]:
+    """The distinct task ids of a file as text: integers in decimal, no blank string."""
+    if pa.types.is_integer(column.type):
+        return pc.cast(column, pa.string()).to_pylist()
+    tasks = column.to_pylist()
+    if any(not t.strip() for t in tasks):
+        raise Fallback
+    return tasks
 
 
 def _key_array(arr: pa.Array) -> pa.Array:
@@ -225,7 +225,7 @@ def _key_array(arr: pa.Array) -> pa.Array:
         if np.isnan(x).any() or (np.signbit(x) & (x == 0)).any():
             raise Fallback  # NaN is never equal to itself; -0.0 equals 0.0 in a dict
         return arr
-    if _is_text(t) or pa.types.is_integer(t) or pa.types.is_boolean(t):
+    if _is_text(t) or pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_null(t):
         return arr
     raise Fallback
 
@@ -361,10 +361,9 @@ class _Plan:
                 out[number] = passes
                 rest = ~number
         if rest.any():
-            text = arr if rest.all() else arr.filter(rest)
-            values = pc.unique(text)
-            judged = np.array([self._judge(v) for v in values.to_pylist()], bool)
-            out[rest] = judged[pc.index_in(text, value_set=values).to_numpy(zero_copy_only=False)]
+            text = (arr if rest.all() else arr.filter(rest)).dictionary_encode()
+            judged = np.array([self._judge(v) for v in text.dictionary.to_pylist()], bool)
+            out[rest] = judged[text.indices.to_numpy(zero_copy_only=False)]
         return out
 
     def _judge(self, value: object) -> bool:
@@ -381,20 +380,21 @@ class _Plan:
         if not self.parts:
             raise Fallback  # no rows: the stdlib path says how the file is empty
         table = _sums(pa.concat_tables(self.parts), self.keys, ("n", "c", "r"))
+        tasks = _tasks(table.column("t"))
         if self.counts and pc.max(table.column("r")).as_py() > 1:
             raise Fallback  # a duplicate row
         for pairs in self.pairs:
             per_task = pc.value_counts(_distinct(pa.concat_tables(pairs)).column("t"))
             if pc.max(per_task.field("counts")).as_py() > 1:
                 raise Fallback  # rows of a task differ in a run column
-        self._add(ctx, table)
+        self._add(ctx, table, tasks)
 
-    def _add(self, ctx: Context, table: pa.Table) -> None:
+    def _add(self, ctx: Context, table: pa.Table, tasks: list[str]) -> None:
         by = ctx.options.by
-        values = [table.column(k).to_pylist() for k in self.keys]
+        values = [tasks, *(table.column(k).to_pylist() for k in self.keys[1:])]
         n, c = table.column("n").to_pylist(), table.column("c").to_pylist()
         auto = self.auto
-        for row, task in enumerate(values[0]):
+        for row, task in enumerate(tasks):
             record = {g: values[i + 1][row] for i, g in enumerate(self.groups)}
             extra = tuple((a, record[a]) for a in auto)
             group = group_from(by, self.pathvals, record, extra, what="row")
