@@ -199,6 +199,7 @@ def test_many_batches_merge_exactly(tmp_path, monkeypatch):
                              "passed": [r[2] for r in rows]}), pq_path)
     whole = [outcome(p, by=["model"]) for p in (path, pq_path)]
     monkeypatch.setattr(_arrow, "CSV_BLOCK", 512)
+    monkeypatch.setattr(_arrow, "CSV_PIECE", 1000)
     monkeypatch.setattr(_arrow, "PARQUET_BATCH", 7)
     monkeypatch.setattr(_arrow, "_MERGE_ROWS", 5)
     for p, expected in zip((path, pq_path), whole, strict=True):

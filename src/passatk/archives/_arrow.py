@@ -17,7 +17,7 @@ what a value means, and Arrow validates the UTF-8 of every field as the csv modu
 from __future__ import annotations
 
 import csv
-import io
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,8 @@ from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
 
 #: the private switch: False sends every table to the stdlib path (tests, benchmarks)
 FAST = True
-CSV_BLOCK = 4 << 20  # bytes per CSV batch (a row longer than a block falls back)
+CSV_PIECE = 16 << 20  # bytes of CSV parsed at a time, on all cores
+CSV_BLOCK = 1 << 20  # bytes per Arrow block of a piece
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 17  # partial sums kept before they are merged
 #: decimal numbers whose text pyarrow and float() read alike (correctly rounded)
@@ -50,26 +51,17 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
     """Add a CSV/TSV table to ``ctx``; False (nothing added) when the stdlib path must read it."""
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     plan = _Plan(spec, header, ctx, file, strings=True)
-    names = [f"f{i}" for i in range(len(header))]
     limit = csv.field_size_limit()
     try:
         with ctx.open(file) as f:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
-            checked = _Checked(f.stream, delimiter.encode())
-            reader = pacsv.open_csv(
-                checked,
-                read_options=pacsv.ReadOptions(column_names=names,
-                                               block_size=min(CSV_BLOCK, max_record_bytes())),
-                parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
-                convert_options=pacsv.ConvertOptions(
-                    column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
-                    quoted_strings_can_be_null=False))
-            for batch in reader:
-                columns = batch.columns
-                if any(pc.max(pc.binary_length(col)).as_py() > limit for col in columns
-                       if len(col)):
-                    raise Fallback  # the csv module refuses such a field
-                plan.add(dict(zip(header, columns, strict=True)))
+            checked = _Checked(delimiter.encode())
+            for piece in _pieces(f.stream, checked):
+                for batch in _parse(piece, len(header), delimiter).to_batches():
+                    if any(pc.max(pc.binary_length(col)).as_py() > limit
+                           for col in batch.columns):
+                        raise Fallback  # the csv module refuses such a field
+                    plan.add(dict(zip(header, batch.columns, strict=True)))
                 ctx.report(f.raw_position())
             if checked.bad:
                 raise Fallback
@@ -96,6 +88,55 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
 
 
 # ------------------------------------------------------------------ CSV bytes
+def _pieces(stream: Any, checked: _Checked) -> Iterator[bytes]:
+    """The rows after the header, checked, in pieces of about CSV_PIECE bytes that end where a
+    row ends (a newline outside quotes), so that each piece parses on all cores on its own."""
+    cap = max_record_bytes()
+    carry = b""
+    while True:
+        chunk = stream.read(CSV_PIECE)
+        checked.feed(chunk or b"")
+        if not chunk:
+            if carry:
+                yield carry
+            return
+        data = carry + chunk if carry else chunk
+        cut = checked.row_end(data)
+        carry = data[cut:]
+        if cut:
+            if cut > cap and _longest_line(data[:cut]) > cap:
+                raise Fallback  # the stdlib path says which line is over the record cap
+            yield data[:cut]
+        elif len(carry) > max(cap, CSV_PIECE):
+            raise Fallback
+
+
+def _longest_line(data: bytes) -> int:
+    """The length of the longest line of ``data`` (lines end with a newline, kept)."""
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10) + 1
+    return int(np.diff(ends, prepend=0).max(initial=len(data) - (ends[-1] if len(ends) else 0)))
+
+
+def _parse(piece: bytes, columns: int, delimiter: str) -> pa.Table:
+    """Every field of the rows of ``piece`` as text."""
+    if piece.startswith(UTF8_BOM):
+        raise Fallback  # Arrow drops a byte order mark at the start; the csv module keeps it
+    names = [f"f{i}" for i in range(columns)]
+    options = {"parse_options": pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+               "convert_options": pacsv.ConvertOptions(
+                   column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
+                   quoted_strings_can_be_null=False)}
+    try:
+        return pacsv.read_csv(pa.py_buffer(piece), read_options=pacsv.ReadOptions(
+            column_names=names, block_size=CSV_BLOCK), **options)
+    except pa.ArrowInvalid:
+        if len(piece) < CSV_BLOCK:
+            raise
+    # a row longer than a block: the piece as one block
+    return pacsv.read_csv(pa.py_buffer(piece), read_options=pacsv.ReadOptions(
+        column_names=names, block_size=len(piece) + 1, use_threads=False), **options)
+
+
 def _bare_cr(data: bytes, at_end: bool) -> bool:
     """A carriage return not followed by a newline: the csv module and Arrow split it apart."""
     bare = data.count(b"\r") - data.count(b"\r\n")
@@ -104,9 +145,9 @@ def _bare_cr(data: bytes, at_end: bool) -> bool:
 
 def _header_line(line: bytes, delimiter: bytes) -> None:
     """The header must be this one line (no field of it runs on), quoted as Arrow reads it."""
-    head = _Checked(io.BytesIO(line.removeprefix(UTF8_BOM)), delimiter)
-    while head.read(1 << 16):
-        pass
+    head = _Checked(delimiter)
+    head.feed(line.removeprefix(UTF8_BOM))
+    head.feed(b"")
     if head.bad or not line.endswith(b"\n"):
         raise Fallback
 
@@ -117,51 +158,28 @@ def _byte_set(chars: bytes) -> np.ndarray:
     return table
 
 
-class _Checked(io.RawIOBase):
-    """The rows of a CSV file after its header, passed to Arrow, while checking the bytes that
-    the csv module (strict) and Arrow read differently: a quote that does not open a field
-    (``a"b``), a closing quote followed by anything but a delimiter, newline or quote
-    (``"a"b``), a quoted field left open at the end, a bare carriage return, a byte order
-    mark after the header. Any of them sets ``bad``; the reader then falls back.
+class _Checked:
+    """Checks the rows of a CSV file, fed in order, for what the csv module (strict) and Arrow
+    read differently: a quote that does not open a field (``a"b``), a closing quote followed
+    by anything but a delimiter, newline or quote (``"a"b``), a quoted field left open at the
+    end, a bare carriage return. Any of them sets ``bad``; the reader then falls back.
 
     Quotes are judged by parity: in a file that passes, a quote opens a field when an even
     number of quotes precede it, and ``""`` inside a field is a closing and an opening quote.
     """
 
-    def __init__(self, stream: Any, delimiter: bytes) -> None:
-        super().__init__()
-        self._stream = stream
+    def __init__(self, delimiter: bytes) -> None:
         self._ok_before = _byte_set(delimiter + b'\n"')
         self._ok_after = _byte_set(delimiter + b'\n\r"')
-        self._quotes = 0  # quotes seen so far
+        self.quotes = 0  # quotes fed so far
         self._prev = b"\n"  # the byte before the next chunk (the header's newline)
         self._check_next = False  # the last chunk ended with a closing quote
-        self._start = True
         self.bad = False
 
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int = -1) -> bytes:
-        try:
-            data = self._stream.read(size)
-        except Exception:  # noqa: BLE001 - the stdlib path meets it again and reports it
-            self.bad = True
-            return b""
-        self._check(data or b"")
-        return data or b""
-
-    def readinto(self, b: Any) -> int:  # pragma: no cover - Arrow calls read()
-        data = self.read(len(b))
-        b[: len(data)] = data
-        return len(data)
-
-    def _check(self, data: bytes) -> None:
-        if self._start and data:
-            self._start = False
-            self.bad |= data.startswith(b"\xef")  # a BOM that Arrow would drop
-        if not data:  # end of file
-            self.bad |= self._quotes % 2 == 1 or self._prev == b"\r"
+    def feed(self, data: bytes) -> None:
+        """Check the next bytes; ``b""`` at the end."""
+        if not data:
+            self.bad |= self.quotes % 2 == 1 or self._prev == b"\r"
             return
         if b"\r" in data or self._prev == b"\r":
             self.bad |= _bare_cr((b"\r" if self._prev == b"\r" else b"") + data, False)
@@ -169,12 +187,23 @@ class _Checked(io.RawIOBase):
             self._check_quotes(data)
         self._prev = data[-1:]
 
+    def row_end(self, data: bytes) -> int:
+        """One past the last newline of ``data`` (the bytes fed last, possibly with some fed
+        before) that is outside quotes, or 0."""
+        end = data.rfind(b"\n")
+        if end < 0 or (self.quotes - data.count(b'"', end)) % 2 == 0:
+            return end + 1
+        buf = np.frombuffer(data, np.uint8)  # inside a quoted field: the parity of every newline
+        newlines, quotes = np.flatnonzero(buf == 10), np.flatnonzero(buf == 34)
+        outside = newlines[(self.quotes - len(quotes) + np.searchsorted(quotes, newlines)) % 2 == 0]
+        return int(outside[-1]) + 1 if len(outside) else 0
+
     def _check_quotes(self, data: bytes) -> None:
         buf = np.frombuffer(data, np.uint8)
         if self._check_next and not self._ok_after[buf[0]]:
             self.bad = True
         q = np.flatnonzero(buf == 34)
-        first = self._quotes % 2  # the first quote here opens a field when an even count precede
+        first = self.quotes % 2  # the first quote here opens a field when an even count precede
         opening, closing = q[first::2], q[1 - first::2]
         if len(opening) and opening[0] == 0:
             self.bad |= not self._ok_before[self._prev[0]]
@@ -182,9 +211,10 @@ class _Checked(io.RawIOBase):
         self._check_next = bool(len(closing) and closing[-1] == len(buf) - 1)
         if self._check_next:
             closing = closing[:-1]
-        if not (self._ok_before[buf[opening - 1]].all() and self._ok_after[buf[closing + 1]].all()):
+        if not (self._ok_before[buf[opening - 1]].all()
+                and self._ok_after[buf[closing + 1]].all()):
             self.bad = True
-        self._quotes += len(q)
+        self.quotes += len(q)
 
 
 # ------------------------------------------------------------------ columns
