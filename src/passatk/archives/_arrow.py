@@ -57,11 +57,11 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
             checked = _Checked(delimiter.encode())
             for piece in _pieces(f.stream, checked):
-                for batch in _parse(piece, len(header), delimiter).to_batches():
-                    if any(pc.max(pc.binary_length(col)).as_py() > limit
-                           for col in batch.columns):
-                        raise Fallback  # the csv module refuses such a field
-                    plan.add(dict(zip(header, batch.columns, strict=True)))
+                table = _parse(piece, len(header), delimiter)
+                if any((pc.max(pc.binary_length(col)).as_py() or 0) > limit
+                       for col in table.columns):
+                    raise Fallback  # the csv module refuses such a field
+                plan.add(dict(zip(header, table.columns, strict=True)))
                 ctx.report(f.raw_position())
             if checked.bad:
                 raise Fallback
@@ -218,10 +218,15 @@ class _Checked:
 
 
 # ------------------------------------------------------------------ columns
-def _plain(arr: pa.Array) -> pa.Array:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
-    return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
+def _plain(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """The values of a column (a dictionary-encoded column decoded)."""
+    return pc.cast(arr, arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
+
+
+def _whole(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """One contiguous array of the values of a column."""
+    arr = _plain(arr)
+    return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
 def _is_text(t: pa.DataType) -> bool:
@@ -251,7 +256,7 @@ def _key_array(arr: pa.Array) -> pa.Array:
     arr = _plain(arr)
     t = arr.type
     if pa.types.is_floating(t):
-        x = arr.fill_null(1.0).to_numpy(zero_copy_only=False)
+        x = _whole(arr).fill_null(1.0).to_numpy(zero_copy_only=False)
         if np.isnan(x).any() or (np.signbit(x) & (x == 0)).any():
             raise Fallback  # NaN is never equal to itself; -0.0 equals 0.0 in a dict
         return arr
@@ -262,7 +267,7 @@ def _key_array(arr: pa.Array) -> pa.Array:
 
 def _int_array(arr: pa.Array, strings: bool) -> np.ndarray:
     """Counts (column n or c) as int64; only values the stdlib path reads alike."""
-    arr = _plain(arr)
+    arr = _whole(arr)
     if arr.null_count:
         raise Fallback
     if strings and _is_text(arr.type):
@@ -334,7 +339,7 @@ class _Plan:
     # -------------------------------------------------------------- samples
     def _samples(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row: one sample, or a list of them."""
-        arr = _plain(arr)
+        arr = _whole(arr)
         if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
             flags = self._flags(arr)
             return np.ones(len(flags), np.int64), flags.astype(np.int64)
@@ -344,7 +349,7 @@ class _Plan:
         n = np.diff(offsets)
         if (n == 0).any():
             raise Fallback  # an empty list of samples
-        flags = self._flags(_plain(arr.values.slice(offsets[0], offsets[-1] - offsets[0])))
+        flags = self._flags(_whole(arr.values.slice(offsets[0], offsets[-1] - offsets[0])))
         total = np.concatenate(([0], np.cumsum(flags, dtype=np.int64)))
         offsets -= offsets[0]
         return n, total[offsets[1:]] - total[offsets[:-1]]
