@@ -40,6 +40,7 @@ _MERGE_ROWS = 1 << 17  # partial sums kept before they are merged
 _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
 _FLAG_TEXT = {"1": True, "1.0": True, "0": False, "0.0": False}
+_CODED = pa.dictionary(pa.int32(), pa.string())
 
 
 class Fallback(Exception):
@@ -51,15 +52,15 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
     """Add a CSV/TSV table to ``ctx``; False (nothing added) when the stdlib path must read it."""
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     plan = _Plan(spec, header, ctx, file, strings=True)
+    coded = {header.index(c) for c in plan.coded}
     limit = csv.field_size_limit()
     try:
         with ctx.open(file) as f:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
             checked = _Checked(delimiter.encode())
             for piece in _pieces(f.stream, checked):
-                table = _parse(piece, len(header), delimiter)
-                if any((pc.max(pc.binary_length(col)).as_py() or 0) > limit
-                       for col in table.columns):
+                table = _parse(piece, len(header), coded, delimiter).unify_dictionaries()
+                if any(_longest_field(col) > limit for col in table.columns):
                     raise Fallback  # the csv module refuses such a field
                 plan.add(dict(zip(header, table.columns, strict=True)))
                 ctx.report(f.raw_position())
@@ -78,6 +79,10 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
     plan = _Plan(spec, header, ctx, file, strings=False)
     try:
         pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
+        schema = pf.schema_arrow
+        text = [c for c in plan.coded if _is_text(schema.field(c).type)]
+        if text:  # read as the dictionaries Parquet stores: no string per row
+            pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
         for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=plan.columns):
             plan.add({name: batch.column(name) for name in plan.columns})
             ctx.report(0)
@@ -111,20 +116,29 @@ def _pieces(stream: Any, checked: _Checked) -> Iterator[bytes]:
             raise Fallback
 
 
+def _longest_field(column: pa.ChunkedArray) -> int:
+    if not column.num_chunks:
+        return 0
+    if pa.types.is_dictionary(column.type):  # the chunks share one dictionary
+        column = column.chunk(0).dictionary
+    return pc.max(pc.binary_length(column)).as_py() or 0
+
+
 def _longest_line(data: bytes) -> int:
     """The length of the longest line of ``data`` (lines end with a newline, kept)."""
     ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10) + 1
     return int(np.diff(ends, prepend=0).max(initial=len(data) - (ends[-1] if len(ends) else 0)))
 
 
-def _parse(piece: bytes, columns: int, delimiter: str) -> pa.Table:
-    """Every field of the rows of ``piece`` as text."""
+def _parse(piece: bytes, columns: int, coded: set[int], delimiter: str) -> pa.Table:
+    """Every field of the rows of ``piece`` as text (dictionary-encoded in columns ``coded``)."""
     if piece.startswith(UTF8_BOM):
         raise Fallback  # Arrow drops a byte order mark at the start; the csv module keeps it
     names = [f"f{i}" for i in range(columns)]
+    types = {name: _CODED if i in coded else pa.string() for i, name in enumerate(names)}
     options = {"parse_options": pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
                "convert_options": pacsv.ConvertOptions(
-                   column_types=dict.fromkeys(names, pa.string()), strings_can_be_null=False,
+                   column_types=types, strings_can_be_null=False,
                    quoted_strings_can_be_null=False)}
     try:
         return pacsv.read_csv(pa.py_buffer(piece), read_options=pacsv.ReadOptions(
@@ -233,12 +247,36 @@ def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
-def _task_array(arr: pa.Array) -> pa.Array:
-    """Task ids: strings (kept as they are) or integers; ``_tasks`` checks the distinct ones."""
-    arr = _plain(arr)
-    if arr.null_count or not (_is_text(arr.type) or pa.types.is_integer(arr.type)):
+def _split(arr: pa.Array | pa.ChunkedArray) -> tuple[Any, pa.Array | None]:
+    """A dictionary-encoded column as (indices, dictionary), any other as (column, None).
+
+    The chunks of a column share one dictionary (``Table.unify_dictionaries``).
+    """
+    if not pa.types.is_dictionary(arr.type):
+        return arr, None
+    if isinstance(arr, pa.ChunkedArray):
+        return (pa.chunked_array([c.indices for c in arr.chunks], arr.type.index_type),
+                arr.chunk(0).dictionary)
+    return arr.indices, arr.dictionary
+
+
+def _decode(table: pa.Table, values: dict[str, pa.Array | None]) -> pa.Table:
+    """Dictionary indices in the key columns of ``table`` replaced by their values."""
+    for name, dictionary in values.items():
+        if dictionary is not None:
+            i = table.schema.get_field_index(name)
+            table = table.set_column(i, name, pc.take(dictionary, table.column(i)))
+    return table
+
+
+def _task_array(arr: pa.Array) -> tuple[Any, pa.Array | None]:
+    """Task ids (``_split``): strings (kept as they are) or integers; ``_tasks`` checks the
+    distinct ones."""
+    codes, values = _split(arr)
+    t = (values if values is not None else codes).type
+    if codes.null_count or not (_is_text(t) or pa.types.is_integer(t)):
         raise Fallback
-    return arr
+    return codes, values
 
 
 def _tasks(column: pa.ChunkedArray) -> list[str]:
@@ -251,17 +289,19 @@ def _tasks(column: pa.ChunkedArray) -> list[str]:
     return tasks
 
 
-def _key_array(arr: pa.Array) -> pa.Array:
-    """A group or run column: scalars whose Python values group as ``to_pylist`` gives them."""
-    arr = _plain(arr)
-    t = arr.type
+def _key_array(arr: pa.Array) -> tuple[Any, pa.Array | None]:
+    """A group or run column (``_split``): scalars whose Python values group as ``to_pylist``
+    gives them."""
+    codes, values = _split(arr)
+    plain = values if values is not None else codes
+    t = plain.type
     if pa.types.is_floating(t):
-        x = _whole(arr).fill_null(1.0).to_numpy(zero_copy_only=False)
+        x = _whole(plain).fill_null(1.0).to_numpy(zero_copy_only=False)
         if np.isnan(x).any() or (np.signbit(x) & (x == 0)).any():
             raise Fallback  # NaN is never equal to itself; -0.0 equals 0.0 in a dict
-        return arr
+        return codes, values
     if _is_text(t) or pa.types.is_integer(t) or pa.types.is_boolean(t) or pa.types.is_null(t):
-        return arr
+        return codes, values
     raise Fallback
 
 
@@ -300,6 +340,9 @@ class _Plan:
         used = [self.task, *self.groups, *self.watch]
         used += [spec["n"], spec["c"]] if self.counts else [self.value]
         self.columns = list(dict.fromkeys(used))
+        #: columns read dictionary-encoded: the keys and the sample values
+        self.coded = [c for c in self.columns if not self.counts or c not in (
+            spec["n"], spec["c"])]
         self.pathvals = path_groups(o.by, file)
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
         self.spec = spec
@@ -312,10 +355,10 @@ class _Plan:
         """Check one batch and add its sums per (group, task)."""
         if not len(cols[self.task]):
             return
-        task = _task_array(cols[self.task])
-        data = {"t": task}
+        task, names = _task_array(cols[self.task])
+        data, values = {"t": task}, {"t": names}
         for i, g in enumerate(self.groups):
-            data[f"g{i}"] = _key_array(cols[g])
+            data[f"g{i}"], values[f"g{i}"] = _key_array(cols[g])
         if self.counts:
             n = _int_array(cols[self.spec["n"]], self.strings)
             c = _int_array(cols[self.spec["c"]], self.strings)
@@ -324,9 +367,11 @@ class _Plan:
         else:
             n, c = self._samples(cols[self.value])
         data.update(n=n, c=c, r=np.ones(len(n), np.int64))
-        self._keep(_sums(pa.table(data), self.keys, ("n", "c", "r")))
+        self._keep(_decode(_sums(pa.table(data), self.keys, ("n", "c", "r")), values))
         for i, w in enumerate(self.watch):
-            self.pairs[i].append(_distinct(pa.table({"t": task, "w": _key_array(cols[w])})))
+            codes, seen = _key_array(cols[w])
+            pairs = _distinct(pa.table({"t": task, "w": codes}))
+            self.pairs[i].append(_decode(pairs, {"t": names, "w": seen}))
 
     def _keep(self, part: pa.Table) -> None:
         self.parts.append(part)
@@ -339,6 +384,12 @@ class _Plan:
     # -------------------------------------------------------------- samples
     def _samples(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row: one sample, or a list of them."""
+        codes, values = _split(arr)
+        if values is not None:  # each distinct value judged once
+            if codes.null_count:
+                raise Fallback
+            flags = self._flags(_whole(values))[_whole(codes).to_numpy(zero_copy_only=False)]
+            return np.ones(len(flags), np.int64), flags.astype(np.int64)
         arr = _whole(arr)
         if not (pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type)):
             flags = self._flags(arr)
