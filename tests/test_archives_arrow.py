@@ -25,9 +25,10 @@ from passatk.archives._common import Options  # noqa: E402
 from passatk.archives._parts import finish_file, read_range, to_counts  # noqa: E402
 from passatk.archives._ranges import plan_ranges  # noqa: E402
 
-SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
+#: ARROW_EXAMPLES=2000 for a longer search
+SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), deadline=None,
+                    database=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                          HealthCheck.too_slow])
 
 
 @contextlib.contextmanager
@@ -58,9 +59,7 @@ def outcome(path, **kw):
         return ("error", str(e))
     except (ValueError, TypeError) as e:
         return (type(e).__name__, str(e))
-    return ("ok", repr(counts.groups), counts.group.tolist(), counts.task.tolist(), counts.n.tolist(),
-            counts.c.tolist(), counts.skipped.count,
-            [str(r) for r in counts.skipped.records])
+    return (*outcome_of(counts), counts.skipped.count, [str(r) for r in counts.skipped.records])
 
 
 def both(path, **kw):
@@ -232,8 +231,8 @@ def test_byte_ranges_read_csv_fast_and_alike(tmp_path):
 
 
 def outcome_of(counts):
-    return ("ok", repr(counts.groups), counts.group.tolist(), counts.task.tolist(), counts.n.tolist(),
-            counts.c.tolist())
+    return ("ok", repr(counts.groups), counts.group.tolist(), counts.task.tolist(),
+            counts.n.tolist(), counts.c.tolist())
 
 
 # ------------------------------------------------------------------ generated CSV
