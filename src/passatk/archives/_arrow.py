@@ -1,17 +1,39 @@
 """The pyarrow fast path of :mod:`.tables`: CSV/TSV and Parquet tables read in batches.
 
-Every batch is checked and summed with ``pyarrow.compute`` and ``Table.group_by``; the partial
-sums (n, c and the number of rows per group and task) merge exactly. Nothing is added to the
-context until the whole file has passed; whatever this path cannot prove to read as the
-stdlib path does (a value outside the plain spellings, a null, a duplicate row of a count table,
-a run column that changes within a task, a CSV quote that the csv module would read otherwise,
-a bare carriage return, a field over the csv module's size limit, ...) raises ``Fallback``, and
-the stdlib path reads the whole file again: it gives the same counts, or locates the error as
-``file:line: what``. Values the fast path leaves to Python (text flags, odd spellings) are
-judged once per distinct value by the stdlib path's own functions.
+Each batch (a Parquet record batch; a CSV piece of about 16 MiB cut where a row ends, parsed
+on all cores) is checked with ``pyarrow.compute`` and summed per (group, task) with
+``Table.group_by``; keys and sample values are read dictionary-encoded, so the sums run on
+integer indices and each distinct value is judged once. Partial sums (n, c and the rows per
+key) are merged as they grow, so memory follows the batch size and the number of keys, not
+the file. Nothing is added to the context until the whole file has passed.
 
-CSV is read with every column as text, so that the checks (not Arrow's type inference) decide
-what a value means, and Arrow validates the UTF-8 of every field as the csv module would.
+The stdlib path (``tables._csv_rows``/``_parquet_rows`` and ``_accumulate``) stays the
+reference. Its rules, and how this path keeps each, are:
+
+* header: the first CSV row, names stripped, BOM dropped, none repeated; the required
+  columns present (checked by the stdlib code before this path starts). This path also
+  needs the header to be that one line.
+* CSV syntax: ``csv.reader(strict=True)`` over lines of at most the record cap, decoded as
+  UTF-8: ``_Checked`` refuses the quotes and carriage returns the two parsers read apart;
+  every column is read as text, so Arrow validates the UTF-8 of every field; fields over
+  ``csv.field_size_limit()``, lines over the cap and rows with another number of fields
+  (an Arrow error) fall back. Blank rows, skipped by the stdlib path, have a blank task.
+* task: a non-blank string, kept as it is, or an integer in decimal (``_tasks``, on the
+  distinct ids); no null.
+* group fields (``by``, lm-eval's ``filter``): scalars; a float column without NaN or -0.0
+  (which a dict would not group as Arrow does).
+* count tables: n and c integers (CSV: ``[+-]?[0-9]{1,19}`` between spaces or tabs; Parquet:
+  integer types), below 2**53, n >= 1, 0 <= c <= n, one row per (group, task).
+* per-sample tables: a pass flag (bool, 0/1 numbers, their text spellings as ``tables._flag``
+  reads them), with a threshold a number compared with it, or a finite reward; a list column
+  (Parquet) is that many samples, never empty, no null.
+* run columns (``tables.RUN_COLUMNS``): one value per task.
+* at least one record.
+
+Whatever fails one of these raises ``Fallback``: the stdlib path reads the whole file again
+and gives the same counts, or locates the error as ``file:line: what`` (and with
+``skip_bad`` skips exactly what it skips). Pipes are left to the stdlib path, which could not
+read them a second time.
 """
 
 from __future__ import annotations
@@ -232,14 +254,10 @@ class _Checked:
 
 
 # ------------------------------------------------------------------ columns
-def _plain(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
-    """The values of a column (a dictionary-encoded column decoded)."""
-    return pc.cast(arr, arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
-
-
 def _whole(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
-    """One contiguous array of the values of a column."""
-    arr = _plain(arr)
+    """One contiguous array of the values of a column (a dictionary-encoded one decoded)."""
+    if pa.types.is_dictionary(arr.type):
+        arr = pc.cast(arr, arr.type.value_type)
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 
 
