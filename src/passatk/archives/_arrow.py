@@ -57,7 +57,8 @@ FAST = True
 CSV_PIECE = 16 << 20  # bytes of CSV parsed at a time, on all cores
 CSV_BLOCK = 1 << 20  # bytes per Arrow block of a piece
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
-_MERGE_ROWS = 1 << 17  # partial sums kept before they are merged
+_MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
+_SUMS = ("n", "c", "r")  # summed per key: samples, passed, rows
 #: decimal numbers whose text pyarrow and float() read alike (correctly rounded)
 _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
@@ -385,7 +386,8 @@ class _Plan:
         else:
             n, c = self._samples(cols[self.value])
         data.update(n=n, c=c, r=np.ones(len(n), np.int64))
-        self._keep(_decode(_sums(pa.table(data), self.keys, ("n", "c", "r")), values))
+        table = pa.table(data)  # a count table has about one row per key: summed when merged
+        self._keep(_decode(table if self.counts else _sums(table, self.keys, _SUMS), values))
         for i, w in enumerate(self.watch):
             codes, seen = _key_array(cols[w])
             pairs = _distinct(pa.table({"t": task, "w": codes}))
@@ -395,7 +397,7 @@ class _Plan:
         self.parts.append(part)
         self.kept += part.num_rows
         if self.kept > max(4 * self.merged, _MERGE_ROWS):
-            self.parts = [_sums(pa.concat_tables(self.parts), self.keys, ("n", "c", "r"))]
+            self.parts = [_sums(pa.concat_tables(self.parts), self.keys, _SUMS)]
             self.kept = self.merged = self.parts[0].num_rows
             self.pairs = [[_distinct(pa.concat_tables(p))] if p else [] for p in self.pairs]
 
@@ -483,7 +485,7 @@ class _Plan:
         """Check what needs the whole file, then add the sums to ``ctx``."""
         if not self.parts:
             raise Fallback  # no rows: the stdlib path says how the file is empty
-        table = _sums(pa.concat_tables(self.parts), self.keys, ("n", "c", "r"))
+        table = _sums(pa.concat_tables(self.parts), self.keys, _SUMS)
         tasks = _tasks(table.column("t"))
         if self.counts and pc.max(table.column("r")).as_py() > 1:
             raise Fallback  # a duplicate row
@@ -495,14 +497,15 @@ class _Plan:
 
     def _add(self, ctx: Context, table: pa.Table, tasks: list[str]) -> None:
         by = ctx.options.by
-        values = [tasks, *(table.column(k).to_pylist() for k in self.keys[1:])]
-        n, c = table.column("n").to_pylist(), table.column("c").to_pylist()
-        auto = self.auto
-        for row, task in enumerate(tasks):
-            record = {g: values[i + 1][row] for i, g in enumerate(self.groups)}
-            extra = tuple((a, record[a]) for a in auto)
-            group = group_from(by, self.pathvals, record, extra, what="row")
-            ctx.add(group, task, n[row], c[row])
+        columns = [table.column(k).to_pylist() for k in ("n", "c", *self.keys[1:])]
+        made: dict[tuple, tuple] = {}  # group values -> group key, built once per group
+        for task, n, c, *values in zip(tasks, *columns, strict=True):
+            group = made.get(key := tuple(values))
+            if group is None:
+                record = dict(zip(self.groups, values, strict=True))
+                extra = tuple((a, record[a]) for a in self.auto)
+                group = made[key] = group_from(by, self.pathvals, record, extra, what="row")
+            ctx.add(group, task, n, c)
 
 
 def _sums(table: pa.Table, keys: list[str], columns: tuple[str, ...]) -> pa.Table:
