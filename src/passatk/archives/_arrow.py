@@ -49,6 +49,7 @@ import pyarrow.csv as pacsv
 
 from . import tables
 from ._common import BadRecord, Context, group_from, path_groups
+from ._counts import Tally
 from ._remote import is_url
 from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
 
@@ -58,7 +59,7 @@ CSV_PIECE = 16 << 20  # bytes of CSV parsed at a time, on all cores
 CSV_BLOCK = 1 << 20  # bytes per Arrow block of a piece
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
-_SUMS = ("n", "c", "r")  # summed per key: samples, passed, rows
+_SUMS = ("n", "c")  # summed per key: samples, passed
 #: decimal numbers whose text pyarrow and float() read alike (correctly rounded)
 _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
@@ -359,12 +360,16 @@ class _Plan:
         used = [self.task, *self.groups, *self.watch]
         used += [spec["n"], spec["c"]] if self.counts else [self.value]
         self.columns = list(dict.fromkeys(used))
-        #: columns read dictionary-encoded: the keys and the sample values
-        self.coded = [c for c in self.columns if not self.counts or c not in (
-            spec["n"], spec["c"])]
+        #: columns read dictionary-encoded: the keys and the sample values (not the task ids
+        #: of a count table, which are distinct)
+        self.coded = self.groups if self.counts else self.columns
         self.pathvals = path_groups(o.by, file)
+        self.by = o.by
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
         self.spec = spec
+        #: a count table's rows, in this file's own Tally (its rows are checked as added)
+        self.tally = Tally()
+        self.made: dict[tuple, tuple] = {}  # group values -> group key (group_from)
         self.parts: list[pa.Table] = []
         self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
         self.kept = 0
@@ -383,17 +388,30 @@ class _Plan:
             c = _int_array(cols[self.spec["c"]], self.strings)
             if (n < 1).any() or (c < 0).any() or (c > n).any():
                 raise Fallback
-        else:
-            n, c = self._samples(cols[self.value])
-        data.update(n=n, c=c, r=np.ones(len(n), np.int64))
-        table = pa.table(data)  # a count table has about one row per key: summed when merged
-        self._keep(_decode(table if self.counts else _sums(table, self.keys, _SUMS), values))
+            return self._count_rows(_decode(pa.table({**data, "n": n, "c": c}), values))
+        n, c = self._samples(cols[self.value])
+        self._keep(_decode(_sums(pa.table({**data, "n": n, "c": c}), self.keys, _SUMS), values))
         for i, w in enumerate(self.watch):
             codes, seen = _key_array(cols[w])
             pairs = _distinct(pa.table({"t": task, "w": codes}))
             self.pairs[i].append(_decode(pairs, {"t": names, "w": seen}))
 
+    def _count_rows(self, table: pa.Table) -> None:
+        """Add the rows of a count table (one row per key) to ``self.tally``, as the stdlib path
+        adds them; a (group, task) seen before in the file falls back."""
+        tasks = _tasks(table.column("t"))
+        index, groups = self._groups(table)
+        n, c = (table.column(k).to_numpy() for k in ("n", "c"))
+        del table
+        _release()
+        tally, row = self.tally, len(self.tally)
+        for task, g, ni, ci in zip(tasks, index.tolist(), n.tolist(), c.tolist(), strict=True):
+            if tally.add(groups[g], task, ni, ci) != row:
+                raise Fallback  # a duplicate row: it was added to an earlier row
+            row += 1
+
     def _keep(self, part: pa.Table) -> None:
+        _release()
         self.parts.append(part)
         self.kept += part.num_rows
         if self.kept > max(4 * self.merged, _MERGE_ROWS):
@@ -483,29 +501,62 @@ class _Plan:
     # -------------------------------------------------------------- commit
     def commit(self, ctx: Context) -> None:
         """Check what needs the whole file, then add the sums to ``ctx``."""
+        if self.counts:
+            if not len(self.tally):
+                raise Fallback  # no rows: the stdlib path says how the file is empty
+            if len(ctx.acc):  # pragma: no cover - read_into gives every file a fresh Tally
+                ctx.acc.merge(self.tally)
+            else:
+                ctx.acc = self.tally
+            return
         if not self.parts:
             raise Fallback  # no rows: the stdlib path says how the file is empty
         table = _sums(pa.concat_tables(self.parts), self.keys, _SUMS)
-        tasks = _tasks(table.column("t"))
-        if self.counts and pc.max(table.column("r")).as_py() > 1:
-            raise Fallback  # a duplicate row
+        self.parts = []
+        _release()
         for pairs in self.pairs:
             per_task = pc.value_counts(_distinct(pa.concat_tables(pairs)).column("t"))
             if pc.max(per_task.field("counts")).as_py() > 1:
                 raise Fallback  # rows of a task differ in a run column
-        self._add(ctx, table, tasks)
+        tasks = _tasks(table.column("t"))
+        index, groups = self._groups(table)
+        n, c = (table.column(k).to_numpy() for k in ("n", "c"))
+        del table
+        _release()
+        for s in range(0, len(tasks), _MERGE_ROWS):
+            e = s + _MERGE_ROWS
+            for task, g, ni, ci in zip(tasks[s:e], index[s:e].tolist(), n[s:e].tolist(),
+                                       c[s:e].tolist(), strict=True):
+                ctx.add(groups[g], task, ni, ci)
 
-    def _add(self, ctx: Context, table: pa.Table, tasks: list[str]) -> None:
-        by = ctx.options.by
-        columns = [table.column(k).to_pylist() for k in ("n", "c", *self.keys[1:])]
-        made: dict[tuple, tuple] = {}  # group values -> group key, built once per group
-        for task, n, c, *values in zip(tasks, *columns, strict=True):
-            group = made.get(key := tuple(values))
+    def _groups(self, table: pa.Table) -> tuple[np.ndarray, list[tuple]]:
+        """Per row the index of its group in a list of group keys (``group_from``, once per
+        distinct combination of group values)."""
+        code, radix, columns = np.zeros(table.num_rows, np.int64), 1, []
+        for k in self.keys[1:]:
+            enc = pc.dictionary_encode(table.column(k).combine_chunks(), null_encoding="encode")
+            code += enc.indices.to_numpy(zero_copy_only=False).astype(np.int64) * radix
+            columns.append((radix, enc.dictionary.to_pylist()))
+            radix *= max(len(enc.dictionary), 1)
+            if radix > 1 << 62:
+                raise Fallback  # too many combinations to number (not met in practice)
+        distinct, index = np.unique(code, return_inverse=True)
+        groups = []
+        for number in distinct.tolist():
+            values = tuple(values[number // r % len(values)] for r, values in columns)
+            group = self.made.get(values)
             if group is None:
                 record = dict(zip(self.groups, values, strict=True))
                 extra = tuple((a, record[a]) for a in self.auto)
-                group = made[key] = group_from(by, self.pathvals, record, extra, what="row")
-            ctx.add(group, task, n, c)
+                group = self.made[values] = group_from(self.by, self.pathvals, record, extra,
+                                                       what="row")
+            groups.append(group)
+        return index, groups
+
+
+def _release() -> None:
+    """Give the memory Arrow freed back to the system: the peak is what the batches need."""
+    pa.default_memory_pool().release_unused()
 
 
 def _sums(table: pa.Table, keys: list[str], columns: tuple[str, ...]) -> pa.Table:
