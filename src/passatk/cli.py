@@ -263,7 +263,7 @@ def _add_execution_args(g: Any) -> None:
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
-        "byte ranges; same output for any N (default: the number of CPUs from 4 GiB of "
+        "byte ranges; same output for any N (default: the number of CPUs from 256 MiB of "
         "input, one process below)",
     )
     g.add_argument(
@@ -629,8 +629,9 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
     if args.difficulty:
         filters["difficulty"] = tuple(args.difficulty)
     local = [p for p in paths if "://" not in str(p)]
-    if local:  # a bad local path fails here, before any reader (or numpy) is loaded
-        archives.expand_paths(local)
+    # a bad local path fails here, before any reader (or numpy) is loaded
+    files = archives.expand_paths(local) if local else []
+    warm = _warm_while_workers_read(args, files, len(local) == len(paths))
     progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
                         force=args.progress)
     try:
@@ -654,6 +655,8 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         )
     finally:
         progress.close()
+        if warm is not None:
+            warm.join()
     if not args.quiet:
         for message in counts.notes:
             _note(args, message)
@@ -668,6 +671,17 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
     return counts
+
+
+def _warm_while_workers_read(args: argparse.Namespace, files: list[str], all_local: bool) -> Any:
+    """When worker processes (or a cluster) will read, load the kernels meanwhile here."""
+    from .archives._processes import pool_size
+
+    if args.scheduler is None and not (all_local and pool_size(files, args.jobs) > 1):
+        return None
+    from ._warm import start
+
+    return start()
 
 
 def _cluster(args: argparse.Namespace) -> Any:
@@ -1018,5 +1032,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             close()
 
 
+def run() -> None:
+    """The console entry point (``passatk`` and ``python -m passatk``): :func:`main`, then exit.
+
+    Once numba is loaded, a normal interpreter exit spends 0.1-0.2 s tearing LLVM and numba's
+    modules down; by then everything passatk wrote is closed or flushed here, and no exit
+    handler is left with work (pools and clusters are shut by ``main``), so the process ends
+    at once with ``os._exit``.
+    """
+    code = main()
+    if "numba" not in sys.modules:
+        raise SystemExit(code)
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or EXIT_ERROR
+    try:
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -13,7 +13,7 @@ the units and merge them in any tree whose merges take neighbours in order.
 
 Byte ranges (:mod:`._ranges`) are read for human-eval ``*_results.jsonl`` and per-sample tables
 in JSON Lines or CSV that are not compressed. A range reports its skipped records with line
-numbers relative to itself and the number of newlines it holds; :func:`finish_file` turns them
+numbers relative to itself and where its first line starts; :func:`finish_file` turns them
 into line numbers of the file and merges the ranges' failure texts. When a range cannot be read
 on its own terms (an error, a CSV quote or bare carriage return that could make a row span a
 cut, a range without records, an error text spelled two ways), the file is read again whole, so
@@ -34,7 +34,7 @@ from typing import Any
 from ._common import Context, Options
 from ._counts import Counts, StoredMetric
 from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location
-from ._ranges import LineRange
+from ._ranges import LineRange, newlines_before
 from ._remote import storage_options
 from ._sources import COMPRESSED_SUFFIXES, logical_name, open_binary, open_raw
 
@@ -82,7 +82,7 @@ class RangeResult:
     part: Part | None = None
     skips: tuple[tuple[int, str], ...] = ()
     skip_count: int = 0
-    newlines: int = 0
+    first: int = 0  # the offset of the range's first line
     prefix_lines: int = 0
     csv: bool = False
     quote_or_cr: bool = False
@@ -255,7 +255,7 @@ def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, 
         return RangeResult(fallback=True)
     return RangeResult(
         part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count, newlines=ctx.lines.newlines,
+        skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count, first=ctx.lines.first,
         prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=ctx.lines.quote_or_cr,
         failures=ctx.failures.get(file),
     )
@@ -274,14 +274,15 @@ def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool, name
         if merged is None:
             return read_file(file, fmt, opts, filtering, named, storage)
         failures = ((file, merged),)
-    before = 0
     records: list[SkippedRecord] = []
     count = 0
     for r in results:
+        if r.skips:  # line numbers of the file: count the newlines before the range (rare)
+            with open_raw(file) as raw:
+                before = newlines_before(raw, r.first)
         for line, what in r.skips:
             records.append(SkippedRecord(location(file, line - r.prefix_lines + before), what))
         count += r.skip_count
-        before += r.newlines
     acc = _pool([r.part.runs[0][1] for r in results])
     first = results[0].part
     return Part(runs=((file, acc, ()),), failures=failures, metric=first.metric,

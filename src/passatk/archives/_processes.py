@@ -20,16 +20,16 @@ from ._counts import Counts
 from ._dask import DEFAULT_SPLIT_BYTES
 from ._parts import combine, finish_file, read_file, read_range, split_candidate, to_counts
 from ._ranges import plan_ranges
+from ._registry import HARNESSES
 from ._remote import current_options, is_url
 from ._sources import file_size, is_stream
 
 __all__ = ["MIN_PARALLEL_BYTES", "check_workers", "pool_size", "read_in_processes"]
 
-#: with ``workers=None``, the input size from which all CPUs are used: a pool costs about
-#: 0.5 s to start (forkserver, and passatk imported in each worker), byte ranges read about
-#: 40% slower than a whole file, and on the shared 2-core machine two workers were slower
-#: than one up to 1.2 GB (docs/benchmarks.md), so only very large inputs use them unasked
-MIN_PARALLEL_BYTES = 4 << 30
+#: with ``workers=None``, the input size from which all CPUs are used: below it the workers'
+#: start (a fresh interpreter importing numpy and the readers, cold caches) costs about what
+#: they save (docs/benchmarks.md, "Local worker processes")
+MIN_PARALLEL_BYTES = 256 << 20
 
 
 def check_workers(workers: object) -> int | None:
@@ -61,10 +61,20 @@ def _main_importable() -> bool:
     return main is None or os.path.exists(main)
 
 
+#: imported once by the fork server, so that each worker forked from it starts warm: a worker
+#: that imports these itself spends 0.1-0.3 s on it (numpy, every reader) before its first file
+PRELOAD = ("__main__", "numpy", "passatk.archives._parts", "passatk.archives._read",
+           "passatk.archives._humaneval_scan", *(f"passatk.archives.{h}" for h in HARNESSES))
+
+
 def _context():
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
-    return multiprocessing.get_context("forkserver")
+    ctx = multiprocessing.get_context("forkserver")
+    # the process-wide preload list; "__main__" (the default) stays first. A fork server
+    # already running keeps what it has.
+    ctx.set_forkserver_preload(list(PRELOAD))
+    return ctx
 
 
 def read_in_processes(files: list[str], fmt: str | None, opts: Options, filtering: bool,

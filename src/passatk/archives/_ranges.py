@@ -4,9 +4,10 @@ A range ``[start, end)`` of a file owns the lines that *start* in it. Line start
 and every byte after a newline, so with ``ls(x)`` the first line start at or after ``x`` (the
 file size when there is none) a range reads the bytes ``[ls(start), ls(end))``. Ranges that
 tile the file therefore read every line exactly once, whatever the cut points, and a line
-longer than a range belongs to the range where it starts (the others read nothing). A reader
-that also counts the newlines of each range can turn line numbers within a range into line
-numbers of the file: the lines before a range are the newlines of the ranges before it.
+longer than a range belongs to the range where it starts (the others read nothing). A line
+number within a range becomes a line number of the file by adding the newlines before the
+range's first line start (``LineRange.first``); they are counted only when a line number is
+needed (:func:`newlines_before`), not while reading.
 
 Used by the Dask engine (:mod:`passatk.archives._dask`); nothing here depends on it.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-__all__ = ["LineRange", "plan_ranges"]
+__all__ = ["LineRange", "newlines_before", "plan_ranges"]
 
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
 
@@ -40,17 +41,17 @@ class LineRange(io.RawIOBase):
     """The lines of a seekable binary file that start in ``[start, end)``, as a raw stream.
 
     ``prefix`` is returned first (for example the header line of a CSV file, so that a range
-    parses like a whole table). While reading it counts the newlines of the range (not of the
-    prefix) in ``newlines`` and notes in ``quote_or_cr`` whether a ``"`` or a carriage return
-    that is not part of ``\\r\\n`` appeared: then a CSV row may span lines, and the cut points
-    need not be row boundaries.
+    parses like a whole table). ``first`` is the offset of the range's first line. While
+    reading it notes in ``quote_or_cr`` whether a ``"`` or a carriage return that is not part
+    of ``\\r\\n`` appeared: then a CSV row may span lines, and the cut points need not be row
+    boundaries.
 
     >>> data = io.BytesIO(b"a\\nbb\\nccc\\nd")
     >>> [LineRange(data, s, e).read() for s, e in plan_ranges(11, 4)]
     [b'a\\nbb\\n', b'ccc\\n', b'd']
     >>> r = LineRange(io.BytesIO(b"h\\n1\\n2\\n"), 3, 6, prefix=b"h\\n")
-    >>> r.read(), r.newlines
-    (b'h\\n2\\n', 1)
+    >>> r.read(), r.first
+    (b'h\\n2\\n', 4)
     """
 
     def __init__(self, raw: Any, start: int, end: int, prefix: bytes = b"") -> None:
@@ -58,7 +59,6 @@ class LineRange(io.RawIOBase):
         self._raw = raw
         self._prefix = prefix
         self._end = end
-        self.newlines = 0
         self.quote_or_cr = False
         self._last = b""
         self._done = start >= end
@@ -66,6 +66,7 @@ class LineRange(io.RawIOBase):
         if start > 0 and not self._done:
             self._pos = self._line_start(start)
             self._done = self._pos >= end
+        self.first = self._pos
         if not self._done:
             raw.seek(self._pos)
 
@@ -109,7 +110,6 @@ class LineRange(io.RawIOBase):
         return len(chunk)
 
     def _note(self, chunk: bytes) -> None:
-        self.newlines += chunk.count(b"\n")
         if not self.quote_or_cr and (b'"' in chunk or b"\r" in chunk or self._last == b"\r"):
             joined = self._last + chunk
             # a \r at the very end is judged with the next chunk, which may start with \n
@@ -117,3 +117,20 @@ class LineRange(io.RawIOBase):
                        - int(joined.endswith(b"\r")))
             self.quote_or_cr = b'"' in chunk or lone_cr > 0
         self._last = chunk[-1:]
+
+
+def newlines_before(raw: Any, offset: int) -> int:
+    """The newlines in the first ``offset`` bytes of the seekable binary file ``raw``.
+
+    >>> newlines_before(io.BytesIO(b"a\\nbb\\nccc\\n"), 5)
+    2
+    """
+    raw.seek(0)
+    count = 0
+    while offset > 0:
+        chunk = raw.read(min(offset, 1 << 22))
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        offset -= len(chunk)
+    return count

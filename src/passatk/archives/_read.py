@@ -210,7 +210,9 @@ def read_counts(
         fork): one task per file, and one per ``split_bytes`` byte range of a large
         uncompressed JSON Lines or CSV file, cut at line boundaries. The Counts, errors
         included, are those of ``workers=1``. ``None``: every CPU when the files hold at
-        least 4 GiB, else one (a pool takes about 0.5 s to start). Standard input, pipes and
+        least 256 MiB, else one (workers take about 0.1-0.3 s to start). Processes are
+        opt-in here because each worker imports the caller's ``__main__`` module: a script
+        must guard its top level with ``if __name__ == "__main__":``. Standard input, pipes and
         URLs are read in this process; ``scheduler`` takes precedence.
 
     Returns
