@@ -1,11 +1,13 @@
 """The pyarrow fast path of :mod:`.tables`: CSV/TSV and Parquet tables read in batches.
 
 Each batch (a Parquet record batch; a CSV piece of about 16 MiB cut where a row ends, parsed
-on all cores) is checked with ``pyarrow.compute`` and summed per (group, task) with
-``Table.group_by``; keys and sample values are read dictionary-encoded, so the sums run on
-integer indices and each distinct value is judged once. Partial sums (n, c and the rows per
-key) are merged as they grow, so memory follows the batch size and the number of keys, not
-the file. Nothing is added to the context until the whole file has passed.
+on all cores) is checked with ``pyarrow.compute``. Per-sample tables are summed per (group,
+task) with ``Table.group_by`` (Parquet keys and sample values are read as the dictionaries
+Parquet stores, so the sums run on integer indices), and each distinct text value is judged
+once; the partial sums are merged as they grow, so memory follows the batch size and the
+number of keys, not the file. A count table's rows go to the file's own ``Tally`` batch by
+batch (a repeated key falls back). Nothing is added to the context until the whole file has
+passed.
 
 The stdlib path (``tables._csv_rows``/``_parquet_rows`` and ``_accumulate``) stays the
 reference. Its rules, and how this path keeps each, are:
@@ -64,7 +66,6 @@ _SUMS = ("n", "c")  # summed per key: samples, passed
 _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
 _FLAG_TEXT = {"1": True, "1.0": True, "0": False, "0.0": False}
-_CODED = pa.dictionary(pa.int32(), pa.string())
 
 
 class Fallback(Exception):
@@ -76,14 +77,13 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
     """Add a CSV/TSV table to ``ctx``; False (nothing added) when the stdlib path must read it."""
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     plan = _Plan(spec, header, ctx, file, strings=True)
-    coded = {header.index(c) for c in plan.coded}
     limit = csv.field_size_limit()
     try:
         with ctx.open(file) as f:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
             checked = _Checked(delimiter.encode())
             for piece in _pieces(f.stream, checked):
-                table = _parse(piece, len(header), coded, delimiter).unify_dictionaries()
+                table = _parse(piece, len(header), delimiter)
                 if any(_longest_field(col) > limit for col in table.columns):
                     raise Fallback  # the csv module refuses such a field
                 plan.add(dict(zip(header, table.columns, strict=True)))
@@ -117,7 +117,7 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
 
 
 # ------------------------------------------------------------------ CSV bytes
-def _pieces(stream: Any, checked: _Checked) -> Iterator[bytes]:
+def _pieces(stream: Any, checked: _Checked) -> Iterator[memoryview]:
     """The rows after the header, checked, in pieces of about CSV_PIECE bytes that end where a
     row ends (a newline outside quotes), so that each piece parses on all cores on its own."""
     cap = max_record_bytes()
@@ -127,39 +127,38 @@ def _pieces(stream: Any, checked: _Checked) -> Iterator[bytes]:
         checked.feed(chunk or b"")
         if not chunk:
             if carry:
-                yield carry
+                yield memoryview(carry)
             return
         data = carry + chunk if carry else chunk
         cut = checked.row_end(data)
         carry = data[cut:]
         if cut:
-            if cut > cap and _longest_line(data[:cut]) > cap:
+            piece = memoryview(data)[:cut]  # no copy
+            if cut > cap and _longest_line(piece) > cap:
                 raise Fallback  # the stdlib path says which line is over the record cap
-            yield data[:cut]
+            yield piece
         elif len(carry) > max(cap, CSV_PIECE):
             raise Fallback
 
 
 def _longest_field(column: pa.ChunkedArray) -> int:
-    if not column.num_chunks:
-        return 0
-    if pa.types.is_dictionary(column.type):  # the chunks share one dictionary
-        column = column.chunk(0).dictionary
-    return pc.max(pc.binary_length(column)).as_py() or 0
+    longest = pc.max(pc.binary_length(column)).as_py() if column.num_chunks else None
+    return longest or 0
 
 
-def _longest_line(data: bytes) -> int:
+def _longest_line(data: memoryview) -> int:
     """The length of the longest line of ``data`` (lines end with a newline, kept)."""
     ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10) + 1
     return int(np.diff(ends, prepend=0).max(initial=len(data) - (ends[-1] if len(ends) else 0)))
 
 
-def _parse(piece: bytes, columns: int, coded: set[int], delimiter: str) -> pa.Table:
-    """Every field of the rows of ``piece`` as text (dictionary-encoded in columns ``coded``)."""
-    if piece.startswith(UTF8_BOM):
+def _parse(piece: memoryview, columns: int, delimiter: str) -> pa.Table:
+    """Every field of the rows of ``piece`` as text (not dictionary-encoded: in Arrow's CSV
+    reader that costs more than it saves, measured)."""
+    if piece[:3] == UTF8_BOM:
         raise Fallback  # Arrow drops a byte order mark at the start; the csv module keeps it
     names = [f"f{i}" for i in range(columns)]
-    types = {name: _CODED if i in coded else pa.string() for i, name in enumerate(names)}
+    types = dict.fromkeys(names, pa.string())
     options = {"parse_options": pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
                "convert_options": pacsv.ConvertOptions(
                    column_types=types, strings_can_be_null=False,
@@ -268,15 +267,10 @@ def _is_text(t: pa.DataType) -> bool:
 
 
 def _split(arr: pa.Array | pa.ChunkedArray) -> tuple[Any, pa.Array | None]:
-    """A dictionary-encoded column as (indices, dictionary), any other as (column, None).
-
-    The chunks of a column share one dictionary (``Table.unify_dictionaries``).
-    """
+    """A dictionary-encoded column (a Parquet batch's) as (indices, dictionary), any other as
+    (column, None)."""
     if not pa.types.is_dictionary(arr.type):
         return arr, None
-    if isinstance(arr, pa.ChunkedArray):
-        return (pa.chunked_array([c.indices for c in arr.chunks], arr.type.index_type),
-                arr.chunk(0).dictionary)
     return arr.indices, arr.dictionary
 
 
@@ -360,8 +354,8 @@ class _Plan:
         used = [self.task, *self.groups, *self.watch]
         used += [spec["n"], spec["c"]] if self.counts else [self.value]
         self.columns = list(dict.fromkeys(used))
-        #: columns read dictionary-encoded: the keys and the sample values (not the task ids
-        #: of a count table, which are distinct)
+        #: Parquet columns read dictionary-encoded: the keys and the sample values (not the
+        #: task ids of a count table, which are distinct)
         self.coded = self.groups if self.counts else self.columns
         self.pathvals = path_groups(o.by, file)
         self.by = o.by
