@@ -297,10 +297,11 @@ def test_generated_csv_tables_read_alike(tmp_path_factory, table):
 
 
 @SETTINGS
-@given(data=st.text(st.sampled_from(list('ab1,"\n\r \té')), max_size=40))
-def test_csv_parsing_fuzz_reads_alike(tmp_path_factory, data):
+@given(data=st.text(st.sampled_from(list('ab1,"\n\r \té')), max_size=40), tsv=st.booleans())
+def test_csv_parsing_fuzz_reads_alike(tmp_path_factory, data, tsv):
     """Arbitrary quotes, delimiters and line ends after a valid header: same rows or errors."""
-    path = write(tmp_path_factory.mktemp("f"), "s.csv", "task_id,passed\n" + data)
+    header = "task_id\tpassed\n" if tsv else "task_id,passed\n"
+    path = write(tmp_path_factory.mktemp("f"), "s.tsv" if tsv else "s.csv", header + data)
     for skip_bad in (False, True):
         fast, slow, _ = both(path, skip_bad=skip_bad, threshold=0.5)
         assert fast == slow
