@@ -181,6 +181,18 @@ def test_bad_count_tables_give_the_same_error(tmp_path, text):
         assert fast == slow
 
 
+def test_a_bad_row_before_a_broken_stream_is_the_error(tmp_path):
+    """The fast path reads ahead; the stdlib path meets the bad row before the cut stream."""
+    rows = "".join(f"T/{i * 7919 % 100003},{i % 2}\n" for i in range(200_000))
+    data = gzip.compress((SAMPLES + "T/3,maybe\n" + rows).encode())
+    path = tmp_path / "s.csv.gz"
+    path.write_bytes(data[: len(data) // 2])
+    fast, slow, _ = both(str(path))
+    assert fast == slow and "maybe" in fast[1]
+    fast, slow, _ = both(str(path), skip_bad=True)
+    assert fast == slow and "decompress" in fast[1]
+
+
 def test_the_switch_forces_the_stdlib_path(tmp_path, monkeypatch):
     path = write(tmp_path, "s.csv", SAMPLES)
     monkeypatch.setattr(_arrow, "FAST", False)

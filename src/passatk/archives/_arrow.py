@@ -52,6 +52,7 @@ import pyarrow.csv as pacsv
 from . import tables
 from ._common import BadRecord, Context, group_from, path_groups
 from ._counts import Tally
+from ._errors import ArchiveError
 from ._remote import is_url
 from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
 
@@ -91,8 +92,8 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
             if checked.bad:
                 raise Fallback
         plan.commit(ctx)
-    except (Fallback, pa.ArrowException):
-        return False
+    except (Fallback, pa.ArrowException, ArchiveError, BadRecord):
+        return False  # an unreadable stream too: the stdlib path reports it in its place
     return True
 
 
