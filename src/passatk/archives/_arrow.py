@@ -112,7 +112,7 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
             plan.add({name: batch.column(name) for name in plan.columns})
             ctx.report(0)
         plan.commit(ctx)
-    except (Fallback, pa.ArrowException):
+    except (Fallback, pa.ArrowException, ArchiveError, BadRecord):
         return False
     return True
 
