@@ -192,9 +192,13 @@ def decode_json(data: bytes | bytearray | str) -> object:
 def load_json_document(file: str) -> object:
     """A JSON document, streamed: small members decoded, the per-task containers read one
     member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``."""
+    from ._docfast import Unproved, fast_load
     from ._jsondoc import load_document
 
-    return load_document(file)
+    try:
+        return fast_load(file)
+    except (Unproved, ArchiveError):  # the exact path reads it again and locates any error
+        return load_document(file)
 
 
 def find_beside(folder: str, name: str) -> str | None:

@@ -65,6 +65,29 @@ class FailureText:
         elif text != self.text:
             self.same = False
 
+    def add_all(self, samples: int, failed_texts: list) -> None:
+        """``add`` for ``samples`` samples at once, given the texts of the failed ones in
+        order (a passed sample changes nothing but the count).
+
+        >>> f, g = FailureText(), FailureText()
+        >>> for ok, text in [(False, "E"), (True, None), (False, "E")]:
+        ...     f.add(ok, text)
+        >>> g.add_all(3, ["E", "E"])
+        >>> vars(f) == vars(g)
+        True
+        """
+        self.samples += samples
+        self.failed += len(failed_texts)
+        for text in failed_texts:
+            if not self.same:
+                return
+            if not isinstance(text, str):
+                self.same = False
+            elif self.text is None:
+                self._first(text)
+            elif text != self.text:
+                self.same = False
+
     def add_block(self, passed: np.ndarray, block: np.ndarray, start: np.ndarray,
                   end: np.ndarray) -> None:
         """Count samples of proven human-eval lines: their flags ``passed`` and the byte

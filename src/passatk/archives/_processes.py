@@ -63,8 +63,9 @@ def _main_importable() -> bool:
 
 #: imported once by the fork server, so that each worker forked from it starts warm: a worker
 #: that imports these itself spends 0.1-0.3 s on it (numpy, every reader) before its first file
-PRELOAD = ("__main__", "numpy", "passatk.archives._parts", "passatk.archives._read",
-           "passatk.archives._humaneval_scan", *(f"passatk.archives.{h}" for h in HARNESSES))
+PRELOAD = ("__main__", "numpy", "msgspec", "passatk.archives._parts", "passatk.archives._read",
+           "passatk.archives._humaneval_scan", "passatk.archives._docfast",
+           *(f"passatk.archives.{h}" for h in HARNESSES))
 
 
 def _context():
