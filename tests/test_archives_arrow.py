@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from passatk.archives import ArchiveError, _arrow, read_counts  # noqa: E402
+from passatk.archives import ArchiveError, _arrow, read_counts, tables  # noqa: E402
 from passatk.archives._common import Options  # noqa: E402
 from passatk.archives._parts import finish_file, read_range, to_counts  # noqa: E402
 from passatk.archives._ranges import plan_ranges  # noqa: E402
@@ -34,7 +34,7 @@ SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), dead
 @contextlib.contextmanager
 def fast_path(on: bool):
     """Switch the fast path; yield the list of its results (True: it finished the file)."""
-    saved = (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet)
+    saved = (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES)
     finished: list[bool] = []
 
     def spy(real):
@@ -43,12 +43,12 @@ def fast_path(on: bool):
             return finished[-1]
         return wrapped
 
-    _arrow.FAST = on
+    _arrow.FAST, tables._ARROW_MIN_BYTES = on, 0  # the test files are small
     _arrow.read_csv, _arrow.read_parquet = spy(saved[1]), spy(saved[2])
     try:
         yield finished
     finally:
-        _arrow.FAST, _arrow.read_csv, _arrow.read_parquet = saved
+        _arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES = saved
 
 
 def outcome(path, **kw):
@@ -195,9 +195,28 @@ def test_a_bad_row_before_a_broken_stream_is_the_error(tmp_path):
 
 def test_the_switch_forces_the_stdlib_path(tmp_path, monkeypatch):
     path = write(tmp_path, "s.csv", SAMPLES)
+    monkeypatch.setattr(tables, "_ARROW_MIN_BYTES", 0)
     monkeypatch.setattr(_arrow, "FAST", False)
     monkeypatch.setattr(_arrow, "read_csv", lambda *a: pytest.fail("fast path used"))
     assert read_counts(path).n.tolist() == [2, 1, 1]
+
+
+def test_small_csv_is_read_by_the_stdlib_path(tmp_path, monkeypatch):
+    """Under _ARROW_MIN_BYTES the import of pyarrow would cost more than the stdlib read."""
+    calls = []
+    real = _arrow.read_csv
+    monkeypatch.setattr(_arrow, "read_csv", lambda *a: calls.append(1) or real(*a))
+    rows = "".join(f"T/{i % 100},{i % 2}\n" for i in range(400_000))
+    small = write(tmp_path, "small.csv", SAMPLES)
+    large = write(tmp_path, "large.csv", SAMPLES + rows)
+    packed = write(tmp_path, "large.csv.gz", SAMPLES + rows)
+    assert os.path.getsize(large) >= tables._ARROW_MIN_BYTES > os.path.getsize(packed) * 4
+    read_counts(small)
+    assert calls == []
+    read_counts(large)
+    assert calls == [1]
+    read_counts(packed)  # its size on disk counts 4x, and that is still small
+    assert calls == [1]
 
 
 def test_many_batches_merge_exactly(tmp_path, monkeypatch):

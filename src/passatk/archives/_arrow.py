@@ -35,7 +35,8 @@ reference. Its rules, and how this path keeps each, are:
 Whatever fails one of these raises ``Fallback``: the stdlib path reads the whole file again
 and gives the same counts, or locates the error as ``file:line: what`` (and with
 ``skip_bad`` skips exactly what it skips). Pipes are left to the stdlib path, which could not
-read them a second time.
+read them a second time, and so are CSV files under ``tables._ARROW_MIN_BYTES`` (importing
+pyarrow, and the pandas its first use loads, costs more than reading them).
 """
 
 from __future__ import annotations
