@@ -64,6 +64,7 @@ CSV_BLOCK = 1 << 20  # bytes per Arrow block of a piece
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
 _SUMS = ("n", "c")  # summed per key: samples, passed
+_TEXTS = 1024  # distinct spellings of pass flags judged before the file falls back
 #: decimal numbers whose text pyarrow and float() read alike (correctly rounded)
 _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
@@ -370,6 +371,12 @@ class _Plan:
         self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
         self.kept = 0
         self.merged = 0
+        #: CSV pass flags without a threshold: the rows are counted per (group, task, text),
+        #: and each distinct text is judged once (``judged``), cheaper than encoding them
+        self.by_text = strings and self.passed is not None and self.threshold is None
+        self.sum_keys, self.sum_cols = ([*self.keys, "v"], ("n",)) if self.by_text else (
+            self.keys, _SUMS)
+        self.judged: dict[str, bool] = {}
 
     def add(self, cols: dict[str, pa.Array]) -> None:
         """Check one batch and add its sums per (group, task)."""
@@ -385,8 +392,13 @@ class _Plan:
             if (n < 1).any() or (c < 0).any() or (c > n).any():
                 raise Fallback
             return self._count_rows(_decode(pa.table({**data, "n": n, "c": c}), values))
-        n, c = self._samples(cols[self.value])
-        self._keep(_decode(_sums(pa.table({**data, "n": n, "c": c}), self.keys, _SUMS), values))
+        if self.by_text:
+            part = _counted(pa.table({**data, "v": cols[self.value]}), self.sum_keys)
+            self._judge_texts(part.column("v"))
+        else:
+            n, c = self._samples(cols[self.value])
+            part = _sums(pa.table({**data, "n": n, "c": c}), self.keys, _SUMS)
+        self._keep(_decode(part, values))
         for i, w in enumerate(self.watch):
             codes, seen = _key_array(cols[w])
             pairs = _distinct(pa.table({"t": task, "w": codes}))
@@ -411,11 +423,25 @@ class _Plan:
         self.parts.append(part)
         self.kept += part.num_rows
         if self.kept > max(4 * self.merged, _MERGE_ROWS):
-            self.parts = [_sums(pa.concat_tables(self.parts), self.keys, _SUMS)]
+            self.parts = [_sums(pa.concat_tables(self.parts), self.sum_keys, self.sum_cols)]
             self.kept = self.merged = self.parts[0].num_rows
             self.pairs = [[_distinct(pa.concat_tables(p))] if p else [] for p in self.pairs]
 
     # -------------------------------------------------------------- samples
+    def _judge_texts(self, texts: pa.ChunkedArray) -> None:
+        for text in pc.unique(texts).to_pylist():
+            if text not in self.judged:
+                if len(self.judged) >= _TEXTS:
+                    raise Fallback  # spellings beyond any real file's: the stdlib path
+                self.judged[text] = self._judge(text)
+
+    def _by_task(self, table: pa.Table) -> pa.Table:
+        """Sums per (group, task) of a table counted per (group, task, flag text)."""
+        flags = np.array([self.judged[v] for v in table.column("v").to_pylist()], bool)
+        n = table.column("n").to_numpy()
+        data = {k: table.column(k) for k in self.keys}
+        return _sums(pa.table({**data, "n": n, "c": np.where(flags, n, 0)}), self.keys, _SUMS)
+
     def _samples(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row: one sample, or a list of them."""
         codes, values = _split(arr)
@@ -507,7 +533,9 @@ class _Plan:
             return
         if not self.parts:
             raise Fallback  # no rows: the stdlib path says how the file is empty
-        table = _sums(pa.concat_tables(self.parts), self.keys, _SUMS)
+        table = _sums(pa.concat_tables(self.parts), self.sum_keys, self.sum_cols)
+        if self.by_text:
+            table = self._by_task(table)
         self.parts = []
         _release()
         for pairs in self.pairs:
@@ -559,6 +587,12 @@ def _sums(table: pa.Table, keys: list[str], columns: tuple[str, ...]) -> pa.Tabl
     out = table.group_by(keys, use_threads=False).aggregate([(c, "sum") for c in columns])
     return pa.table({**{k: out.column(k) for k in keys},
                      **{c: out.column(f"{c}_sum") for c in columns}})
+
+
+def _counted(table: pa.Table, keys: list[str]) -> pa.Table:
+    """The rows of ``table`` counted per ``keys`` (as column n)."""
+    out = table.group_by(keys, use_threads=False).aggregate([(keys[-1], "count")])
+    return pa.table({**{k: out.column(k) for k in keys}, "n": out.column(f"{keys[-1]}_count")})
 
 
 def _distinct(table: pa.Table) -> pa.Table:
