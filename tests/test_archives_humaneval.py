@@ -289,6 +289,28 @@ def test_backslash_runs_agree_with_json_loads(run, after):
         assert got == ("T/0", True)
 
 
+def test_every_short_completion_agrees_with_json_loads():
+    """Every completion (and result) of up to 5 characters from backslash, quote, n, u, 0, a
+    and t: a line the scan proves is one json.loads reads alike, and the scan proves the
+    plain ones."""
+    import itertools
+
+    proven = 0
+    for size in range(6):
+        for body in map("".join, itertools.product('\\"nu0at', repeat=size)):
+            for result in ("passed", body):
+                line = ('{"task_id": "T/0", "completion": "' + body + '", "result": "'
+                        + result + '", "passed": true}').encode()
+                got = _fast(line)
+                if got is None:
+                    continue
+                proven += 1
+                obj = json.loads(line)  # a proven line is valid JSON...
+                assert list(obj) == ["task_id", "completion", "result", "passed"]
+                assert got == (obj["task_id"], obj["passed"])  # ...read alike
+    assert proven > 4000
+
+
 def _no_dup_keys(pairs):
     if len(dict(pairs)) != len(pairs):
         raise KeyError("duplicate key")

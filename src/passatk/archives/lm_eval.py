@@ -23,9 +23,8 @@ from ._common import (
     find_beside,
     finite_number,
     group_from,
-    iter_lines,
+    json_records,
     load_sidecar,
-    parse_json_line,
     path_groups,
     require,
     task_id,
@@ -119,9 +118,10 @@ def read(file: str, ctx: Context) -> None:
     skips_before = ctx.skip_count
     groups = set()
     field = None
-    for lineno, line in iter_lines(file, ctx):
+    for lineno, rec in json_records(file, ctx):
         try:
-            rec = parse_json_line(file, lineno, line)
+            if isinstance(rec, BadRecord):
+                raise rec
             task = task_id(require(rec, "doc_id"), "doc_id")
             if field is None:
                 field = metric_field(rec, o.passed)

@@ -17,9 +17,8 @@ from ._common import (
     BadRecord,
     Context,
     group_from,
-    iter_lines,
+    json_records,
     load_sidecar,
-    parse_json_line,
     path_groups,
     require,
     task_id,
@@ -54,9 +53,10 @@ def read(file: str, ctx: Context) -> None:
     records = 0
     skips_before = ctx.skip_count
     groups: dict = {}
-    for lineno, line in iter_lines(file, ctx):
+    for lineno, rec in json_records(file, ctx):
         try:
-            rec = parse_json_line(file, lineno, line)
+            if isinstance(rec, BadRecord):
+                raise rec
             task = task_id(require(rec, "idx"), "idx")
             flags = _flags(require(rec, "score"))
             group = group_from(o.by, pathvals, rec)

@@ -23,8 +23,7 @@ from ._common import (
     Context,
     group_from,
     int_text,
-    iter_lines,
-    parse_json_line,
+    json_records,
     path_groups,
 )
 from ._errors import ArchiveError, show
@@ -139,11 +138,7 @@ def _text_lines(stream, file: str) -> Iterator[str]:
 
 
 def _jsonl_rows(file: str, ctx: Context) -> Iterator[tuple[int, object]]:
-    for lineno, line in iter_lines(file, ctx):
-        try:
-            yield lineno, parse_json_line(file, lineno, line)
-        except BadRecord as e:
-            yield lineno, e
+    return json_records(file, ctx)  # msgspec where proved, else json line by line
 
 
 def _parquet_rows(
