@@ -386,9 +386,9 @@ def test_hypothesis_cruxeval_and_multipl_e(tmp_path, monkeypatch, scored, result
 
 # ------------------------------------------------------------------ many members at a time
 def _spy_pieces(monkeypatch) -> list:
-    from passatk.archives import _docfast
+    from passatk.archives import _docpieces
 
-    read = _docfast._Pieces.read
+    read = _docpieces.Pieces.read
     used = []
 
     def spy(self, buf, pos, seen):
@@ -396,7 +396,7 @@ def _spy_pieces(monkeypatch) -> list:
         used.append(after > pos)
         return after
 
-    monkeypatch.setattr(_docfast._Pieces, "read", spy)
+    monkeypatch.setattr(_docpieces.Pieces, "read", spy)
     return used
 
 

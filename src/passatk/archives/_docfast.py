@@ -10,9 +10,9 @@ malformed document is never read as a different valid one.
 Each member is decoded with a typed :class:`msgspec.Struct` of only the fields the reader uses
 and folded into a summary (per task ``n`` and ``c``). tau-bench trials, small and many, are
 decoded many at a time: the buffer is cut at the last occurrence of the separator learned from
-the first two trials, and a cut that decodes is a true boundary (see :class:`_Batch`); so are
-the small members of OpenCompass, MultiPL-E and LiveCodeBench (:class:`_Pieces`). Memory
-is a block plus the largest member (at most the record-length cap), never the document.
+the first two trials, and a cut that decodes is a true boundary (see :class:`_Batch`); so
+are the small members of OpenCompass, CRUXEval, MultiPL-E and LiveCodeBench (``_docpieces``).
+Memory is a block plus the largest member (at most the record-length cap), never the document.
 
 What msgspec cannot tell, the walk proves: duplicate task keys (a set of keys), duplicate
 fields (:func:`_decode.needles_occur`: each field name read occurs in the bytes as often as the
@@ -108,7 +108,7 @@ class Summary:
     """What the fast pass found in the per-task container, for one reader (``kind``)."""
 
     kind = ""
-    pieces = False  # members small enough to decode many at a time (see _Pieces)
+    pieces = False  # members small enough to decode many at a time (see _docpieces)
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, int, int, int]] = []  # (task, n, c, plus c)
@@ -121,7 +121,7 @@ class Summary:
         """Checks that need the whole container (none but EvalPlus v1's)."""
 
     def decoded(self) -> int:
-        """How many members of an object were decoded so far (see _Pieces), if counted."""
+        """How many members of an object were decoded so far (see _docpieces), if counted."""
         return -1
 
     def piece_members(self, data: bytearray, start: int, end: int, before: int) -> int:
@@ -438,12 +438,12 @@ def _checked_block(buf: _Buffer, summary: Summary, start: int, sep: int, closer:
 
 def _dict_container(buf: _Buffer, pos: int, holder: dict, pick) -> tuple[Summary, int]:
     """Walk the object at ``pos`` (``$.eval``, or the top level), member by member (or
-    many at a time, :class:`_Pieces`); return its summary (``pick(first value)``) and the
+    many at a time, ``_docpieces``); return its summary (``pick(first value)``) and the
     byte after its ``}``."""
     mstart = pos + 1  # where the member starts, blanks included
     pos = buf.skip(mstart)
     summary: Summary | None = None
-    pieces: _Pieces | None = None
+    pieces: Any = None  # a _docpieces.Pieces after the first member, when it applies
     seen: set[str] = set()
     start = pos  # the first byte not yet checked
     while True:
@@ -460,7 +460,7 @@ def _dict_container(buf: _Buffer, pos: int, holder: dict, pick) -> tuple[Summary
             first = _exact(buf, value, sep)
             summary = pick(first)
             dict.__setitem__(holder, key, first)
-            pieces = _Pieces.learned(summary, buf, sep, True)
+            pieces = _pieces(summary, buf, sep, True)
         _member(buf, summary, key, value, sep)
         if buf.data[sep] not in b",}":
             raise Unproved
@@ -482,7 +482,7 @@ def _list_container(buf: _Buffer, pos: int, holder: list, pick) -> tuple[Summary
     if buf.data[pos] == 93:
         raise Unproved  # an empty list: the exact path's error
     summary: Summary | None = None
-    pieces: _Pieces | None = None
+    pieces: Any = None
     index = 0
     while True:
         if pieces is not None and pieces.until < pos:
@@ -494,7 +494,7 @@ def _list_container(buf: _Buffer, pos: int, holder: list, pick) -> tuple[Summary
             first = _exact(buf, pos, sep)
             summary = pick(first)
             list.append(holder, first)
-            pieces = _Pieces.learned(summary, buf, sep, False)
+            pieces = _pieces(summary, buf, sep, False)
         _member(buf, summary, index, pos, sep)
         index += 1
         if buf.data[sep] not in b",]":
@@ -510,100 +510,12 @@ def _list_container(buf: _Buffer, pos: int, holder: list, pick) -> tuple[Summary
         pos = buf.skip(mstart)
 
 
-class _Pieces:
-    """Many members of a container in one typed decode, for summaries of small members
-    (``Summary.pieces``), found as :class:`_Batch` finds tau-bench trials: the bytes between
-    the first two members are searched for from the end of the buffer, and a cut there that
-    decodes is a true boundary. In an object msgspec keeps the last of two equal keys, so its
-    members are counted (``Summary.piece_members``: a ``__post_init__`` of each, or the quotes
-    of a piece whose only strings are its keys): a count that differs from the keys decoded is
-    a duplicate."""
+def _pieces(summary: Summary, buf: _Buffer, sep: int, keyed: bool) -> Any:
+    if not summary.pieces:
+        return None
+    from ._docpieces import Pieces
 
-    TRIES = 4
-
-    def __init__(self, summary: Summary, sep: bytes, keyed: bool) -> None:
-        self.summary, self.sep, self.keyed = summary, sep, keyed
-        self.close_at = len(sep) - len(sep.lstrip(b" \t\r\n"))
-        schema = summary.schema  # type: ignore[attr-defined]
-        self.decoder = decoder(dict[str, schema] if keyed else list[schema])
-        self.until = -1  # no piece up to this position (after one that did not prove)
-        self.index = 0
-
-    @classmethod
-    def learned(cls, summary: Summary, buf: _Buffer, sep: int, keyed: bool) -> _Pieces | None:
-        """The pieces reader with the separator after the first member (``sep``: its ``,``),
-        or None (no separator, another layout, a summary of large members)."""
-        if not summary.pieces or buf.data[sep] != 44:
-            return None
-        close = sep - 1
-        while close > 0 and buf.data[close] in b" \t\r\n":
-            close -= 1
-        nxt = buf.skip(sep + 1)
-        if buf.data[close] not in b"}]" or buf.data[nxt] != (34 if keyed else 123):
-            return None
-        begin = close
-        while begin > 0 and buf.data[begin - 1] in b" \t":
-            begin -= 1
-        if begin > 0 and buf.data[begin - 1] == 10:
-            begin -= 1 + (begin > 1 and buf.data[begin - 2] == 13)
-        return cls(summary, bytes(buf.data[begin:nxt + 1]), keyed)
-
-    def read(self, buf: _Buffer, pos: int, seen: Any) -> int:
-        """Read the members from ``pos`` up to the last separator that proves; return where
-        the next member starts (``pos`` when none did: those go one at a time). ``seen``: the
-        keys so far (an object), or the index of the member at ``pos`` (an array)."""
-        if not self.keyed:
-            self.index = seen
-        limit = buf.n
-        for _ in range(self.TRIES):
-            cut = buf.data.rfind(self.sep, pos, limit)
-            if cut < 0:
-                return pos
-            limit = cut + len(self.sep) - 1
-            close = cut + self.close_at
-            if close + 1 - pos > buf.cap:
-                continue
-            before = self.summary.decoded() if self.keyed else 0
-            try:
-                members = self._decode(buf.data, pos, close)
-            except msgspec.ValidationError:
-                break
-            except msgspec.DecodeError:
-                continue  # not a boundary: an earlier one
-            if self.keyed and self.summary.piece_members(
-                    buf.data, pos, close + 1, before) != len(members):
-                raise Unproved  # a key twice in the piece (or no proof that none is)
-            self._add(members, seen)
-            return cut + len(self.sep) - 1
-        else:
-            self.until = 1 << 62  # separators that do not cut: one at a time from now
-            return pos
-        self.until = close + 1  # these one at a time, then pieces again
-        return pos
-
-    def _decode(self, data: bytearray, pos: int, close: int) -> Any:
-        """Decode ``data[pos:close + 1]`` as one object or array, in place (see
-        :func:`_batch_fields`)."""
-        saved = data[pos - 1], data[close + 1]
-        data[pos - 1], data[close + 1] = (123, 125) if self.keyed else (91, 93)
-        try:
-            with memoryview(data) as whole, whole[pos - 1:close + 2] as view:
-                return self.decoder.decode(view)
-        finally:
-            data[pos - 1], data[close + 1] = saved
-
-    def _add(self, members: Any, seen: Any) -> None:
-        summary = self.summary
-        if not self.keyed:
-            for i, member in enumerate(members, seen):
-                summary.add(i, member)  # type: ignore[attr-defined]
-            self.index = seen + len(members)
-            return
-        for key, member in members.items():
-            if key in seen:
-                raise Unproved
-            seen.add(key)
-            summary.add(key, member)  # type: ignore[attr-defined]
+    return Pieces.learned(summary, buf, sep, keyed)
 
 
 def _pick_eval(first: object) -> Summary:
