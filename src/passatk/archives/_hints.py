@@ -53,9 +53,12 @@ class FailureText:
 
     def add(self, passed: bool, text: object) -> None:
         self.samples += 1
-        if passed:
-            return
-        self.failed += 1
+        if not passed:
+            self.failed += 1
+            self._see(text)
+
+    def _see(self, text: object) -> None:
+        """Compare the error text of one more failed sample with the first one."""
         if not self.same:
             return
         if not isinstance(text, str):
@@ -84,12 +87,7 @@ class FailureText:
         for text in failed_texts:
             if not self.same:
                 return
-            if not isinstance(text, str):
-                self.same = False
-            elif self.text is None:
-                self._first(text)
-            elif text != self.text:
-                self.same = False
+            self._see(text)
 
     def extend(self, other: FailureText) -> None:
         """``add`` of every sample ``other`` saw, in the order it saw them (a summary of one
