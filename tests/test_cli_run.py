@@ -58,3 +58,23 @@ def test_jobs_run_the_same_from_the_console(tmp_path, jobs):
     ref = _run("score", tmp_path, "-k", "1,2", "--format", "jsonl", "--jobs", "1")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == ref.stdout and len(proc.stdout.splitlines()) == 6
+
+
+def test_the_blas_probe_is_answered_only_inside_run(monkeypatch):
+    from passatk import cli
+
+    monkeypatch.delitem(sys.modules, "scipy.linalg", raising=False)
+    monkeypatch.delitem(sys.modules, cli._SCIPY_BLAS, raising=False)
+    with cli._without_scipy_blas():
+        with pytest.raises(ImportError):
+            import scipy.linalg.cython_blas  # noqa: F401
+    assert cli._SCIPY_BLAS not in sys.modules
+
+
+def test_the_blas_probe_is_left_alone_once_scipy_linalg_is_loaded(monkeypatch):
+    from passatk import cli
+
+    monkeypatch.setitem(sys.modules, "scipy.linalg", object())
+    monkeypatch.delitem(sys.modules, cli._SCIPY_BLAS, raising=False)
+    with cli._without_scipy_blas():
+        assert cli._SCIPY_BLAS not in sys.modules

@@ -15,10 +15,11 @@ input or output error; 130 when interrupted. A library error that names an optio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
 
 PROG = "passatk"
@@ -1032,6 +1033,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             close()
 
 
+_SCIPY_BLAS = "scipy.linalg.cython_blas"
+
+
+@contextlib.contextmanager
+def _without_scipy_blas() -> Iterator[None]:
+    """numba's first compile probes for BLAS by importing scipy.linalg (0.2 s of its 0.5 s
+    start when scipy is installed). passatk's kernels use no BLAS and the command line no
+    scipy, so in this process the probe is told there is none; the entry is removed after."""
+    blocked = "scipy.linalg" not in sys.modules and _SCIPY_BLAS not in sys.modules
+    if blocked:
+        sys.modules[_SCIPY_BLAS] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if blocked and _SCIPY_BLAS in sys.modules and sys.modules[_SCIPY_BLAS] is None:
+            del sys.modules[_SCIPY_BLAS]
+
+
 def run() -> None:
     """The console entry point (``passatk`` and ``python -m passatk``): :func:`main`, then exit.
 
@@ -1040,7 +1059,8 @@ def run() -> None:
     handler is left with work (pools and clusters are shut by ``main``), so the process ends
     at once with ``os._exit``.
     """
-    code = main()
+    with _without_scipy_blas():
+        code = main()
     if "numba" not in sys.modules:
         raise SystemExit(code)
     try:
