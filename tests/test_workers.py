@@ -135,3 +135,32 @@ def test_a_broken_pool_falls_back_to_this_process(tmp_path, monkeypatch):
     monkeypatch.setattr(_read, "read_in_processes", broken)
     path = _lines(tmp_path, bad=False)
     _same(read_counts(path, workers=2), read_counts(path))
+
+
+def test_the_command_line_forks_only_a_clean_process(monkeypatch):
+    import threading
+
+    monkeypatch.setattr(_processes, "_clean_for_fork", lambda: True)
+    assert _processes._context().get_start_method() != "fork"  # not asked: never fork
+    with _processes.launching():
+        assert _processes._context().get_start_method() == "fork"
+    with _processes.launching(fork_when_clean=False):
+        assert _processes._context().get_start_method() != "fork"
+    monkeypatch.undo()
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not _processes._clean_for_fork()  # a second thread: the fork server
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_after_start_runs_once_the_workers_run(tmp_path):
+    path = _lines(tmp_path, bad=False)
+    started = []
+    with _processes.launching(after_start=lambda: started.append(1)):
+        counts = read_counts(path, workers=2)
+    assert started == [1]
+    _same(counts, read_counts(path))

@@ -631,33 +631,38 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         filters["difficulty"] = tuple(args.difficulty)
     local = [p for p in paths if "://" not in str(p)]
     # a bad local path fails here, before any reader (or numpy) is loaded
-    files = archives.expand_paths(local) if local else []
-    warm = _warm_while_workers_read(args, files, len(local) == len(paths))
+    if local:
+        archives.expand_paths(local)
+    from .archives._processes import launching
+
+    warm = _Warm()
+    if args.scheduler is not None:
+        warm.start()  # the cluster reads; this process only waits
     progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
                         force=args.progress)
     try:
-        counts = archives.read_counts(
-            list(paths),
-            format=args.input_format,
-            by=tuple(getattr(args, "by", ()) or ()),
-            task=args.task,
-            passed=args.passed,
-            reward=args.reward,
-            threshold=args.threshold,
-            n=args.n_field,
-            c=args.c_field,
-            skip_bad=args.skip_bad,
-            filters=filters or None,
-            merge=args.merge,
-            progress=progress,
-            scheduler=_cluster(args),
-            workers=args.jobs,
-            storage_options=dict(args.storage_options) or None,
-        )
+        with launching(after_start=warm.start):
+            counts = archives.read_counts(
+                list(paths),
+                format=args.input_format,
+                by=tuple(getattr(args, "by", ()) or ()),
+                task=args.task,
+                passed=args.passed,
+                reward=args.reward,
+                threshold=args.threshold,
+                n=args.n_field,
+                c=args.c_field,
+                skip_bad=args.skip_bad,
+                filters=filters or None,
+                merge=args.merge,
+                progress=progress,
+                scheduler=_cluster(args),
+                workers=args.jobs,
+                storage_options=dict(args.storage_options) or None,
+            )
     finally:
         progress.close()
-        if warm is not None:
-            warm.join()
+        warm.join()
     if not args.quiet:
         for message in counts.notes:
             _note(args, message)
@@ -674,15 +679,22 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
     return counts
 
 
-def _warm_while_workers_read(args: argparse.Namespace, files: list[str], all_local: bool) -> Any:
-    """When worker processes (or a cluster) will read, load the kernels meanwhile here."""
-    from .archives._processes import pool_size
+class _Warm:
+    """The kernels loaded in a thread while others read (``passatk._warm``): at once when a
+    cluster reads, or when the local worker processes have started (``launching``)."""
 
-    if args.scheduler is None and not (all_local and pool_size(files, args.jobs) > 1):
-        return None
-    from ._warm import start
+    def __init__(self) -> None:
+        self.thread: Any = None
 
-    return start()
+    def start(self) -> None:
+        if self.thread is None:
+            from ._warm import start
+
+            self.thread = start()
+
+    def join(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
 
 
 def _cluster(args: argparse.Namespace) -> Any:

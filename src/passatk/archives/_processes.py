@@ -2,18 +2,23 @@
 
 The units of work are the Dask engine's (:mod:`._parts`): one per file, and one per byte range
 of a large uncompressed JSON Lines or CSV file, cut at line boundaries (:mod:`._ranges`). They
-run in a process pool started with ``forkserver`` (``spawn`` where that is missing), never
-``fork``, so that no numba or OpenMP threads of the caller are copied into a child. The parts
+run in a process pool started with ``forkserver`` (``spawn`` where that is missing), so that no
+numba or OpenMP threads of the caller are copied into a child; only the command line, whose
+process is known to be clean when it starts reading, forks (:func:`launching`). The parts
 are merged in file order, so the Counts, errors included, are those of the sequential read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextvars import ContextVar
+from typing import NamedTuple
 
 from ._common import Options
 from ._counts import Counts
@@ -24,7 +29,7 @@ from ._registry import HARNESSES
 from ._remote import current_options, is_url
 from ._sources import file_size, is_stream
 
-__all__ = ["MIN_PARALLEL_BYTES", "check_workers", "pool_size", "read_in_processes"]
+__all__ = ["MIN_PARALLEL_BYTES", "check_workers", "launching", "pool_size", "read_in_processes"]
 
 #: with ``workers=None``, the input size from which all CPUs are used: below it the workers'
 #: start (a fresh interpreter importing numpy and the readers, cold caches) costs about what
@@ -68,7 +73,41 @@ PRELOAD = ("__main__", "numpy", "msgspec", "passatk.archives._parts", "passatk.a
            *(f"passatk.archives.{h}" for h in HARNESSES))
 
 
+class _Launch(NamedTuple):
+    """How the command line asks for its pools (see :func:`launching`)."""
+
+    fork_when_clean: bool
+    after_start: Callable[[], object] | None
+
+
+_LAUNCH: ContextVar[_Launch | None] = ContextVar("passatk_launch", default=None)
+
+
+@contextlib.contextmanager
+def launching(after_start: Callable[[], object] | None = None,
+              fork_when_clean: bool = True) -> Iterator[None]:
+    """Within it (in this context only), a pool forks its workers when this process is clean
+    for ``fork`` (one thread; neither numba nor pyarrow loaded: no native thread pools) and
+    calls ``after_start`` once they run. The command line uses it: its process is clean when
+    it starts reading, ``fork`` starts a worker in milliseconds where the fork server takes
+    about 0.1 s, and ``after_start`` then loads the kernels while the workers read."""
+    token = _LAUNCH.set(_Launch(fork_when_clean, after_start))
+    try:
+        yield
+    finally:
+        _LAUNCH.reset(token)
+
+
+def _clean_for_fork() -> bool:
+    return ("fork" in multiprocessing.get_all_start_methods()
+            and threading.active_count() == 1
+            and not any(m in sys.modules for m in ("numba", "pyarrow", "torch")))
+
+
 def _context():
+    launch = _LAUNCH.get()
+    if launch is not None and launch.fork_when_clean and _clean_for_fork():
+        return multiprocessing.get_context("fork")
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     ctx = multiprocessing.get_context("forkserver")
@@ -100,6 +139,9 @@ def read_in_processes(files: list[str], fmt: str | None, opts: Options, filterin
             else:
                 futures = [pool.submit(read_file, f, fmt, opts, filtering, given, storage)]
             units.append((f, given, ranged, futures))
+        launch = _LAUNCH.get()
+        if launch is not None and launch.after_start is not None:
+            launch.after_start()  # the workers run: with fork, threads are safe from here
         total, done = sum(sizes), 0
         parts = []
         for (f, given, ranged, futures), size in zip(units, sizes, strict=True):
