@@ -193,9 +193,10 @@ def test_group_fields_from_the_document_and_the_path(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ unproved: the exact path
-def _dup_field(kind: str, name: str, value: str, escaped: bool = False) -> str:
-    """A document whose third sample (trial) holds ``name`` twice."""
-    text = json.dumps(KINDS[kind][1](), indent=1)
+def _dup_field(kind: str, name: str, value: str, escaped: bool = False, kinds=None) -> str:
+    """A document (of ``kinds``, default this module's KINDS) whose third record holds
+    ``name`` twice."""
+    text = json.dumps((kinds or KINDS)[kind][1](), indent=1)
     key = f'"{name}": '
     at = -1
     for _ in range(3):

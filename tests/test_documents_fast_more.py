@@ -11,7 +11,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_documents_fast import _FIXTURE, STYLES, TINY, _both, _proved, _write
+from test_documents_fast import _FIXTURE, STYLES, TINY, _both, _dup_field, _proved, _write
 
 TASKS = ["HumanEval/0", "HumanEval/1", "HumanEval/10", "HumanEval/2"]
 FLAGS = [[True, False, True], [False, False], [True, True, False, False], [True] * 5]
@@ -179,17 +179,6 @@ def test_big_documents_and_gzip(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------ unproved: the exact path
-def _dup_field(kind: str, name: str, value: str, escaped: bool = False) -> str:
-    """A document whose third record holds ``name`` twice."""
-    text = json.dumps(KINDS[kind][1](), indent=1)
-    key = f'"{name}": '
-    at = -1
-    for _ in range(3):
-        at = text.index(key, at + 1)
-    spelled = json.dumps(name) if not escaped else f'"{name[:-1]}\\u{ord(name[-1]):04x}"'
-    return text[:at] + f"{spelled}: {value}, " + text[at:]
-
-
 @pytest.mark.parametrize("kind,name,value", [
     ("livecodebench", "question_id", '"x"'), ("livecodebench", "graded_list", "[true]"),
     ("livecodebench", "contest_date", '"2020-01-01"'), ("livecodebench", "difficulty", '"hard"'),
@@ -202,7 +191,7 @@ def _dup_field(kind: str, name: str, value: str, escaped: bool = False) -> str:
 @pytest.mark.parametrize("escaped", [False, True])
 def test_duplicate_fields_are_errors(tmp_path, monkeypatch, kind, name, value, escaped):
     path = tmp_path / KINDS[kind][0]
-    _write(path, _dup_field(kind, name, value, escaped))
+    _write(path, _dup_field(kind, name, value, escaped, KINDS))
     for block in (None, TINY):
         fast, exact = _both(path, monkeypatch, block, skip_bad=True)
         assert fast == exact and fast[0] == "error" and "duplicate key" in fast[1]
