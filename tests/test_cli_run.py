@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -78,3 +79,18 @@ def test_the_blas_probe_is_left_alone_once_scipy_linalg_is_loaded(monkeypatch):
     monkeypatch.delitem(sys.modules, cli._SCIPY_BLAS, raising=False)
     with cli._without_scipy_blas():
         assert cli._SCIPY_BLAS not in sys.modules
+
+
+def test_openblas_is_kept_to_one_thread_unless_the_user_says(tmp_path):
+    code = ("import os, sys; sys.argv = ['passatk', '--version']\n"
+            "from passatk.cli import run\n"
+            "try:\n    run()\nexcept SystemExit:\n    pass\n"
+            "print(os.environ['OPENBLAS_NUM_THREADS'])")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "1"
+    env["OPENBLAS_NUM_THREADS"] = "4"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "4"

@@ -1066,11 +1066,16 @@ def _without_scipy_blas() -> Iterator[None]:
 def run() -> None:
     """The console entry point (``passatk`` and ``python -m passatk``): :func:`main`, then exit.
 
-    Once numba is loaded, a normal interpreter exit spends 0.1-0.2 s tearing LLVM and numba's
-    modules down; by then everything passatk wrote is closed or flushed here, and no exit
-    handler is left with work (pools and clusters are shut by ``main``), so the process ends
-    at once with ``os._exit``.
+    It keeps OpenBLAS to one thread and answers numba's BLAS probe without scipy (passatk
+    calls no BLAS). Once numba is loaded, a normal interpreter exit spends 0.1-0.2 s tearing
+    LLVM and numba's modules down; by then everything passatk wrote is closed or flushed here,
+    and no exit handler is left with work (pools and clusters are shut by ``main``), so the
+    process ends at once with ``os._exit``.
     """
+    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1-0.2 s of
+    # CPU; passatk calls no BLAS, and on a small machine the spinning takes the cores the
+    # worker processes read on (they inherit this). A value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     with _without_scipy_blas():
         code = main()
     if "numba" not in sys.modules:
