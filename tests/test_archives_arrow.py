@@ -34,7 +34,8 @@ SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), dead
 @contextlib.contextmanager
 def fast_path(on: bool):
     """Switch the fast path; yield the list of its results (True: it finished the file)."""
-    saved = (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES)
+    saved = (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES,
+             tables._ARROW_MIN_ROWS)
     finished: list[bool] = []
 
     def spy(real):
@@ -43,12 +44,13 @@ def fast_path(on: bool):
             return finished[-1]
         return wrapped
 
-    _arrow.FAST, tables._ARROW_MIN_BYTES = on, 0  # the test files are small
+    _arrow.FAST, tables._ARROW_MIN_BYTES, tables._ARROW_MIN_ROWS = on, 0, 0  # small files
     _arrow.read_csv, _arrow.read_parquet = spy(saved[1]), spy(saved[2])
     try:
         yield finished
     finally:
-        _arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES = saved
+        (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES,
+         tables._ARROW_MIN_ROWS) = saved
 
 
 def outcome(path, **kw):
@@ -217,6 +219,22 @@ def test_small_csv_is_read_by_the_stdlib_path(tmp_path, monkeypatch):
     assert calls == [1]
     read_counts(packed)  # its size on disk counts 4x, and that is still small
     assert calls == [1]
+
+
+def test_small_parquet_is_read_by_the_stdlib_path(tmp_path, monkeypatch):
+    """Under _ARROW_MIN_ROWS rows the fast path's import (pandas, through Arrow's group-by)
+    would cost more than the stdlib read."""
+    pq = pytest.importorskip("pyarrow.parquet")
+    calls = []
+    real = _arrow.read_parquet
+    monkeypatch.setattr(_arrow, "read_parquet", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(tables, "_ARROW_MIN_ROWS", 1000)
+    for rows, used in ((999, []), (1000, [1])):
+        path = tmp_path / f"s{rows}.parquet"
+        pq.write_table(pa.table({"task_id": [f"T/{i % 7}" for i in range(rows)],
+                                 "passed": [i % 3 == 0 for i in range(rows)]}), path)
+        counts = read_counts(path)
+        assert calls == used and counts.samples == rows
 
 
 def test_many_batches_merge_exactly(tmp_path, monkeypatch):

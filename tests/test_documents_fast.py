@@ -533,3 +533,21 @@ def test_a_duplicate_reward_inside_a_batch_is_an_error(tmp_path, monkeypatch):
     _write(path, text[:at] + '"reward": 1.0, ' + text[at:])
     fast, exact = _both(path, monkeypatch)
     assert fast == exact and "duplicate key" in fast[1]
+
+
+@pytest.mark.parametrize("where", ["sample", "task", "top"])
+def test_deep_nesting_is_the_exact_paths_error(tmp_path, monkeypatch, where):
+    """msgspec gives up on deep nesting with RecursionError (found by the fuzz test): the
+    document goes to the exact path, which reports it in one located error."""
+    deep = "[" * 5000 + "]" * 5000
+    doc = json.dumps(_evalplus())
+    if where == "sample":
+        text = doc.replace('"base_status"', f'"x": {deep}, "base_status"', 1)
+    elif where == "task":
+        text = doc.replace('"eval": {', f'"eval": {{"T/9": {deep}, ', 1)
+    else:
+        text = doc[:-1] + f', "x": {deep}}}'
+    path = tmp_path / "eval_results.json"
+    _write(path, text)
+    fast, exact = _both(path, monkeypatch)
+    assert fast == exact

@@ -42,6 +42,7 @@ pyarrow, and the pandas its first use loads, costs more than reading them).
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -59,6 +60,7 @@ from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
 
 #: the private switch: False sends every table to the stdlib path (tests, benchmarks)
 FAST = True
+_QUOTE = re.compile(rb'"')
 CSV_PIECE = 16 << 20  # bytes of CSV parsed at a time, on all cores
 CSV_BLOCK = 1 << 20  # bytes per Arrow block of a piece
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
@@ -162,7 +164,12 @@ def _parse(piece: memoryview, columns: int, delimiter: str) -> pa.Table:
         raise Fallback  # Arrow drops a byte order mark at the start; the csv module keeps it
     names = [f"f{i}" for i in range(columns)]
     types = dict.fromkeys(names, pa.string())
-    options = {"parse_options": pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True),
+    # a newline can be inside a field only within quotes; without any, Arrow's faster chunker
+    # (which cuts blocks at every newline) reads the same rows (0.028 s against 0.044 s for
+    # the bench's 1M rows)
+    quoted = _QUOTE.search(piece) is not None  # re reads the buffer in place (no copy)
+    options = {"parse_options": pacsv.ParseOptions(delimiter=delimiter,
+                                                   newlines_in_values=quoted),
                "convert_options": pacsv.ConvertOptions(
                    column_types=types, strings_can_be_null=False,
                    quoted_strings_can_be_null=False)}

@@ -197,7 +197,9 @@ def load_json_document(file: str) -> object:
 
     try:
         return fast_load(file)
-    except (Unproved, ArchiveError):  # the exact path reads it again and locates any error
+    # the exact path reads it again and locates any error (msgspec raises RecursionError
+    # on deep nesting, which the exact path reports as "JSON nested too deeply")
+    except (Unproved, ArchiveError, RecursionError):
         return load_document(file)
 
 
