@@ -26,19 +26,20 @@ RSS_LIMIT_MB = 300
 
 _WORKER = r"""
 import contextlib, io, json, sys, traceback
-from passatk.cli import main
-for line in sys.stdin:
-    path = line.rstrip("\n")
-    if path == "RSS":
-        print(json.dumps(HWM), flush=True)
-        continue
-    err, out, tb = io.StringIO(), io.StringIO(), None
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
-            rc = main(["score", path, "-q"])
-    except BaseException:
-        rc, tb = None, traceback.format_exc()
-    print(json.dumps({"rc": rc, "err": err.getvalue(), "tb": tb}), flush=True)
+from passatk.cli import console, main
+with console():  # the process as the console entry point sets it up
+    for line in sys.stdin:
+        path = line.rstrip("\n")
+        if path == "RSS":
+            print(json.dumps(HWM), flush=True)
+            continue
+        err, out, tb = io.StringIO(), io.StringIO(), None
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+                rc = main(["score", path, "-q"])
+        except BaseException:
+            rc, tb = None, traceback.format_exc()
+        print(json.dumps({"rc": rc, "err": err.getvalue(), "tb": tb}), flush=True)
 """
 
 _SEEDS = [
@@ -175,8 +176,9 @@ def _bomb(path, size: int, byte: bytes) -> None:
 _HWM = "int(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')))"
 _CHILD = rf"""
 import sys
-from passatk.cli import main
-rc = main(["score", sys.argv[1], "-q"])
+from passatk.cli import console, main
+with console():
+    rc = main(["score", sys.argv[1], "-q"])
 print({_HWM}, file=sys.stderr)
 sys.exit(rc)
 """

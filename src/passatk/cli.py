@@ -1063,6 +1063,18 @@ def _without_scipy_blas() -> Iterator[None]:
             del sys.modules[_SCIPY_BLAS]
 
 
+@contextlib.contextmanager
+def console() -> Iterator[None]:
+    """The process settings of the console entry point, around :func:`main` (tests that run
+    the command line in one process use them too)."""
+    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1-0.2 s of
+    # CPU; passatk calls no BLAS, and on a small machine the spinning takes the cores the
+    # worker processes read on (they inherit this). A value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    with _without_scipy_blas():
+        yield
+
+
 def run() -> None:
     """The console entry point (``passatk`` and ``python -m passatk``): :func:`main`, then exit.
 
@@ -1072,11 +1084,7 @@ def run() -> None:
     and no exit handler is left with work (pools and clusters are shut by ``main``), so the
     process ends at once with ``os._exit``.
     """
-    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1-0.2 s of
-    # CPU; passatk calls no BLAS, and on a small machine the spinning takes the cores the
-    # worker processes read on (they inherit this). A value the user set is kept.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    with _without_scipy_blas():
+    with console():
         code = main()
     if "numba" not in sys.modules:
         raise SystemExit(code)
