@@ -462,13 +462,8 @@ def _dict_container(buf: _Buffer, pos: int, holder: dict, pick) -> tuple[Summary
             dict.__setitem__(holder, key, first)
             pieces = _pieces(summary, buf, sep, True)
         _member(buf, summary, key, value, sep)
-        if buf.data[sep] not in b",}":
-            raise Unproved
-        if _checked_block(buf, summary, start, sep, 125):
-            if pieces is not None:
-                pieces.until -= sep
-            sep = start = 0
-        if buf.data[sep] == 125:
+        sep, start, closed = _after_member(buf, summary, pieces, start, sep, 125)
+        if closed:
             summary.finish()
             return summary, sep + 1
         mstart = sep + 1
@@ -497,17 +492,25 @@ def _list_container(buf: _Buffer, pos: int, holder: list, pick) -> tuple[Summary
             pieces = _pieces(summary, buf, sep, False)
         _member(buf, summary, index, pos, sep)
         index += 1
-        if buf.data[sep] not in b",]":
-            raise Unproved
-        if _checked_block(buf, summary, start, sep, 93):
-            if pieces is not None:
-                pieces.until -= sep
-            sep = start = 0
-        if buf.data[sep] == 93:
+        sep, start, closed = _after_member(buf, summary, pieces, start, sep, 93)
+        if closed:
             summary.finish()
             return summary, sep + 1
         mstart = sep + 1
         pos = buf.skip(mstart)
+
+
+def _after_member(buf: _Buffer, summary: Summary, pieces: Any, start: int, sep: int,
+                  closer: int) -> tuple[int, int, bool]:
+    """After a member that ends at ``sep``: the separator checked (``,`` or ``closer``), the
+    block proved once it is full (positions then restart at 0); ``(sep, start, closed)``."""
+    if buf.data[sep] not in (44, closer):
+        raise Unproved
+    if _checked_block(buf, summary, start, sep, closer):
+        if pieces is not None:
+            pieces.until -= sep
+        sep = start = 0
+    return sep, start, buf.data[sep] == closer
 
 
 def _pieces(summary: Summary, buf: _Buffer, sep: int, keyed: bool) -> Any:
