@@ -31,7 +31,6 @@ and MultiPL-E are in ``_docfast_kinds``; a code_eval document's top level is its
 
 from __future__ import annotations
 
-import codecs
 import math
 import re
 from typing import Any, Literal
@@ -40,18 +39,17 @@ import msgspec
 
 from ._common import BadRecord, decode_json, finite_number, int_text, require, task_id
 from ._decode import decoder, needles_occur
+from ._docbuffer import Unproved, _Buffer
 from ._errors import ArchiveError
 from ._hints import FailureText
 from ._jsondoc import STREAM_KEYS, StreamedDict, StreamedList, decode_member, split_document
-from ._sources import UTF8_BOM, max_record_bytes, open_binary
+from ._sources import UTF8_BOM, open_binary
 from .taubench import SUCCESS_TOLERANCE
 
 __all__ = ["BLOCK", "Summary", "Unproved", "fast_load"]
 
 BLOCK = 1 << 20  # small enough that the passes over a block (walk, decode, counts) hit the cache
 _HEAD = 1 << 16
-_BLANK = re.compile(rb"[ \t\r\n]*")
-_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _PLAIN_KEY = re.compile(rb'"([^"\\\x00-\x1f]*)"[ \t\r\n]*:')
 _NUMBER = re.compile(rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\Z")
 _KEYS: dict[bytes, str] = {}  # the keys seen, decoded (trial fields repeat in every trial)
@@ -59,10 +57,6 @@ _UNSET = msgspec.UNSET
 #: top-level members that no reader or probe reads, often most of the document (CRUXEval)
 UNREAD = frozenset({"raw_generations"})
 _Status = Literal["pass", "fail", "timeout"]
-
-
-class Unproved(Exception):
-    """The fast path cannot vouch for this document: the exact path reads it."""
 
 
 class _EvalPlusSample(msgspec.Struct):
@@ -268,89 +262,6 @@ class _TauBench(Summary):
             except BadRecord:
                 raise Unproved from None
         return task, abs(reward - 1.0) <= SUCCESS_TOLERANCE
-
-
-class _Buffer:
-    """The document's bytes from the member being walked on: ``data[:n]``, read block by
-    block into one reused buffer (fresh memory for every block costs more than the parse)."""
-
-    def __init__(self, stream, block: int) -> None:
-        self.stream, self.block = stream, block
-        self.data = bytearray()
-        self.n = 0
-        self.eof = False
-        self.cap = max_record_bytes()
-
-    def more(self, start: int, size: int = 0) -> None:
-        """Read on (``size`` bytes, a block by default); Unproved at the end or past the
-        record-length cap from ``start``."""
-        if self.eof or self.n - start > self.cap + self.block:
-            raise Unproved
-        size = size or self.block
-        if self.n + size > len(self.data):
-            self.data.extend(bytes(self.n + size - len(self.data)))
-        with memoryview(self.data) as whole, whole[self.n:self.n + size] as view:
-            got = _read_into(self.stream, view)
-        if not got:
-            self.eof = True
-            raise Unproved
-        self.n += got
-
-    def skip(self, pos: int) -> int:
-        """The first non-blank byte at or after ``pos``."""
-        while True:
-            end = _BLANK.match(self.data, pos, self.n).end()  # type: ignore[union-attr]
-            if end < self.n:
-                return end
-            self.more(pos)
-
-    def end(self, pos: int) -> int:
-        """Where the JSON value at ``pos`` ends: its first non-blank byte after (msgspec)."""
-        while True:
-            error = None
-            with memoryview(self.data) as whole, whole[pos:self.n] as view:
-                try:
-                    msgspec.json.decode(view, type=msgspec.Raw)
-                except msgspec.DecodeError as e:
-                    error = str(e)
-            if error is not None:
-                m = _TRAILING.search(error)
-                if m:
-                    return pos + int(m.group(1)) - 1
-            # truncated, or malformed: more bytes may complete it; as many again as the
-            # value has so far, so a large value is parsed a few times, not once per block
-            self.more(pos, max(self.block, min(self.n - pos, self.cap)))
-
-    def drop(self, pos: int) -> None:
-        """Forget ``data[:pos]``; positions after it move down by ``pos``."""
-        rest = self.n - pos
-        self.data[:rest] = self.data[pos:self.n]
-        self.n = rest
-
-    def blank_to_end(self, pos: int) -> bool:
-        return _BLANK.match(self.data, pos, self.n).end() == self.n  # type: ignore[union-attr]
-
-    def check_text(self, start: int, end: int, needles: dict[bytes, int] | None) -> None:
-        """UTF-8 (as the exact path decodes it) and the field-name counts of ``[start, end)``."""
-        import numpy as np
-
-        if np.frombuffer(self.data, np.uint8, end - start, start).max(initial=0) >= 128:
-            with memoryview(self.data) as whole, whole[start:end] as view:
-                try:
-                    codecs.utf_8_decode(view, "strict", True)
-                except UnicodeDecodeError:
-                    raise Unproved from None
-        if needles and not needles_occur(self.data, needles, start, end):
-            raise Unproved
-
-
-def _read_into(stream, view: memoryview) -> int:
-    readinto = getattr(stream, "readinto", None)
-    if readinto is not None:
-        return readinto(view) or 0
-    chunk = stream.read(len(view))
-    view[:len(chunk)] = chunk
-    return len(chunk)
 
 
 def _key(buf: _Buffer, pos: int) -> tuple[str, int]:

@@ -12,7 +12,8 @@ from typing import Any
 import msgspec
 
 from ._decode import decoder
-from ._docfast import Summary, Unproved, _Buffer
+from ._docbuffer import Unproved, _Buffer
+from ._docfast import Summary
 
 __all__ = ["Pieces"]
 
