@@ -11,6 +11,7 @@ import contextlib
 import csv
 import gzip
 import io
+import itertools
 import os
 
 import pytest
@@ -451,3 +452,103 @@ def test_generated_parquet_tables_read_alike(tmp_path_factory, table):
     assert fast == slow
     if None not in columns["passed"]:
         assert fast[0] == "ok" and finished
+
+
+# ------------------------------------------------------------------ the quote check's kernel
+def _quoted_newlines(data: bytes) -> list[int]:
+    """The offsets of the newlines inside quoted fields, by parity, one byte at a time."""
+    inside, out = False, []
+    for i, b in enumerate(data):
+        if b == 34:
+            inside = not inside
+        elif b == 10 and inside:
+            out.append(i)
+    return out
+
+
+def _fed(data: bytes, cuts: list[int], kernel: bool) -> _arrow._Checked:
+    checked = _arrow._Checked(b",", kernel=kernel)
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
+    for start, end in itertools.pairwise(bounds):
+        if start < end:
+            checked.feed(data, start, end)
+    checked.feed(data, len(data), len(data))
+    return checked
+
+
+_FIELD = st.one_of(st.lists(st.sampled_from("ab"), max_size=3).map("".join),
+                   st.lists(st.sampled_from('ab,\n"'), max_size=4).map(
+                       lambda s: '"' + "".join(s).replace('"', '""') + '"'))
+
+
+@st.composite
+def _csv_bytes(draw) -> bytes:
+    """Rows of plain and quoted fields (quotes, commas, newlines inside), with up to two bytes
+    inserted anywhere."""
+    rows = draw(st.lists(st.lists(_FIELD, min_size=1, max_size=3), min_size=1, max_size=6))
+    text = "\n".join(",".join(row) for row in rows) + draw(st.sampled_from(["", "\n"]))
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(list('ab,"\n'))) + text[at:]
+    return text.encode()
+
+
+@SETTINGS
+@given(data=_csv_bytes(), cuts=st.lists(st.integers(0, 60), max_size=6),
+       after_quotes=st.booleans())
+def test_the_quote_kernel_checks_as_numpy_does(data, cuts, after_quotes):
+    """Fed in any chunks, the numba kernel and the numpy check agree on what is bad and on the
+    quotes counted; the kernel's last quoted newline is the exact one, numpy's one at or after
+    it. ``after_quotes``: a chunk ends after every quote too."""
+    if after_quotes:
+        cuts += [i + 1 for i, b in enumerate(data) if b == 34]
+    exact, rough = _fed(data, cuts, True), _fed(data, cuts, False)
+    assert exact.bad == rough.bad
+    if not exact.bad:
+        assert exact.quotes == rough.quotes == data.count(b'"')
+        assert exact.quoted_newline == max(_quoted_newlines(data), default=-1)
+        assert rough.quoted_newline >= exact.quoted_newline
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+@pytest.mark.parametrize(("data", "bad"), [
+    (b'"a"b\n', True), (b'"a",b\n', False), (b'"a"\n', False), (b'"a""b"\n', False),
+    (b'a,b"c"\n', True), (b'"a\nb"\n', False)])
+def test_chunks_that_end_at_a_quote(data, bad, kernel):
+    """Cut after every byte: a closing quote is judged by the first byte of the next chunk,
+    an opening quote by the last byte of the one before."""
+    assert _fed(data, list(range(len(data))), kernel).bad is bad
+    assert _fed(data, [], kernel).bad is bad
+
+
+@pytest.mark.parametrize("name", sorted(VALID))
+def test_valid_csv_reads_alike_without_the_kernel(tmp_path, name, monkeypatch):
+    """A reading worker checks quotes with numpy: the same counts as the kernel's reader."""
+    path = write(tmp_path, "s.csv", VALID[name])
+    with_kernel = both(path)
+    monkeypatch.setattr(_arrow, "_kernel_pays", lambda: False)
+    assert both(path) == with_kernel
+    assert with_kernel[2]
+
+
+@SETTINGS
+@given(data=st.text(st.sampled_from(list('ab1,"\n\r \té')), max_size=40))
+def test_csv_parsing_fuzz_reads_alike_without_the_kernel(tmp_path_factory, data):
+    path = write(tmp_path_factory.mktemp("k"), "s.csv", "task_id,passed\n" + data)
+    saved = _arrow._kernel_pays
+    _arrow._kernel_pays = lambda: False
+    try:
+        fast, slow, _ = both(path, threshold=0.5)
+    finally:
+        _arrow._kernel_pays = saved
+    assert fast == slow
+
+
+def test_a_reading_worker_does_not_start_numba():
+    """In a multiprocessing child the quote check stays on numpy; in the main process numba's
+    kernel checks them."""
+    import multiprocessing
+
+    assert _arrow._kernel_pays()
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_arrow._kernel_pays) is False

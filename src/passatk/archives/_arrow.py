@@ -42,7 +42,6 @@ pyarrow, and the pandas its first use loads, costs more than reading them).
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,11 +55,10 @@ from ._common import BadRecord, Context, group_from, path_groups
 from ._counts import Tally
 from ._errors import ArchiveError
 from ._remote import is_url
-from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw
+from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw, read_into
 
 #: the private switch: False sends every table to the stdlib path (tests, benchmarks)
 FAST = True
-_QUOTE = re.compile(rb'"')
 CSV_PIECE = 16 << 20  # bytes of CSV parsed at a time, on all cores
 CSV_BLOCK = 1 << 20  # bytes per Arrow block of a piece
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
@@ -86,15 +84,13 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
     try:
         with ctx.open(file) as f:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
-            checked = _Checked(delimiter.encode())
-            for piece in _pieces(f.stream, checked):
-                table = _parse(piece, len(header), delimiter)
+            checked = _Checked(delimiter.encode(), kernel=_kernel_pays())
+            for piece, newlines in _pieces(f.stream, checked):
+                table = _parse(piece, newlines, len(header), delimiter)
                 if any(_longest_field(col) > limit for col in table.columns):
                     raise Fallback  # the csv module refuses such a field
                 plan.add(dict(zip(header, table.columns, strict=True)))
                 ctx.report(f.raw_position())
-            if checked.bad:
-                raise Fallback
         plan.commit(ctx)
     except (Fallback, pa.ArrowException, ArchiveError, BadRecord):
         return False  # an unreadable stream too: the stdlib path reports it in its place
@@ -122,28 +118,64 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
 
 
 # ------------------------------------------------------------------ CSV bytes
-def _pieces(stream: Any, checked: _Checked) -> Iterator[memoryview]:
+def _kernel_pays() -> bool:
+    """Whether to check quotes with the numba kernel: not in a reading worker process, which
+    would start numba (about 0.3 s of CPU) only for this; its parent process scores, and
+    starts numba for that anyway."""
+    import multiprocessing
+
+    return multiprocessing.parent_process() is None
+
+
+def _pieces(stream: Any, checked: _Checked) -> Iterator[tuple[memoryview, bool]]:
     """The rows after the header, checked, in pieces of about CSV_PIECE bytes that end where a
-    row ends (a newline outside quotes), so that each piece parses on all cores on its own."""
+    row ends (a newline outside quotes), so that each piece parses on all cores on its own;
+    with each, whether a newline may be inside a quoted field of it.
+
+    The pieces are read into one buffer, reused (Arrow copies the fields it parses): a fresh
+    16 MiB per read cost more in page faults than the read itself."""
     cap = max_record_bytes()
-    carry = b""
+    buf = bytearray(CSV_PIECE)
+    have = 0  # bytes at the start of buf: a row begun in the last piece
     while True:
-        chunk = stream.read(CSV_PIECE)
-        checked.feed(chunk or b"")
-        if not chunk:
-            if carry:
-                yield memoryview(carry)
+        with memoryview(buf) as whole, whole[have:] as free:
+            got = _fill(stream, free)
+        end = have + got
+        base = checked.fed - have  # the file offset of buf[0]
+        checked.feed(buf, have, end)
+        if checked.bad:
+            raise Fallback
+        if not got:
+            if have:
+                yield memoryview(buf)[:have], checked.quoted_newline >= base
             return
-        data = carry + chunk if carry else chunk
-        cut = checked.row_end(data)
-        carry = data[cut:]
+        cut = checked.row_end(buf, end)
         if cut:
-            piece = memoryview(data)[:cut]  # no copy
+            piece = memoryview(buf)[:cut]
             if cut > cap and _longest_line(piece) > cap:
                 raise Fallback  # the stdlib path says which line is over the record cap
-            yield piece
-        elif len(carry) > max(cap, CSV_PIECE):
+            yield piece, checked.quoted_newline >= base
+            del piece
+            buf[:end - cut] = buf[cut:end]
+            have = end - cut
+        elif end > max(cap, CSV_PIECE):
             raise Fallback
+        else:
+            if end == len(buf):  # no row ends in buf: a larger one (a piece may be in use)
+                buf = buf[:end] + bytearray(len(buf))
+            have = end
+
+
+def _fill(stream: Any, view: memoryview) -> int:
+    """Read into ``view`` until it is full or the stream ends; how many bytes."""
+    got = 0
+    while got < len(view):
+        with view[got:] as rest:
+            step = read_into(stream, rest)
+        if not step:
+            break
+        got += step
+    return got
 
 
 def _longest_field(column: pa.ChunkedArray) -> int:
@@ -157,19 +189,18 @@ def _longest_line(data: memoryview) -> int:
     return int(np.diff(ends, prepend=0).max(initial=len(data) - (ends[-1] if len(ends) else 0)))
 
 
-def _parse(piece: memoryview, columns: int, delimiter: str) -> pa.Table:
+def _parse(piece: memoryview, newlines: bool, columns: int, delimiter: str) -> pa.Table:
     """Every field of the rows of ``piece`` as text (not dictionary-encoded: in Arrow's CSV
-    reader that costs more than it saves, measured)."""
+    reader that costs more than it saves, measured). ``newlines``: a newline may be inside a
+    quoted field."""
     if piece[:3] == UTF8_BOM:
         raise Fallback  # Arrow drops a byte order mark at the start; the csv module keeps it
     names = [f"f{i}" for i in range(columns)]
     types = dict.fromkeys(names, pa.string())
-    # a newline can be inside a field only within quotes; without any, Arrow's faster chunker
-    # (which cuts blocks at every newline) reads the same rows (0.028 s against 0.044 s for
-    # the bench's 1M rows)
-    quoted = _QUOTE.search(piece) is not None  # re reads the buffer in place (no copy)
+    # without newlines inside quoted fields, Arrow's faster chunker (which cuts blocks at
+    # every newline) reads the same rows (0.028 s against 0.044 s for the bench's 1M rows)
     options = {"parse_options": pacsv.ParseOptions(delimiter=delimiter,
-                                                   newlines_in_values=quoted),
+                                                   newlines_in_values=newlines),
                "convert_options": pacsv.ConvertOptions(
                    column_types=types, strings_can_be_null=False,
                    quoted_strings_can_be_null=False)}
@@ -184,25 +215,23 @@ def _parse(piece: memoryview, columns: int, delimiter: str) -> pa.Table:
         column_names=names, block_size=len(piece) + 1, use_threads=False), **options)
 
 
-def _bare_cr(data: bytes, at_end: bool) -> bool:
-    """A carriage return not followed by a newline: the csv module and Arrow split it apart."""
-    bare = data.count(b"\r") - data.count(b"\r\n")
-    return bare > (0 if at_end else int(data.endswith(b"\r")))
-
-
 def _header_line(line: bytes, delimiter: bytes) -> None:
     """The header must be this one line (no field of it runs on), quoted as Arrow reads it."""
     head = _Checked(delimiter)
-    head.feed(line.removeprefix(UTF8_BOM))
-    head.feed(b"")
+    line = line.removeprefix(UTF8_BOM)
+    head.feed(line, 0, len(line))
+    head.feed(line, 0, 0)
     if head.bad or not line.endswith(b"\n"):
         raise Fallback
 
 
-def _byte_set(chars: bytes) -> np.ndarray:
-    table = np.zeros(256, bool)
-    table[list(chars)] = True
-    return table
+def _all_in(values: np.ndarray, chars: bytes) -> bool:
+    """Whether every byte of ``values`` is one of ``chars`` (a few compares cost less than a
+    lookup table's gather)."""
+    hit = values == chars[0]
+    for ch in chars[1:]:
+        hit |= values == ch
+    return bool(hit.all())
 
 
 class _Checked:
@@ -213,53 +242,84 @@ class _Checked:
 
     Quotes are judged by parity: in a file that passes, a quote opens a field when an even
     number of quotes precede it, and ``""`` inside a field is a closing and an opening quote.
+    ``quoted_newline`` is the file offset of the last newline fed that may be inside a quoted
+    field (-1: none).
+
+    ``kernel``: check the quotes with the numba kernel (``_csv_kernel``), which also finds
+    exactly the newlines inside quotes; otherwise with numpy, which takes any quote as a
+    possible one.
     """
 
-    def __init__(self, delimiter: bytes) -> None:
-        self._ok_before = _byte_set(delimiter + b'\n"')
-        self._ok_after = _byte_set(delimiter + b'\n\r"')
+    def __init__(self, delimiter: bytes, kernel: bool = False) -> None:
+        self._ok_before = delimiter + b'\n"'
+        self._ok_after = delimiter + b'\n\r"'
         self.quotes = 0  # quotes fed so far
-        self._prev = b"\n"  # the byte before the next chunk (the header's newline)
+        self.fed = 0  # bytes fed so far
+        self.quoted_newline = -1
+        self._prev = 10  # the byte before the next chunk (the header's newline)
         self._check_next = False  # the last chunk ended with a closing quote
         self.bad = False
+        self._kernel = None
+        if kernel:
+            from . import _csv_kernel
 
-    def feed(self, data: bytes) -> None:
-        """Check the next bytes; ``b""`` at the end."""
-        if not data:
-            self.bad |= self.quotes % 2 == 1 or self._prev == b"\r"
+            self._kernel = (_csv_kernel.check_quotes, _csv_kernel.byte_table(self._ok_before),
+                            _csv_kernel.byte_table(self._ok_after))
+
+    def feed(self, data: bytes | bytearray, start: int, end: int) -> None:
+        """Check the next bytes, ``data[start:end]``; an empty range at the end."""
+        if start == end:
+            self.bad |= self.quotes % 2 == 1 or self._prev == 13
             return
-        if b"\r" in data or self._prev == b"\r":
-            self.bad |= _bare_cr((b"\r" if self._prev == b"\r" else b"") + data, False)
-        if b'"' in data or self._check_next:
-            self._check_quotes(data)
-        self._prev = data[-1:]
+        if self._prev == 13 or data.find(b"\r", start, end) >= 0:
+            self.bad |= self._bare_cr(data, start, end)
+        if self._check_next or data.find(b'"', start, end) >= 0:
+            buf = np.frombuffer(data, np.uint8, end - start, start)
+            if self._kernel is None:
+                self._check_quotes(buf)
+                self.quoted_newline = self.fed + end - start - 1
+            else:
+                check, before, after = self._kernel
+                bad, self.quotes, self._check_next, at = check(
+                    buf, before, after, self.quotes, self._prev, self._check_next)
+                self.bad |= bad
+                if at >= 0:
+                    self.quoted_newline = self.fed + at
+        self._prev = data[end - 1]
+        self.fed += end - start
 
-    def row_end(self, data: bytes) -> int:
-        """One past the last newline of ``data`` (the bytes fed last, possibly with some fed
-        before) that is outside quotes, or 0."""
-        end = data.rfind(b"\n")
-        if end < 0 or (self.quotes - data.count(b'"', end)) % 2 == 0:
+    def _bare_cr(self, data: bytes | bytearray, start: int, end: int) -> bool:
+        """A carriage return not followed by a newline: the csv module and Arrow split it
+        apart (one that ends the range is judged with the next byte)."""
+        bare = data.count(b"\r", start, end) - data.count(b"\r\n", start, end)
+        bare += (self._prev == 13 and data[start] != 10) - (data[end - 1] == 13)
+        return bare > 0
+
+    def row_end(self, data: bytes | bytearray, stop: int) -> int:
+        """One past the last newline of ``data[:stop]`` (the bytes fed last, possibly with
+        some fed before) that is outside quotes, or 0."""
+        end = data.rfind(b"\n", 0, stop)
+        if end < 0 or (self.quotes - data.count(b'"', end, stop)) % 2 == 0:
             return end + 1
-        buf = np.frombuffer(data, np.uint8)  # inside a quoted field: the parity of every newline
+        buf = np.frombuffer(data, np.uint8, stop)  # inside a quoted field: every newline's parity
         newlines, quotes = np.flatnonzero(buf == 10), np.flatnonzero(buf == 34)
         outside = newlines[(self.quotes - len(quotes) + np.searchsorted(quotes, newlines)) % 2 == 0]
         return int(outside[-1]) + 1 if len(outside) else 0
 
-    def _check_quotes(self, data: bytes) -> None:
-        buf = np.frombuffer(data, np.uint8)
-        if self._check_next and not self._ok_after[buf[0]]:
+    def _check_quotes(self, buf: np.ndarray) -> None:
+        if self._check_next and buf[0] not in self._ok_after:
             self.bad = True
         q = np.flatnonzero(buf == 34)
         first = self.quotes % 2  # the first quote here opens a field when an even count precede
         opening, closing = q[first::2], q[1 - first::2]
         if len(opening) and opening[0] == 0:
-            self.bad |= not self._ok_before[self._prev[0]]
+            self.bad |= self._prev not in self._ok_before
             opening = opening[1:]
         self._check_next = bool(len(closing) and closing[-1] == len(buf) - 1)
         if self._check_next:
             closing = closing[:-1]
-        if not (self._ok_before[buf[opening - 1]].all()
-                and self._ok_after[buf[closing + 1]].all()):
+        if not (_all_in(buf[opening - 1], self._ok_before)
+                and _all_in(buf[closing + 1], self._ok_after)):
             self.bad = True
         self.quotes += len(q)
 
@@ -591,14 +651,14 @@ def _release() -> None:
 
 
 def _sums(table: pa.Table, keys: list[str], columns: tuple[str, ...]) -> pa.Table:
-    out = table.group_by(keys, use_threads=False).aggregate([(c, "sum") for c in columns])
+    out = table.group_by(keys).aggregate([(c, "sum") for c in columns])
     return pa.table({**{k: out.column(k) for k in keys},
                      **{c: out.column(f"{c}_sum") for c in columns}})
 
 
 def _counted(table: pa.Table, keys: list[str]) -> pa.Table:
     """The rows of ``table`` counted per ``keys`` (as column n)."""
-    out = table.group_by(keys, use_threads=False).aggregate([(keys[-1], "count")])
+    out = table.group_by(keys).aggregate([(keys[-1], "count")])
     return pa.table({**{k: out.column(k) for k in keys}, "n": out.column(f"{keys[-1]}_count")})
 
 

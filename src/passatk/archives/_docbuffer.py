@@ -9,7 +9,7 @@ import re
 import msgspec
 
 from ._decode import needles_occur
-from ._sources import max_record_bytes
+from ._sources import max_record_bytes, read_into
 
 __all__ = ["Unproved"]
 
@@ -41,7 +41,7 @@ class _Buffer:
         if self.n + size > len(self.data):
             self.data.extend(bytes(self.n + size - len(self.data)))
         with memoryview(self.data) as whole, whole[self.n:self.n + size] as view:
-            got = _read_into(self.stream, view)
+            got = read_into(self.stream, view)
         if not got:
             self.eof = True
             raise Unproved
@@ -93,12 +93,3 @@ class _Buffer:
                     raise Unproved from None
         if needles and not needles_occur(self.data, needles, start, end):
             raise Unproved
-
-
-def _read_into(stream, view: memoryview) -> int:
-    readinto = getattr(stream, "readinto", None)
-    if readinto is not None:
-        return readinto(view) or 0
-    chunk = stream.read(len(view))
-    view[:len(chunk)] = chunk
-    return len(chunk)

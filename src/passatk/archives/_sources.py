@@ -634,6 +634,17 @@ def open_binary(path: str) -> _Opened:
     return _Opened(path)
 
 
+def read_into(stream: Any, view: memoryview) -> int:
+    """Read at most ``len(view)`` bytes of ``stream`` into ``view``; how many (0 at the end).
+    Into memory the caller reuses: a fresh buffer per read costs its page faults again."""
+    readinto = getattr(stream, "readinto", None)
+    if readinto is not None:
+        return readinto(view) or 0
+    chunk = stream.read(len(view))
+    view[:len(chunk)] = chunk
+    return len(chunk)
+
+
 def max_record_bytes() -> int:
     """The record-length cap: the longest line or JSON record read, in bytes.
 
