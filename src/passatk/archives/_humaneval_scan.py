@@ -233,9 +233,25 @@ def scan_line(line: bytes) -> tuple[str, bool] | None:
     return block[int(t0[0]):int(t1[0])].decode("ascii"), bool(passed[0])
 
 
-#: odd multipliers of the task-id hash (any fixed values: equal hashes are checked)
-_MULT = np.random.default_rng(20261130).integers(1, 2**63, size=MAX_FAST_ID // 8,
-                                                  dtype=np.uint64) | np.uint64(1)
+def _odd_multipliers(count: int) -> np.ndarray:
+    """Fixed odd 64-bit multipliers: SplitMix64's outputs from 0, the low bit set (any fixed
+    values do: equal hashes are checked; computed here rather than drawn from numpy.random,
+    whose import costs each worker process about 12 ms).
+
+    >>> hex(int(_odd_multipliers(1)[0]))
+    '0xe220a8397b1dcdaf'
+    """
+    mask, x, out = (1 << 64) - 1, 0, []
+    for _ in range(count):
+        x = (x + 0x9E3779B97F4A7C15) & mask
+        z = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        out.append((z ^ (z >> 31)) | 1)
+    return np.array(out, dtype=np.uint64)
+
+
+#: odd multipliers of the task-id hash
+_MULT = _odd_multipliers(MAX_FAST_ID // 8)
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 

@@ -204,11 +204,13 @@ def read_counts(
         ...), on top of fsspec's own configuration. A key ``"PROTOCOL.KEY"`` applies to that
         protocol only.
     split_bytes : int, optional
-        With a ``scheduler``: the byte-range size for splitting large files (default 64 MiB).
+        The byte-range size for splitting large files, with a ``scheduler`` (default 64 MiB)
+        or ``workers``.
     workers : int or None, default 1
         Read in this many local worker processes (started with forkserver or spawn, never
-        fork): one task per file, and one per ``split_bytes`` byte range of a large
-        uncompressed JSON Lines or CSV file, cut at line boundaries. The Counts, errors
+        fork): one task per file, and one per byte range of a large uncompressed JSON Lines
+        or CSV file, cut at line boundaries (``split_bytes`` if given; else 64 MiB, or larger
+        when the files alone give each worker two tasks). The Counts, errors
         included, are those of ``workers=1``. ``None``: every CPU when the files hold at
         least 256 MiB, else one (workers take about 0.1-0.3 s to start). Processes are
         opt-in here because each worker imports the caller's ``__main__`` module: a script
