@@ -6,10 +6,13 @@ and byte ranges cut at line boundaries, with bad records skipped or raised.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, _processes, read_counts, write_archive
 
@@ -164,3 +167,27 @@ def test_after_start_runs_once_the_workers_run(tmp_path):
         counts = read_counts(path, workers=2)
     assert started == [1]
     _same(counts, read_counts(path))
+
+
+@settings(max_examples=200, deadline=None)
+@given(sizes=st.lists(st.integers(0, 4 << 30), min_size=1, max_size=12),
+       workers=st.integers(2, 16), data=st.data())
+def test_the_default_plan_tiles_each_file_and_cuts_finer_at_the_end(sizes, workers, data):
+    """Guided ranges: each file is read whole or tiled by ranges of equal size (one byte
+    apart at most), none below 64 MiB, none above the share of what remains."""
+    from passatk.archives._dask import DEFAULT_SPLIT_BYTES
+    from passatk.archives._processes import plan_files
+
+    splittable = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
+    remaining = sum(sizes)
+    for size, split, ranges in zip(sizes, splittable, plan_files(sizes, splittable, workers),
+                                   strict=True):
+        share = max(DEFAULT_SPLIT_BYTES, remaining // (2 * workers))
+        remaining -= size
+        assert bool(ranges) == (split and size > share)
+        if ranges:
+            assert ranges[0][0] == 0 and ranges[-1][1] == size
+            assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+            lengths = [e - s for s, e in ranges]
+            assert max(lengths) - min(lengths) <= len(ranges)
+            assert max(lengths) <= share and min(lengths) >= DEFAULT_SPLIT_BYTES // 2 - len(ranges)

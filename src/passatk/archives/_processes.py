@@ -77,6 +77,28 @@ def range_bytes(remaining: int, workers: int) -> int:
     return max(DEFAULT_SPLIT_BYTES, remaining // (2 * workers))
 
 
+def plan_files(sizes: list[int], splittable: list[bool], workers: int,
+               split_bytes: int | None = None) -> list[list[tuple[int, int]]]:
+    """For each file, its byte ranges, or ``[]`` to read it whole: a splittable file larger
+    than ``split_bytes`` (default: ``range_bytes`` of what remains from its start) is cut in
+    as many ranges of equal size.
+
+    >>> [len(r) for r in plan_files([300 << 20] * 8, [True] * 8, 2)]
+    [0, 0, 0, 0, 0, 2, 2, 4]
+    >>> plan_files([10, 10], [True, False], 2, split_bytes=4)
+    [[(0, 4), (4, 8), (8, 10)], []]
+    """
+    remaining, plans = sum(sizes), []
+    for size, split in zip(sizes, splittable, strict=True):
+        unit = split_bytes or range_bytes(remaining, workers)
+        remaining -= size
+        if split and size > unit:
+            plans.append(plan_ranges(size, -(-size // -(-size // unit))))  # equal ranges
+        else:
+            plans.append([])
+    return plans
+
+
 def _main_importable() -> bool:
     """A new worker imports ``__main__`` by its path: a script read from stdin has none."""
     main = getattr(sys.modules.get("__main__"), "__file__", None)
@@ -152,21 +174,17 @@ def read_in_processes(files: list[str], fmt: str | None, opts: Options, filterin
         raise ValueError(f"split_bytes must be at least 1, got {split_bytes}")
     sizes = [file_size(f) for f in files]
     storage = current_options()
-    remaining = sum(sizes)
+    plans = plan_files(sizes, [split_candidate(f) for f in files], workers, split_bytes)
     with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
         units: list[tuple[str, bool, bool, list[Future]]] = []
-        for f, size in zip(files, sizes, strict=True):
+        for f, ranges in zip(files, plans, strict=True):
             given = os.path.normpath(f) in named
-            unit = split_bytes or range_bytes(remaining, workers)
-            remaining -= size
-            ranged = split_candidate(f) and size > unit
-            if ranged:
-                even = -(-size // -(-size // unit))  # as many ranges, of equal size
+            if ranges:
                 futures = [pool.submit(read_range, f, s, e, fmt, opts, filtering, given, storage)
-                           for s, e in plan_ranges(size, even)]
+                           for s, e in ranges]
             else:
                 futures = [pool.submit(read_file, f, fmt, opts, filtering, given, storage)]
-            units.append((f, given, ranged, futures))
+            units.append((f, given, bool(ranges), futures))
         launch = _LAUNCH.get()
         if launch is not None and launch.after_start is not None:
             launch.after_start()  # the workers run: with fork, threads are safe from here
