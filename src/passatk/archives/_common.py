@@ -315,18 +315,22 @@ def _pieces(lineno: int, block: bytes) -> Iterator[tuple[int, bytes, int]]:
 def piece_records(file: str, lineno: int, piece: bytes,
                   count: int) -> Iterator[tuple[int, dict | BadRecord]]:
     """:func:`json_records` for the lines of ``piece`` (``count`` newlines), which follows
-    line ``lineno``."""
+    line ``lineno``. (An iterator, not a generator: a decoded piece is an ``enumerate``, one
+    generator less per record.)"""
     from ._decode import objects
 
     records = objects(piece) if len(piece) <= max_record_bytes() else None
     if records is None:
-        for n, line in block_lines(file, lineno, piece):
-            try:
-                yield n, parse_json_line(file, n, line)
-            except BadRecord as e:
-                yield n, e
-        return
-    yield from number_records(lineno, piece, count, records)
+        return _line_records(file, lineno, piece)
+    return number_records(lineno, piece, count, records)
+
+
+def _line_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, dict | BadRecord]]:
+    for n, line in block_lines(file, lineno, piece):
+        try:
+            yield n, parse_json_line(file, n, line)
+        except BadRecord as e:
+            yield n, e
 
 
 def number_records(lineno: int, piece: bytes, count: int,

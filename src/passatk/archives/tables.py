@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import codecs
 import csv
+import itertools
 import math
+import operator
 import re
 from array import array
 from collections.abc import Iterator
@@ -61,6 +63,9 @@ _ARROW_MIN_BYTES = 2 << 20
 #: imports pandas when it is installed (about 0.3 s and 36 MB, once), more than the stdlib
 #: path spends on 100,000 rows
 _ARROW_MIN_ROWS = 100_000
+#: distinct combinations of a per-sample table's fields judged and kept at once (about 200
+#: bytes each)
+_MEMO_ROWS = 1 << 16
 
 
 def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
@@ -347,7 +352,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         if ctx.first_names is not None:  # a byte range: the file's first record decides
             names = ctx.first_names
         spec = columns(names, kind, ctx, file)
-        rows = _chain(first, rows)
+        rows = itertools.chain((first,), rows)
     _accumulate(file, ctx, spec, rows, strings, names)
     return spec["kind"]
 
@@ -373,11 +378,6 @@ def _big_csv(file: str) -> bool:
 
 def _layout_columns(header: list[str], wanted: list[str]) -> list[str]:
     return [c for c in (*AUTO_GROUP_COLUMNS, *RUN_COLUMNS) if c in header and c not in wanted]
-
-
-def _chain(first: tuple, rest: Iterator) -> Iterator:
-    yield first
-    yield from rest
 
 
 def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
@@ -444,37 +444,108 @@ class _Layout:
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
                 names: list[str]) -> None:
+    if spec["kind"] != "counts":
+        _accumulate_samples(file, ctx, spec, rows, strings, names)
+        return
     o = ctx.options
     pathvals = path_groups(o.by, file)
     tcol = spec["task"]
     first_line = array("q")  # per row number: the line of this file that added it, or 0
     records = 0
     skips_before = ctx.skip_count
-    counts = spec["kind"] == "counts"
-    layout = _Layout([] if counts else names, o.by)
     for lineno, row in rows:
         try:
             if isinstance(row, BadRecord):
                 raise row
             task = _task(_column(row, tcol), tcol)
-            group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
-            if counts:
-                n, c = _count_row(row, spec, strings, task)
-                _check_duplicate(ctx.acc.find(group, task), first_line, group, task)
-            else:
-                n, c = _sample_row(row, spec, strings, o.threshold)
+            group = group_from(o.by, pathvals, row, what="row")
+            n, c = _count_row(row, spec, strings, task)
+            _check_duplicate(ctx.acc.find(group, task), first_line, group, task)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             continue
-        layout.check(file, lineno, task, row)
         i = ctx.add(group, task, n, c)
-        if counts:
-            if i >= len(first_line):
-                first_line.frombytes(bytes(8 * (i + 1 - len(first_line))))
-            first_line[i] = lineno
+        if i >= len(first_line):
+            first_line.frombytes(bytes(8 * (i + 1 - len(first_line))))
+        first_line[i] = lineno
         records += 1
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
+
+
+class _Judged:
+    """What the rows of one combination of the fields read give: (group, task, n, c) and how
+    many rows, or the BadRecord each of them is."""
+
+    __slots__ = ("bad", "c", "group", "n", "rows", "task")
+
+    def __init__(self, group=None, task="", n=0, c=0, bad: BadRecord | None = None) -> None:
+        self.group, self.task, self.n, self.c, self.rows, self.bad = group, task, n, c, 0, bad
+
+
+def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
+                        names: list[str]) -> None:
+    """Per-sample rows. Each distinct combination of the fields read (task, pass flag or
+    reward, group and run columns, with their types: ``1`` is not ``True``) is judged once,
+    and its rows are counted; the sums are added in the order each combination first
+    appeared, so the Counts, skips and errors are those of judging every row. At most
+    ``_MEMO_ROWS`` combinations are kept (rewards may all differ): then their sums are added
+    and they are forgotten."""
+    o = ctx.options
+    pathvals = path_groups(o.by, file)
+    layout = _Layout(names, o.by)
+    tcol = spec["task"]
+    vcol = spec["passed"] if spec["passed"] is not None else spec["reward"]
+    read = [b for b in o.by if b not in pathvals and b not in layout.auto]
+    get = operator.itemgetter(tcol, vcol, *read, *layout.auto, *layout.watch)
+    seen: dict[tuple, _Judged] = {}
+    records, skips_before = 0, ctx.skip_count
+    for lineno, row in rows:
+        key = None
+        try:
+            values = get(row)
+            key = values if strings else (values, tuple(map(type, values)))
+            judged = seen[key]
+        except (KeyError, TypeError):  # new, a field missing, a value unhashable, a BadRecord
+            judged = _judge_sample(file, ctx, spec, strings, layout, pathvals, lineno, row)
+            if len(seen) >= _MEMO_ROWS:
+                _add_judged(ctx, seen)
+            try:
+                seen[key if key is not None else object()] = judged
+            except TypeError:  # kept in order under a key of its own, never found again
+                seen[object()] = judged
+        if judged.bad is not None:
+            ctx.bad(file, judged.bad.what, line=lineno)
+            continue
+        judged.rows += 1
+        records += 1
+    _add_judged(ctx, seen)
+    if records == 0 and ctx.skip_count == skips_before:
+        raise ArchiveError(file, "empty file (no records)")
+
+
+def _judge_sample(file: str, ctx: Context, spec: dict, strings: bool, layout: _Layout,
+                  pathvals: dict, lineno: int, row: object) -> _Judged:
+    """One per-sample row judged as the stdlib loop judges it (a run column that differs
+    within a task raises ArchiveError)."""
+    o = ctx.options
+    try:
+        if isinstance(row, BadRecord):
+            raise row
+        task = _task(_column(row, spec["task"]), spec["task"])
+        group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
+        n, c = _sample_row(row, spec, strings, o.threshold)
+    except BadRecord as e:
+        return _Judged(bad=e)
+    layout.check(file, lineno, task, row)
+    return _Judged(group, task, n, c)
+
+
+def _add_judged(ctx: Context, seen: dict[tuple, _Judged]) -> None:
+    for j in seen.values():
+        if j.rows:
+            ctx.add(j.group, j.task, j.n * j.rows, j.c * j.rows)
+    seen.clear()
 
 
 def _column(row: dict, col: str) -> object:

@@ -1,0 +1,136 @@
+"""Per-sample tables judge each distinct combination of the fields read once
+(``tables._accumulate_samples``): the Counts, skips and errors must be those of judging and
+adding every row in order, whatever the types, missing fields, unhashable values and the
+number of combinations kept."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from passatk.archives import ArchiveError, read_counts, tables
+from passatk.archives._common import path_groups
+
+SETTINGS = settings(max_examples=int(os.environ.get("MEMO_EXAMPLES", 80)), deadline=None,
+                    database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _row_by_row(file, ctx, spec, rows, strings, names):
+    """The reference: every row judged, and added at once."""
+    o = ctx.options
+    layout = tables._Layout(names, o.by)
+    pathvals = path_groups(o.by, file)
+    records, skips_before = 0, ctx.skip_count
+    for lineno, row in rows:
+        judged = tables._judge_sample(file, ctx, spec, strings, layout, pathvals, lineno, row)
+        if judged.bad is not None:
+            ctx.bad(file, judged.bad.what, line=lineno)
+            continue
+        ctx.add(judged.group, judged.task, judged.n, judged.c)
+        records += 1
+    if records == 0 and ctx.skip_count == skips_before:
+        raise ArchiveError(file, "empty file (no records)")
+
+
+def _outcome(path, **kw):
+    try:
+        counts = read_counts(path, **kw)
+    except ArchiveError as e:
+        return ("error", str(e))
+    except (ValueError, TypeError) as e:
+        return (type(e).__name__, str(e))
+    return (repr(counts.groups), counts.group.tolist(), counts.task.tolist(),
+            counts.n.tolist(), counts.c.tolist(), counts.skipped.count,
+            [str(r) for r in counts.skipped.records])
+
+
+def _all_ways(path, monkeypatch, **kw):
+    """The outcome with the memo (kept whole, and flushed after every 1 and 3 combinations)
+    and row by row."""
+    got = [_outcome(path, **kw)]
+    for limit in (1, 3):
+        monkeypatch.setattr(tables, "_MEMO_ROWS", limit)
+        got.append(_outcome(path, **kw))
+    monkeypatch.setattr(tables, "_accumulate_samples", _row_by_row)
+    want = _outcome(path, **kw)
+    monkeypatch.undo()
+    return got, want
+
+
+VALUES = st.one_of(st.sampled_from([True, False, 1, 0, 1.0, 0.0, -0.0, 0.5, 2, None, "1",
+                                    "true", "T/1", "", [True, False], [], {"a": 1}]),
+                   st.sampled_from(["T/1", "T/2", "x"]))
+MISSING = object()
+
+
+@st.composite
+def jsonl_rows(draw) -> list[dict]:
+    rows = []
+    for _ in range(draw(st.integers(1, 30))):
+        row = {}
+        for field, values in (("task_id", st.one_of(st.sampled_from(["T/1", "T/2", "T/3"]),
+                                                     VALUES)),
+                              ("passed", st.one_of(st.sampled_from([True, False]), VALUES)),
+                              ("model", st.one_of(st.sampled_from(["a", "b"]), VALUES)),
+                              ("split", st.sampled_from(["s", "s", "t", MISSING])),
+                              ("filter", st.sampled_from(["f", "g", MISSING]))):
+            value = draw(st.one_of(values, st.just(MISSING)) if draw(st.integers(0, 9)) == 0
+                         else values)
+            if value is not MISSING:
+                row[field] = value
+        rows.append(row)
+    return rows
+
+
+@SETTINGS
+@given(rows=jsonl_rows(), by=st.sampled_from([[], ["model"], ["split"]]),
+       skip_bad=st.booleans(), threshold=st.sampled_from([None, 0.5]))
+def test_judged_once_reads_as_row_by_row(tmp_path_factory, monkeypatch, rows, by, skip_bad,
+                                         threshold):
+    path = tmp_path_factory.mktemp("m") / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got, want = _all_ways(str(path), monkeypatch, by=by, skip_bad=skip_bad,
+                          threshold=threshold)
+    assert got == [want] * 3
+
+
+@pytest.mark.parametrize("rows", [
+    # 1, True and 1.0 are equal as dict keys, not as task ids or group values
+    [{"task_id": 1, "passed": True}, {"task_id": True, "passed": True},
+     {"task_id": 1.0, "passed": True}],
+    [{"task_id": "T", "model": 1, "passed": 1}, {"task_id": "T", "model": True, "passed": 1.0},
+     {"task_id": "T", "model": 1, "passed": True}],
+    # a list of samples is not hashable: judged for each row, kept in order
+    [{"task_id": "T", "passed": [True, False]}, {"task_id": "U", "passed": True},
+     {"task_id": "T", "passed": [True]}],
+    # a run column missing from later rows is None there
+    [{"task_id": "T", "passed": True, "split": "a"}, {"task_id": "T", "passed": False}],
+    [{"task_id": "T", "passed": True}, {"task_id": "T", "passed": "yes"},
+     {"task_id": "T", "passed": "yes"}],
+])
+@pytest.mark.parametrize("skip_bad", [False, True])
+def test_odd_rows_read_as_row_by_row(tmp_path, monkeypatch, rows, skip_bad):
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for by in ([], ["model"]):
+        got, want = _all_ways(str(path), monkeypatch, by=by, skip_bad=skip_bad)
+        assert got == [want] * 3
+
+
+def test_a_csv_table_is_judged_once_per_spelling(tmp_path, monkeypatch):
+    """CSV values are all text: the same spelling is judged once, others apart."""
+    path = tmp_path / "t.csv"
+    path.write_text("task_id,passed,model\n" + "".join(
+        f"T/{i % 7},{['1', 'true', ' 0', 'False', '1.0'][i % 5]},m{i % 3}\n" for i in range(400)))
+    calls = []
+    real = tables._judge_sample
+    monkeypatch.setattr(tables, "_judge_sample", lambda *a: calls.append(1) or real(*a))
+    counts = read_counts(path, by=["model"])
+    assert counts.samples == 400 and len(calls) == 7 * 5 * 3
+    monkeypatch.undo()
+    got, want = _all_ways(str(path), monkeypatch, by=["model"])
+    assert got == [want] * 3
