@@ -61,7 +61,7 @@ def _all_ways(path, monkeypatch, **kw):
     return got, want
 
 
-VALUES = st.one_of(st.sampled_from([True, False, 1, 0, 1.0, 0.0, -0.0, 0.5, 2, None, "1",
+VALUES = st.one_of(st.sampled_from([True, False, 1, 0, 1.0, 0.0, -0.0, 0.5, -0.5, 2, None, "1",
                                     "true", "T/1", "", [True, False], [], {"a": 1}]),
                    st.sampled_from(["T/1", "T/2", "x"]))
 MISSING = object()
@@ -111,6 +111,9 @@ def test_judged_once_reads_as_row_by_row(tmp_path_factory, monkeypatch, rows, by
     [{"task_id": "T", "passed": True, "split": "a"}, {"task_id": "T", "passed": False}],
     [{"task_id": "T", "passed": True}, {"task_id": "T", "passed": "yes"},
      {"task_id": "T", "passed": "yes"}],
+    # -0.0 and 0.0 are one key; an error shows each row's own value
+    [{"task_id": 0.0, "passed": True}, {"task_id": -0.0, "passed": True},
+     {"task_id": "T", "passed": -0.0}, {"task_id": "T", "passed": 0.0}],
 ])
 @pytest.mark.parametrize("skip_bad", [False, True])
 def test_odd_rows_read_as_row_by_row(tmp_path, monkeypatch, rows, skip_bad):

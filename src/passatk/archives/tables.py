@@ -475,7 +475,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
 
 class _Judged:
     """What the rows of one combination of the fields read give: (group, task, n, c) and how
-    many rows, or the BadRecord each of them is."""
+    many rows so far, or the BadRecord of the row judged."""
 
     __slots__ = ("bad", "c", "group", "n", "rows", "task")
 
@@ -508,15 +508,15 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
             judged = seen[key]
         except (KeyError, TypeError):  # new, a field missing, a value unhashable, a BadRecord
             judged = _judge_sample(file, ctx, spec, strings, layout, pathvals, lineno, row)
+            if judged.bad is not None:  # judged again each time: its message shows the value
+                ctx.bad(file, judged.bad.what, line=lineno)  # (-0.0 is 0.0 as a key)
+                continue
             if len(seen) >= _MEMO_ROWS:
                 _add_judged(ctx, seen)
             try:
                 seen[key if key is not None else object()] = judged
             except TypeError:  # kept in order under a key of its own, never found again
                 seen[object()] = judged
-        if judged.bad is not None:
-            ctx.bad(file, judged.bad.what, line=lineno)
-            continue
         judged.rows += 1
         records += 1
     _add_judged(ctx, seen)
