@@ -12,8 +12,8 @@ Run:
   ``json.loads`` loop. Target: 3x, with the peak RSS of every process at most 300 MB.
 
 Wall times of fresh processes, interleaved, best of ``RUNS``; the peak RSS is the largest of
-the process and its descendants (the workers), from ``os.wait4``. The load average is
-printed: on a shared machine the ratios move with it.
+the process and its descendants (the workers), from ``os.wait4`` in a small launcher. The
+load average is printed: on a shared machine the ratios move with it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
@@ -47,22 +46,37 @@ print(len(n), sum(n.values()), sum(c.values()))
 pytestmark = pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4")
 
 
+#: forks and execs the command, and writes its wall time, peak RSS and exit code to a file:
+#: ``ru_maxrss`` from ``os.wait4`` counts the RSS of the process that called ``exec``, so the
+#: command is started from this small process, not from the bench's
+_LAUNCHER = """
+import os, sys, time
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - t
+with open(sys.argv[1], "w") as f:
+    f.write(f"{wall} {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}")
+"""
+
+
 def _timed(argv: list[str]) -> tuple[float, str, float]:
     """(wall seconds, stdout, peak RSS in MB of the process and its workers).
 
-    ``os.wait4`` gives the largest peak RSS (``ru_maxrss``) of the process and of every
-    descendant it waited for, with nothing running beside the measured command (polling
-    ``/proc`` every 20 ms took CPU from it: on 2 cores that cost ``--jobs 2`` about 0.1 s)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        t = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        assert proc.returncode == 0, err.read().decode()
-        return wall, out.read().decode(), usage.ru_maxrss / 1024
+    A small launcher forks and execs the command and takes ``os.wait4``'s ``ru_maxrss``: the
+    largest peak RSS of the command and of every descendant it waited for (its workers), with
+    nothing running beside it (polling ``/proc`` every 20 ms took CPU from the command: on
+    two cores about 0.1 s from ``--jobs 2``). The wall time is the launcher's, around the
+    command only."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = Path(tmp) / "result"
+        proc = subprocess.run([sys.executable, "-c", _LAUNCHER, str(result), *argv],
+                              capture_output=True, text=True)
+        wall, rss_kb, code = result.read_text().split()
+    assert int(code) == 0 and proc.returncode == 0, proc.stderr
+    return float(wall), proc.stdout, int(rss_kb) / 1024
 
 
 def _score(path: Path, *jobs: str) -> list[str]:

@@ -521,6 +521,16 @@ def test_chunks_that_end_at_a_quote(data, bad, kernel):
     assert _fed(data, [], kernel).bad is bad
 
 
+@pytest.mark.parametrize("kernel", [True, False])
+def test_a_chunk_without_quotes_inside_a_quoted_field(kernel):
+    """Its newlines are inside quotes too (the kernel only sees chunks with a quote)."""
+    data = b'x,"a\nb\nc"\nd,e\n'
+    checked = _fed(data, [4, 7], kernel)  # the middle chunk is b"\nb\n"
+    assert not checked.bad and checked.quoted_newline >= 6
+    if kernel:
+        assert checked.quoted_newline == 6
+
+
 @pytest.mark.parametrize("name", sorted(VALID))
 def test_valid_csv_reads_alike_without_the_kernel(tmp_path, name, monkeypatch):
     """A reading worker checks quotes with numpy: the same counts as the kernel's reader."""
@@ -552,3 +562,20 @@ def test_a_reading_worker_does_not_start_numba():
     assert _arrow._kernel_pays()
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         assert pool.apply(_arrow._kernel_pays) is False
+
+
+def test_a_csv_without_quotes_does_not_start_numba(tmp_path):
+    """The quote kernel loads at the first quote: numba costs about 50 MB, and a count table
+    of a million tasks has 300 bytes per task (bench/test_bench_archives_rss.py)."""
+    import subprocess
+    import sys
+
+    plain, quoted = tmp_path / "plain.csv", tmp_path / "quoted.csv"
+    rows = "".join(f"T/{i},{i % 2}\n" for i in range(300_000))
+    plain.write_text("task_id,passed\n" + rows)
+    quoted.write_text('task_id,passed\n"T/0",1\n' + rows)
+    code = ("import sys; from passatk.archives import read_counts, tables; "
+            "tables._ARROW_MIN_BYTES = 0; read_counts(sys.argv[1]); print('numba' in sys.modules)")
+    seen = [subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
+                           check=True).stdout.split() for p in (plain, quoted)]
+    assert seen == [["False"], ["True"]]

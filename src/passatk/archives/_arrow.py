@@ -259,12 +259,8 @@ class _Checked:
         self._prev = 10  # the byte before the next chunk (the header's newline)
         self._check_next = False  # the last chunk ended with a closing quote
         self.bad = False
-        self._kernel = None
-        if kernel:
-            from . import _csv_kernel
-
-            self._kernel = (_csv_kernel.check_quotes, _csv_kernel.byte_table(self._ok_before),
-                            _csv_kernel.byte_table(self._ok_after))
+        self._use_kernel = kernel
+        self._kernel: tuple | None = None  # loaded at the first quote: numba costs ~50 MB
 
     def feed(self, data: bytes | bytearray, start: int, end: int) -> None:
         """Check the next bytes, ``data[start:end]``; an empty range at the end."""
@@ -275,18 +271,29 @@ class _Checked:
             self.bad |= self._bare_cr(data, start, end)
         if self._check_next or data.find(b'"', start, end) >= 0:
             buf = np.frombuffer(data, np.uint8, end - start, start)
-            if self._kernel is None:
+            if not self._use_kernel:
                 self._check_quotes(buf)
                 self.quoted_newline = self.fed + end - start - 1
             else:
-                check, before, after = self._kernel
+                check, before, after = self._kernel or self._load_kernel()
                 bad, self.quotes, self._check_next, at = check(
                     buf, before, after, self.quotes, self._prev, self._check_next)
                 self.bad |= bad
                 if at >= 0:
                     self.quoted_newline = self.fed + at
+        elif self.quotes % 2 == 1:  # no quote here, all of it inside a quoted field
+            at = data.rfind(b"\n", start, end)
+            if at >= 0:
+                self.quoted_newline = self.fed + at - start
         self._prev = data[end - 1]
         self.fed += end - start
+
+    def _load_kernel(self) -> tuple:
+        from . import _csv_kernel
+
+        self._kernel = (_csv_kernel.check_quotes, _csv_kernel.byte_table(self._ok_before),
+                        _csv_kernel.byte_table(self._ok_after))
+        return self._kernel
 
     def _bare_cr(self, data: bytes | bytearray, start: int, end: int) -> bool:
         """A carriage return not followed by a newline: the csv module and Arrow split it
