@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts, tables
-from passatk.archives._common import path_groups
 
 SETTINGS = settings(max_examples=int(os.environ.get("MEMO_EXAMPLES", 80)), deadline=None,
                     database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -21,12 +20,10 @@ SETTINGS = settings(max_examples=int(os.environ.get("MEMO_EXAMPLES", 80)), deadl
 
 def _row_by_row(file, ctx, spec, rows, strings, names):
     """The reference: every row judged, and added at once."""
-    o = ctx.options
-    layout = tables._Layout(names, o.by)
-    pathvals = path_groups(o.by, file)
+    judge = tables._Judge(file, ctx, spec, strings, tables._Layout(names, ctx.options.by))
     records, skips_before = 0, ctx.skip_count
     for lineno, row in rows:
-        judged = tables._judge_sample(file, ctx, spec, strings, layout, pathvals, lineno, row)
+        judged = judge(lineno, row)
         if judged.bad is not None:
             ctx.bad(file, judged.bad.what, line=lineno)
             continue
@@ -130,8 +127,8 @@ def test_a_csv_table_is_judged_once_per_spelling(tmp_path, monkeypatch):
     path.write_text("task_id,passed,model\n" + "".join(
         f"T/{i % 7},{['1', 'true', ' 0', 'False', '1.0'][i % 5]},m{i % 3}\n" for i in range(400)))
     calls = []
-    real = tables._judge_sample
-    monkeypatch.setattr(tables, "_judge_sample", lambda *a: calls.append(1) or real(*a))
+    real = tables._Judge.__call__
+    monkeypatch.setattr(tables._Judge, "__call__", lambda *a: calls.append(1) or real(*a))
     counts = read_counts(path, by=["model"])
     assert counts.samples == 400 and len(calls) == 7 * 5 * 3
     monkeypatch.undo()

@@ -489,56 +489,76 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
     reward, group and run columns, with their types: ``1`` is not ``True``) is judged once,
     and its rows are counted; the sums are added in the order each combination first
     appeared, so the Counts, skips and errors are those of judging every row. At most
-    ``_MEMO_ROWS`` combinations are kept (rewards may all differ): then their sums are added
-    and they are forgotten."""
+    ``_MEMO_ROWS`` combinations are kept: then their sums are added, and when fewer than half
+    the rows repeated one (rewards that all differ, one row per task), the rest of the file
+    is judged row by row."""
     o = ctx.options
-    pathvals = path_groups(o.by, file)
-    layout = _Layout(names, o.by)
-    tcol = spec["task"]
-    vcol = spec["passed"] if spec["passed"] is not None else spec["reward"]
-    read = [b for b in o.by if b not in pathvals and b not in layout.auto]
-    get = operator.itemgetter(tcol, vcol, *read, *layout.auto, *layout.watch)
+    judge = _Judge(file, ctx, spec, strings, _Layout(names, o.by))
+    get = operator.itemgetter(spec["task"], judge.value, *judge.read, *judge.layout.auto,
+                              *judge.layout.watch)
     seen: dict[tuple, _Judged] = {}
-    records, skips_before = 0, ctx.skip_count
+    rows = iter(rows)
+    records, skips_before, since = 0, ctx.skip_count, 0
     for lineno, row in rows:
-        key = None
         try:
             values = get(row)
             key = values if strings else (values, tuple(map(type, values)))
-            judged = seen[key]
-        except (KeyError, TypeError):  # new, a field missing, a value unhashable, a BadRecord
-            judged = _judge_sample(file, ctx, spec, strings, layout, pathvals, lineno, row)
+            judged = seen.get(key)
+        except (KeyError, TypeError):  # a field missing, a value unhashable, a BadRecord
+            key, judged = object(), None  # kept in order under a key never found again
+        if judged is None:
+            judged = judge(lineno, row)
             if judged.bad is not None:  # judged again each time: its message shows the value
                 ctx.bad(file, judged.bad.what, line=lineno)  # (-0.0 is 0.0 as a key)
                 continue
             if len(seen) >= _MEMO_ROWS:
                 _add_judged(ctx, seen)
-            try:
-                seen[key if key is not None else object()] = judged
-            except TypeError:  # kept in order under a key of its own, never found again
-                seen[object()] = judged
+                if since < 2 * _MEMO_ROWS:
+                    seen[key] = judged
+                    judged.rows, records = 1, records + 1
+                    break  # few repeats: row by row from here
+                since = 0
+            seen[key] = judged
         judged.rows += 1
         records += 1
+        since += 1
     _add_judged(ctx, seen)
+    for lineno, row in rows:
+        judged = judge(lineno, row)
+        if judged.bad is not None:
+            ctx.bad(file, judged.bad.what, line=lineno)
+            continue
+        ctx.add(judged.group, judged.task, judged.n, judged.c)
+        records += 1
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
 
 
-def _judge_sample(file: str, ctx: Context, spec: dict, strings: bool, layout: _Layout,
-                  pathvals: dict, lineno: int, row: object) -> _Judged:
-    """One per-sample row judged as the stdlib loop judges it (a run column that differs
+class _Judge:
+    """Judges one per-sample row as the stdlib loop judges it (a run column that differs
     within a task raises ArchiveError)."""
-    o = ctx.options
-    try:
-        if isinstance(row, BadRecord):
-            raise row
-        task = _task(_column(row, spec["task"]), spec["task"])
-        group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
-        n, c = _sample_row(row, spec, strings, o.threshold)
-    except BadRecord as e:
-        return _Judged(bad=e)
-    layout.check(file, lineno, task, row)
-    return _Judged(group, task, n, c)
+
+    def __init__(self, file: str, ctx: Context, spec: dict, strings: bool,
+                 layout: _Layout) -> None:
+        self.file, self.spec, self.strings, self.layout = file, spec, strings, layout
+        self.by, self.threshold = ctx.options.by, ctx.options.threshold
+        self.pathvals = path_groups(self.by, file)
+        self.value = spec["passed"] if spec["passed"] is not None else spec["reward"]
+        #: the group fields read from the row (not a path's, not one the table brings)
+        self.read = [b for b in self.by if b not in self.pathvals and b not in layout.auto]
+
+    def __call__(self, lineno: int, row: object) -> _Judged:
+        try:
+            if isinstance(row, BadRecord):
+                raise row
+            task = _task(_column(row, self.spec["task"]), self.spec["task"])
+            group = group_from(self.by, self.pathvals, row, self.layout.extra(row),
+                               what="row")
+            n, c = _sample_row(row, self.spec, self.strings, self.threshold)
+        except BadRecord as e:
+            return _Judged(bad=e)
+        self.layout.check(self.file, lineno, task, row)
+        return _Judged(group, task, n, c)
 
 
 def _add_judged(ctx: Context, seen: dict[tuple, _Judged]) -> None:
