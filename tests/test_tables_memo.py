@@ -134,3 +134,18 @@ def test_a_csv_table_is_judged_once_per_spelling(tmp_path, monkeypatch):
     monkeypatch.undo()
     got, want = _all_ways(str(path), monkeypatch, by=["model"])
     assert got == [want] * 3
+
+
+def test_a_parquet_table_reads_as_row_by_row(tmp_path, monkeypatch):
+    """Small Parquet tables take the stdlib path too: typed values, lists of samples."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    n = 300
+    for passed in ([i % 3 == 0 for i in range(n)], [float(i % 2) for i in range(n)],
+                   [[True, i % 2 == 0] for i in range(n)]):
+        path = tmp_path / "t.parquet"
+        pq.write_table(pa.table({"task_id": [f"T/{i % 11}" for i in range(n)],
+                                 "model": [i % 4 for i in range(n)], "passed": passed}), path)
+        for by in ([], ["model"]):
+            got, want = _all_ways(str(path), monkeypatch, by=by)
+            assert got == [want] * 3 and want[0] != "error"
