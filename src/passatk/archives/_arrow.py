@@ -16,7 +16,8 @@ reference. Its rules, and how this path keeps each, are:
   columns present (checked by the stdlib code before this path starts). This path also
   needs the header to be that one line.
 * CSV syntax: ``csv.reader(strict=True)`` over lines of at most the record cap, decoded as
-  UTF-8: ``_Checked`` refuses the quotes and carriage returns the two parsers read apart;
+  UTF-8: ``_Checked`` (its quotes by the numba kernel of ``_csv_kernel``, or by numpy in a
+  reading worker) refuses the quotes and carriage returns the two parsers read apart;
   every column is read as text, so Arrow validates the UTF-8 of every field; fields over
   ``csv.field_size_limit()``, lines over the cap and rows with another number of fields
   (an Arrow error) fall back. Blank rows, skipped by the stdlib path, have a blank task.
