@@ -21,15 +21,8 @@ SETTINGS = settings(max_examples=int(os.environ.get("MEMO_EXAMPLES", 80)), deadl
 def _row_by_row(file, ctx, spec, rows, strings, names):
     """The reference: every row judged, and added at once."""
     judge = tables._Judge(file, ctx, spec, strings, tables._Layout(names, ctx.options.by))
-    records, skips_before = 0, ctx.skip_count
-    for lineno, row in rows:
-        judged = judge(lineno, row)
-        if judged.bad is not None:
-            ctx.bad(file, judged.bad.what, line=lineno)
-            continue
-        ctx.add(judged.group, judged.task, judged.n, judged.c)
-        records += 1
-    if records == 0 and ctx.skip_count == skips_before:
+    skips_before = ctx.skip_count
+    if tables.row_by_row(judge, ctx, rows) == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
 
 

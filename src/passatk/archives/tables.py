@@ -523,15 +523,23 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
         records += 1
         since += 1
     _add_judged(ctx, seen)
+    records += row_by_row(judge, ctx, rows)
+    if records == 0 and ctx.skip_count == skips_before:
+        raise ArchiveError(file, "empty file (no records)")
+
+
+def row_by_row(judge: _Judge, ctx: Context, rows: Iterator) -> int:
+    """Judge and add each row in turn; how many were added. (With every row of a file, the
+    plain reference of ``_accumulate_samples``.)"""
+    records = 0
     for lineno, row in rows:
         judged = judge(lineno, row)
         if judged.bad is not None:
-            ctx.bad(file, judged.bad.what, line=lineno)
+            ctx.bad(judge.file, judged.bad.what, line=lineno)
             continue
         ctx.add(judged.group, judged.task, judged.n, judged.c)
         records += 1
-    if records == 0 and ctx.skip_count == skips_before:
-        raise ArchiveError(file, "empty file (no records)")
+    return records
 
 
 class _Judge:
