@@ -142,3 +142,21 @@ def test_a_parquet_table_reads_as_row_by_row(tmp_path, monkeypatch):
         for by in ([], ["model"]):
             got, want = _all_ways(str(path), monkeypatch, by=by)
             assert got == [want] * 3 and want[0] != "error"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="lists /proc/self/fd")
+@pytest.mark.parametrize("name, text", [
+    ("t.csv", "task_id,passed\nT,1\nT,maybe\nU,0\n"),
+    ("t.jsonl", '{"task_id": "T", "passed": true}\n{"task_id": "T", "passed": "maybe"}\n'),
+])
+def test_a_bad_row_closes_the_file_at_once(tmp_path, name, text):
+    """The error's traceback holds the reading frames; the file is closed all the same (not
+    left to the garbage collector, whose order of finalizers may close the file object
+    first and warn)."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ArchiveError, match=":3:" if name.endswith("csv") else ":2:") as got:
+        read_counts(path)
+    opened = [os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+              if os.path.exists(f"/proc/self/fd/{fd}")]
+    assert str(path) not in opened and got.value is not None

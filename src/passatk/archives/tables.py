@@ -352,8 +352,13 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         if ctx.first_names is not None:  # a byte range: the file's first record decides
             names = ctx.first_names
         spec = columns(names, kind, ctx, file)
+    source = rows
+    if box not in ("parquet", "csv"):
         rows = itertools.chain((first,), rows)
-    _accumulate(file, ctx, spec, rows, strings, names)
+    try:
+        _accumulate(file, ctx, spec, rows, strings, names)
+    finally:  # the file is closed now, also when a bad row stops the read
+        source.close()
     return spec["kind"]
 
 
@@ -475,11 +480,11 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
 
 class _Judged:
     """What the rows of one combination of the fields read give: (group, task, n, c) and how
-    many rows so far, or the BadRecord of the row judged."""
+    many rows so far, or what is wrong with the row judged (a BadRecord's ``what``)."""
 
     __slots__ = ("bad", "c", "group", "n", "rows", "task")
 
-    def __init__(self, group=None, task="", n=0, c=0, bad: BadRecord | None = None) -> None:
+    def __init__(self, group=None, task="", n=0, c=0, bad: object = None) -> None:
         self.group, self.task, self.n, self.c, self.rows, self.bad = group, task, n, c, 0, bad
 
 
@@ -509,7 +514,7 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
         if judged is None:
             judged = judge(lineno, row)
             if judged.bad is not None:  # judged again each time: its message shows the value
-                ctx.bad(file, judged.bad.what, line=lineno)  # (-0.0 is 0.0 as a key)
+                ctx.bad(file, judged.bad, line=lineno)  # (-0.0 is 0.0 as a key)
                 continue
             if len(seen) >= _MEMO_ROWS:
                 _add_judged(ctx, seen)
@@ -535,7 +540,7 @@ def row_by_row(judge: _Judge, ctx: Context, rows: Iterator) -> int:
     for lineno, row in rows:
         judged = judge(lineno, row)
         if judged.bad is not None:
-            ctx.bad(judge.file, judged.bad.what, line=lineno)
+            ctx.bad(judge.file, judged.bad, line=lineno)
             continue
         ctx.add(judged.group, judged.task, judged.n, judged.c)
         records += 1
@@ -564,7 +569,7 @@ class _Judge:
                                what="row")
             n, c = _sample_row(row, self.spec, self.strings, self.threshold)
         except BadRecord as e:
-            return _Judged(bad=e)
+            return _Judged(bad=e.what)  # not the exception: its traceback holds frames
         self.layout.check(self.file, lineno, task, row)
         return _Judged(group, task, n, c)
 
