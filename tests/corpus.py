@@ -8,7 +8,7 @@ import random
 
 import numpy as np
 
-from passatk.archives import write_archive
+from passatk.archives import ArchiveError, read_counts, write_archive
 
 TASKS = [f"HumanEval/{i}" for i in range(12)]
 
@@ -127,3 +127,20 @@ def relocated(counts, old: str, new: str):
         stored=tuple(dataclasses.replace(s, source=s.source.replace(old, new))
                      for s in counts.stored),
         notes=tuple(n.replace(old, new) for n in counts.notes))
+
+
+def outcome_of(counts) -> tuple:
+    """The rows and groups of ``counts`` as plain values."""
+    return ("ok", repr(counts.groups), counts.group.tolist(), counts.task.tolist(),
+            counts.n.tolist(), counts.c.tolist())
+
+
+def outcome(path, **kw) -> tuple:
+    """What read_counts gives: the rows, groups and skips, or the error as the user sees it."""
+    try:
+        counts = read_counts(path, **kw)
+    except ArchiveError as e:
+        return ("error", str(e))
+    except (ValueError, TypeError) as e:
+        return (type(e).__name__, str(e))
+    return (*outcome_of(counts), counts.skipped.count, [str(r) for r in counts.skipped.records])

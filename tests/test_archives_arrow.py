@@ -15,13 +15,14 @@ import itertools
 import os
 
 import pytest
+from corpus import outcome, outcome_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from passatk.archives import ArchiveError, _arrow, read_counts, tables  # noqa: E402
+from passatk.archives import _arrow, read_counts, tables  # noqa: E402
 from passatk.archives._common import Options  # noqa: E402
 from passatk.archives._parts import finish_file, read_range, to_counts  # noqa: E402
 from passatk.archives._ranges import plan_ranges  # noqa: E402
@@ -52,17 +53,6 @@ def fast_path(on: bool):
     finally:
         (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES,
          tables._ARROW_MIN_ROWS) = saved
-
-
-def outcome(path, **kw):
-    """What read_counts gives: the rows, groups and skips, or the error as the user sees it."""
-    try:
-        counts = read_counts(path, **kw)
-    except ArchiveError as e:
-        return ("error", str(e))
-    except (ValueError, TypeError) as e:
-        return (type(e).__name__, str(e))
-    return (*outcome_of(counts), counts.skipped.count, [str(r) for r in counts.skipped.records])
 
 
 def both(path, **kw):
@@ -278,11 +268,6 @@ def test_byte_ranges_read_csv_fast_and_alike(tmp_path):
         assert not any(r.fallback or r.whole for r in results)
         assert got == outcome(path)[:6]
         assert all(finished) and len(finished) == (len(results) if on else 0)
-
-
-def outcome_of(counts):
-    return ("ok", repr(counts.groups), counts.group.tolist(), counts.task.tolist(),
-            counts.n.tolist(), counts.c.tolist())
 
 
 # ------------------------------------------------------------------ generated CSV

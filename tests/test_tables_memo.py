@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+from corpus import outcome
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,27 +27,15 @@ def _row_by_row(file, ctx, spec, rows, strings, names):
         raise ArchiveError(file, "empty file (no records)")
 
 
-def _outcome(path, **kw):
-    try:
-        counts = read_counts(path, **kw)
-    except ArchiveError as e:
-        return ("error", str(e))
-    except (ValueError, TypeError) as e:
-        return (type(e).__name__, str(e))
-    return (repr(counts.groups), counts.group.tolist(), counts.task.tolist(),
-            counts.n.tolist(), counts.c.tolist(), counts.skipped.count,
-            [str(r) for r in counts.skipped.records])
-
-
 def _all_ways(path, monkeypatch, **kw):
     """The outcome with the memo (kept whole, and flushed after every 1 and 3 combinations)
     and row by row."""
-    got = [_outcome(path, **kw)]
+    got = [outcome(path, **kw)]
     for limit in (1, 3):
         monkeypatch.setattr(tables, "_MEMO_ROWS", limit)
-        got.append(_outcome(path, **kw))
+        got.append(outcome(path, **kw))
     monkeypatch.setattr(tables, "_accumulate_samples", _row_by_row)
-    want = _outcome(path, **kw)
+    want = outcome(path, **kw)
     monkeypatch.undo()
     return got, want
 
