@@ -6,6 +6,7 @@ import io
 import json
 import os
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from corpus import big_humaneval, make_corpus, same
@@ -15,24 +16,36 @@ from hypothesis import strategies as st
 from passatk.archives import ArchiveError, expand_paths, read_counts
 from passatk.archives._common import Options
 from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
+from passatk.archives import _ranges as _ranges_module
 from passatk.archives._ranges import LineRange, newlines_before, plan_ranges
+
+
+def _chunked(r: LineRange, buffer: int) -> bytes:
+    """What ``r`` returns, read ``buffer`` bytes at a time."""
+    got, chunk = b"", bytearray(buffer)
+    while n := r.readinto(chunk):
+        got += chunk[:n]
+    return got
 
 
 def _ranges(data: bytes, split: int, buffer: int) -> tuple[list[bytes], list[int]]:
     parts, firsts = [], []
     for s, e in plan_ranges(len(data), split):
         r = LineRange(io.BytesIO(data), s, e)
-        parts.append(io.BufferedReader(r, buffer_size=buffer).read())
+        parts.append(_chunked(r, buffer))
         firsts.append(r.first)
     return parts, firsts
 
 
 @settings(max_examples=300, deadline=None)
 @given(lines=st.lists(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), max_size=20),
-       trailing=st.booleans(), split=st.integers(1, 40), buffer=st.integers(1, 9))
-def test_ranges_tile_the_lines(lines, trailing, split, buffer):
+       trailing=st.booleans(), split=st.integers(1, 40), buffer=st.integers(1, 60),
+       scan=st.integers(1, 8))
+def test_ranges_tile_the_lines(lines, trailing, split, buffer, scan):
+    """Read in chunks of ``buffer`` bytes, line ends looked for ``scan`` bytes at a time."""
     data = b"\n".join(lines) + (b"\n" if trailing and lines else b"")
-    parts, firsts = _ranges(data, split, buffer)
+    with mock.patch.object(_ranges_module, "_SCAN", scan):
+        parts, firsts = _ranges(data, split, buffer)
     assert b"".join(parts) == data  # every byte once, in order
     ends = [sum(map(len, parts[:i])) for i in range(len(parts))]
     filled_at = [i for i, p in enumerate(parts) if p]
@@ -49,6 +62,20 @@ def test_range_flags_csv_quotes_and_bare_cr():
         r = LineRange(io.BytesIO(data), 0, len(data))
         r.read()
         assert r.quote_or_cr is flagged, data
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(st.sampled_from([b"a", b"\n", b"\r", b'"', b"\r\n"]), max_size=30)
+       .map(b"".join), split=st.integers(1, 40), buffer=st.integers(1, 9))
+def test_range_flags_in_any_chunking(data, split, buffer):
+    """The flag of each range is that of its bytes, however they are read: a quote, or a
+    carriage return followed by anything but a newline."""
+    for s, e in plan_ranges(len(data), split):
+        r = LineRange(io.BytesIO(data), s, e)
+        got = _chunked(r, buffer)
+        lone_cr = any(got[i:i + 1] == b"\r" and got[i + 1:i + 2] not in (b"\n", b"")
+                      for i in range(len(got)))
+        assert r.quote_or_cr is (b'"' in got or lone_cr), (got, buffer)
 
 
 def test_plan_ranges_rejects_a_bad_size():

@@ -174,20 +174,39 @@ def test_after_start_runs_once_the_workers_run(tmp_path):
        workers=st.integers(2, 16), data=st.data())
 def test_the_default_plan_tiles_each_file_and_cuts_finer_at_the_end(sizes, workers, data):
     """Guided ranges: each file is read whole or tiled by ranges of equal size (one byte
-    apart at most), none below 64 MiB, none above the share of what remains."""
+    apart at most), none below 64 MiB, none above the share of what remains; and the pool,
+    taking the units in order, ends within a unit (or the slack) of an even share."""
     from passatk.archives._dask import DEFAULT_SPLIT_BYTES
-    from passatk.archives._processes import plan_files
+    from passatk.archives._processes import BALANCE_SLACK, plan_files
 
     splittable = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
-    remaining = sum(sizes)
+    remaining, loads, allowance = sum(sizes), [0] * workers, BALANCE_SLACK
     for size, split, ranges in zip(sizes, splittable, plan_files(sizes, splittable, workers),
                                    strict=True):
         share = max(DEFAULT_SPLIT_BYTES, remaining // (2 * workers))
         remaining -= size
-        assert bool(ranges) == (split and size > share)
+        assert not ranges or (split and size > share)
+        if not split or size <= share:  # a unit the plan could not cut
+            allowance = max(allowance, size)
+        for s, e in ranges or [(0, size)]:
+            loads[loads.index(min(loads))] += e - s
         if ranges:
             assert ranges[0][0] == 0 and ranges[-1][1] == size
             assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
             lengths = [e - s for s, e in ranges]
             assert max(lengths) - min(lengths) <= len(ranges)
             assert max(lengths) <= share and min(lengths) >= DEFAULT_SPLIT_BYTES // 2 - len(ranges)
+            allowance = max(allowance, max(lengths))
+    assert max(loads) <= sum(sizes) / workers + allowance
+
+
+@given(size=st.integers(1, 4 << 30), workers=st.integers(2, 8), per_worker=st.integers(1, 4))
+def test_files_that_share_out_evenly_are_read_whole(size, workers, per_worker):
+    """Equal files, as many per worker: no cut pays. The same bytes in one file are cut
+    once the file is larger than a range (64 MiB)."""
+    from passatk.archives._processes import plan_files
+
+    count = workers * per_worker
+    assert plan_files([size] * count, [True] * count, workers) == [[]] * count
+    total = size * count
+    assert bool(plan_files([total], [True], workers)[0]) == (total > 64 << 20)

@@ -59,6 +59,20 @@ def _version() -> str:
         return "0.0.0+unknown"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked: reading the installed metadata costs every
+    other command about 10 ms (importlib.metadata and the email parser)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
+
+
 # -------------------------------------------------------------------------------------------------
 # argument types
 
@@ -575,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=_Formatter,
         allow_abbrev=False,
     )
-    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("-V", "--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
 
     _add_score_parser(sub)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from ._sources import read_into
+
 __all__ = ["LineRange", "newlines_before", "plan_ranges"]
 
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
@@ -95,28 +97,41 @@ class LineRange(io.RawIOBase):
             return k
         if self._done or not len(view):
             return 0
-        chunk = self._raw.read(len(view))
-        if not chunk:
+        got = read_into(self._raw, view)  # into the caller's buffer: no copy
+        if not got:
             self._done = True
             return 0
-        if self._pos + len(chunk) >= self._end:  # the range may stop in this chunk
-            i = chunk.find(b"\n", max(self._end - 1 - self._pos, 0))
+        if self._pos + got >= self._end:  # the range may stop in this chunk
+            i = _find_newline(view, max(self._end - 1 - self._pos, 0), got)
             if i >= 0:
-                chunk = chunk[: i + 1]
+                got = i + 1
                 self._done = True
-        self._pos += len(chunk)
-        self._note(chunk)
-        view[: len(chunk)] = chunk
-        return len(chunk)
+        self._pos += got
+        if not self.quote_or_cr:
+            self._note(view[:got].tobytes())
+        self._last = view[got - 1:got].tobytes()
+        return got
 
     def _note(self, chunk: bytes) -> None:
-        if not self.quote_or_cr and (b'"' in chunk or b"\r" in chunk or self._last == b"\r"):
+        if b'"' in chunk:
+            self.quote_or_cr = True
+        elif b"\r" in chunk or self._last == b"\r":
             joined = self._last + chunk
             # a \r at the very end is judged with the next chunk, which may start with \n
             lone_cr = (joined.count(b"\r") - joined.count(b"\r\n")
                        - int(joined.endswith(b"\r")))
-            self.quote_or_cr = b'"' in chunk or lone_cr > 0
-        self._last = chunk[-1:]
+            self.quote_or_cr = lone_cr > 0
+
+
+def _find_newline(view: memoryview, start: int, stop: int) -> int:
+    """The offset of the first newline in ``view[start:stop]``, or -1; copied a window at a
+    time, since the line that ends a range is short next to the chunk."""
+    while start < stop:
+        i = view[start:min(start + _SCAN, stop)].tobytes().find(b"\n")
+        if i >= 0:
+            return start + i
+        start += _SCAN
+    return -1
 
 
 def newlines_before(raw: Any, offset: int) -> int:
