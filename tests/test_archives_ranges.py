@@ -14,9 +14,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, expand_paths, read_counts
+from passatk.archives import _ranges as _ranges_module
 from passatk.archives._common import Options
 from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
-from passatk.archives import _ranges as _ranges_module
 from passatk.archives._ranges import LineRange, newlines_before, plan_ranges
 
 
