@@ -6,6 +6,9 @@ Run:
 * ``test_jobs_2_against_jobs_1``: a directory of 8 human-eval archives
   (``PASSATK_BENCH_WORKERS_MB`` each, default 100), ``--jobs 2`` against ``--jobs 1``; the
   outputs must be identical. Target (issue 12): 1.7x on 2 idle cores.
+* ``test_reading_in_process``: the same directory read by ``read_counts(paths, workers=2)``
+  against ``workers=1`` in one fresh process (workers forked as the command line forks them):
+  the reading alone, without the command's start and numba's.
 * ``test_end_to_end_against_the_stdlib_loop``: one human-eval JSONL of
   ``PASSATK_BENCH_E2E_MB`` (default 600) with realistic completions: ``passatk score FILE -k
   1,10`` (default ``--jobs``, and ``--jobs 1``) against a fresh ``python`` running the stdlib
@@ -92,13 +95,53 @@ def _big_file(path: Path, mb: float) -> None:
     _write(path, 164, max(10, int(mb * 1e6 / 1150 / 164)), seed=0)
 
 
-def test_jobs_2_against_jobs_1(tmp_path, capsys):
+def _archives(folder: Path) -> None:
+    """FILES human-eval archives of ``PASSATK_BENCH_WORKERS_MB`` each, one per run folder."""
     mb = float(os.environ.get("PASSATK_BENCH_WORKERS_MB", "100"))
-    first = tmp_path / "run0" / "s_results.jsonl"
+    first = folder / "run0" / "s_results.jsonl"
     _big_file(first, mb)
     for i in range(1, FILES):  # copies: the reading cost is the same as for distinct runs
-        (tmp_path / f"run{i}").mkdir()
-        shutil.copyfile(first, tmp_path / f"run{i}" / "s_results.jsonl")
+        (folder / f"run{i}").mkdir()
+        shutil.copyfile(first, folder / f"run{i}" / "s_results.jsonl")
+
+
+IN_PROCESS = """
+import os, sys, time
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from passatk.archives import read_counts
+from passatk.archives._processes import launching
+
+def main():
+    best, outs = {}, set()
+    read_counts(sys.argv[1], workers=1)  # the page cache and the imports, for both
+    for _ in range(int(sys.argv[2])):
+        for workers in (1, 2):
+            with launching():
+                t = time.perf_counter()
+                counts = read_counts(sys.argv[1], workers=workers)
+                wall = time.perf_counter() - t
+            best[workers] = min(best.get(workers, wall), wall)
+            outs.add(repr(counts.to_rows()))
+    print(best[1], best[2], len(outs))
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_reading_in_process(tmp_path, capsys):
+    _archives(tmp_path)
+    proc = subprocess.run([sys.executable, "-c", IN_PROCESS, str(tmp_path), str(RUNS)],
+                          capture_output=True, text=True, check=True)
+    one, two, distinct = proc.stdout.split()
+    assert distinct == "1", "workers=1 and workers=2 read different counts"
+    with capsys.disabled():
+        print(f"\n{FILES} archives in one process: read_counts workers=1 best {float(one):.3f} s, "
+              f"workers=2 best {float(two):.3f} s: {float(one) / float(two):.2f}x ({_load()})")
+
+
+def test_jobs_2_against_jobs_1(tmp_path, capsys):
+    _archives(tmp_path)
     one, two = [], []
     for _ in range(RUNS):
         t1, out1, _ = _timed(_score(tmp_path, "--jobs", "1"))
