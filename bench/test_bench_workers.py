@@ -9,6 +9,9 @@ Run:
 * ``test_reading_in_process``: the same directory read by ``read_counts(paths, workers=2)``
   against ``workers=1`` in one fresh process (workers forked as the command line forks them):
   the reading alone, without the command's start and numba's.
+* ``test_the_default_by_size``: ``--jobs 1``, ``--jobs 2`` and the default on single files of
+  30, 70 and 140 MB and on 8 archives of 12 MB: where the default starts to use every CPU
+  (``_processes.MIN_FORKED_PARALLEL_BYTES``) should be where two processes start to pay.
 * ``test_end_to_end_against_the_stdlib_loop``: one human-eval JSONL of
   ``PASSATK_BENCH_E2E_MB`` (default 600) with realistic completions: ``passatk score FILE -k
   1,10`` (default ``--jobs``, and ``--jobs 1``) against a fresh ``python`` running the stdlib
@@ -138,6 +141,37 @@ def test_reading_in_process(tmp_path, capsys):
     with capsys.disabled():
         print(f"\n{FILES} archives in one process: read_counts workers=1 best {float(one):.3f} s, "
               f"workers=2 best {float(two):.3f} s: {float(one) / float(two):.2f}x ({_load()})")
+
+
+def test_the_default_by_size(tmp_path, capsys):
+    inputs = []
+    for mb in (30, 70, 140):
+        path = tmp_path / f"f{mb}_results.jsonl"
+        _big_file(path, mb)
+        inputs.append(path)
+    folder = tmp_path / "eight"
+    (folder / "run0").mkdir(parents=True)
+    _big_file(folder / "run0" / "s_results.jsonl", 12)
+    for i in range(1, FILES):
+        (folder / f"run{i}").mkdir()
+        shutil.copyfile(folder / "run0" / "s_results.jsonl", folder / f"run{i}" / "s_results.jsonl")
+    inputs.append(folder)
+    best: dict = {}
+    for _ in range(RUNS):
+        for path in inputs:
+            outs = set()
+            for name, jobs in (("1", ["--jobs", "1"]), ("2", ["--jobs", "2"]), ("default", [])):
+                wall, out, _ = _timed(_score(path, *jobs))
+                outs.add(out)
+                best[path, name] = min(best.get((path, name), wall), wall)
+            assert len(outs) == 1
+    with capsys.disabled():
+        print(f"\nthe default by input size ({_load()}), best of {RUNS}:")
+        for path in inputs:
+            size = sum(f.stat().st_size for f in ([path] if path.is_file() else
+                                                  path.rglob("*.jsonl"))) / 1e6
+            print(f"  {path.name} ({size:.0f} MB): --jobs 1 {best[path, '1']:.3f} s, --jobs 2 "
+                  f"{best[path, '2']:.3f} s, default {best[path, 'default']:.3f} s")
 
 
 def test_jobs_2_against_jobs_1(tmp_path, capsys):

@@ -28,6 +28,7 @@ FILES = {
 @pytest.fixture(autouse=True)
 def _always_in_processes(monkeypatch):
     monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", 0)  # for workers=None
+    monkeypatch.setattr(_processes, "MIN_FORKED_PARALLEL_BYTES", 0)
 
 
 def test_pool_size(tmp_path, monkeypatch):
@@ -38,6 +39,23 @@ def test_pool_size(tmp_path, monkeypatch):
     assert _processes.pool_size([str(path)], None) == (os.cpu_count() or 1)
     monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", path.stat().st_size + 1)
     assert _processes.pool_size([str(path)], None) == 1
+
+
+def test_the_command_line_uses_every_cpu_from_a_lower_size(tmp_path, monkeypatch):
+    """Where the command line forks its workers they pay from a smaller input."""
+    path = _lines(tmp_path, bad=False)
+    size = path.stat().st_size
+    monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", size + 1)
+    monkeypatch.setattr(_processes, "MIN_FORKED_PARALLEL_BYTES", size)
+    assert _processes.pool_size([str(path)], None) == 1
+    monkeypatch.setattr(_processes, "_clean_for_fork", lambda: True)
+    with _processes.launching():
+        assert _processes.pool_size([str(path)], None) == (os.cpu_count() or 1)
+    with _processes.launching(fork_when_clean=False):  # the fork server's start: the higher size
+        assert _processes.pool_size([str(path)], None) == 1
+    monkeypatch.setattr(_processes, "_clean_for_fork", lambda: False)  # numba loaded, say
+    with _processes.launching():
+        assert _processes.pool_size([str(path)], None) == 1
 
 
 def _same(a, b):

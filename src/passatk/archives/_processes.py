@@ -29,13 +29,17 @@ from ._registry import HARNESSES
 from ._remote import current_options, is_url
 from ._sources import file_size, is_stream
 
-__all__ = ["MIN_PARALLEL_BYTES", "check_workers", "launching", "pool_size", "range_bytes",
-           "read_in_processes"]
+__all__ = ["MIN_FORKED_PARALLEL_BYTES", "MIN_PARALLEL_BYTES", "check_workers", "launching",
+           "pool_size", "range_bytes", "read_in_processes"]
 
 #: with ``workers=None``, the input size from which all CPUs are used: below it the workers'
 #: start (a fresh interpreter importing numpy and the readers, cold caches) costs about what
 #: they save (docs/benchmarks.md, "Local worker processes")
 MIN_PARALLEL_BYTES = 256 << 20
+#: the same where the command line forks its workers (:func:`launching`): they start in
+#: milliseconds, and the command loads its kernels while they read; two processes were as
+#: fast as one at 30 MB and 8-14% faster from 65 MB (docs/benchmarks.md)
+MIN_FORKED_PARALLEL_BYTES = 64 << 20
 
 
 def check_workers(workers: object) -> int | None:
@@ -51,12 +55,16 @@ def check_workers(workers: object) -> int | None:
 
 def pool_size(files: list[str], workers: int | None) -> int:
     """How many processes to read ``files`` in (1: in this process). ``None``: every CPU
-    when the files hold at least MIN_PARALLEL_BYTES. Standard input, pipes and URLs are
+    when the files hold at least MIN_PARALLEL_BYTES (MIN_FORKED_PARALLEL_BYTES where the
+    command line forks its workers). Standard input, pipes and URLs are
     read here, and so is everything when ``__main__`` is a script read from stdin."""
     if workers == 1 or any(is_stream(f) or is_url(f) for f in files) or not _main_importable():
         return 1
     if workers is None:
-        big = sum(file_size(f) for f in files) >= MIN_PARALLEL_BYTES
+        launch = _LAUNCH.get()
+        forked = launch is not None and launch.fork_when_clean and _clean_for_fork()
+        least = MIN_FORKED_PARALLEL_BYTES if forked else MIN_PARALLEL_BYTES
+        big = sum(file_size(f) for f in files) >= least
         return (os.cpu_count() or 1) if big else 1
     return workers
 

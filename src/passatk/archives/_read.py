@@ -213,7 +213,8 @@ def read_counts(
         files would leave the workers out of balance, in ranges of 64 MiB or larger while
         the files that remain give each worker two tasks). The Counts, errors
         included, are those of ``workers=1``. ``None``: every CPU when the files hold at
-        least 256 MiB, else one (workers take about 0.1-0.3 s to start). Processes are
+        least 256 MiB (64 MiB in the command line, whose workers fork), else one (workers
+        take about 0.1-0.3 s to start). Processes are
         opt-in here because each worker imports the caller's ``__main__`` module: a script
         must guard its top level with ``if __name__ == "__main__":``. Standard input, pipes and
         URLs are read in this process; ``scheduler`` takes precedence.
