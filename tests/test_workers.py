@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -29,6 +30,7 @@ FILES = {
 def _always_in_processes(monkeypatch):
     monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", 0)  # for workers=None
     monkeypatch.setattr(_processes, "MIN_FORKED_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(_processes, "MIN_BATCH_BYTES", 0)  # small files: several units
 
 
 def test_pool_size(tmp_path, monkeypatch):
@@ -65,7 +67,9 @@ def _same(a, b):
 
 
 @pytest.mark.slow
-def test_every_format_in_one_directory_for_any_n(tmp_path):
+@pytest.mark.parametrize("batch", [0, 1 << 30])  # units of a few files, or one of them all
+def test_every_format_in_one_directory_for_any_n(tmp_path, monkeypatch, batch):
+    monkeypatch.setattr(_processes, "MIN_BATCH_BYTES", batch)
     tasks = [f"T/{i}" for i in range(7)]
     flags = [[(i * j) % 3 == 0 for j in range(1 + i % 4)] for i in range(7)]
     for fmt, name in FILES.items():
@@ -228,3 +232,29 @@ def test_files_that_share_out_evenly_are_read_whole(size, workers, per_worker):
     assert plan_files([size] * count, [True] * count, workers) == [[]] * count
     total = size * count
     assert bool(plan_files([total], [True], workers)[0]) == (total > 64 << 20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(sizes=st.lists(st.integers(0, 1 << 30), min_size=1, max_size=30),
+       workers=st.integers(2, 16), data=st.data())
+def test_batches_keep_the_file_order_and_close_once_full(sizes, workers, data):
+    """Batches tile the files in order; a file read in ranges is a unit alone; a batch of
+    whole files closes as soon as it holds its budget (at least MIN_BATCH_BYTES, or its
+    share of what remains), so only the last file may take it past."""
+    least = data.draw(st.sampled_from([0, 1 << 20, 16 << 20]))
+    ranged = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
+    plans = [[(0, s // 2), (s // 2, s)] if r else [] for s, r in zip(sizes, ranged, strict=True)]
+    with mock.patch.object(_processes, "MIN_BATCH_BYTES", least):
+        batches = _processes.plan_batches(sizes, plans, workers)
+    assert [i for b in batches for i in b] == list(range(len(sizes)))
+    remaining = sum(sizes)
+    for k, batch in enumerate(batches):
+        if any(ranged[i] for i in batch):
+            assert len(batch) == 1
+        else:
+            budget = max(least, remaining // (2 * workers))
+            assert len(batch) == 1 or sum(sizes[i] for i in batch[:-1]) < budget
+            following = batches[k + 1][0] if k + 1 < len(batches) else None
+            if following is not None and not ranged[following]:
+                assert sum(sizes[i] for i in batch) >= budget  # closed because it was full
+        remaining -= sum(sizes[i] for i in batch)
