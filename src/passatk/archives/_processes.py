@@ -1,7 +1,8 @@
 """Reading archives in local worker processes (``read_counts(..., workers=N)``).
 
-The units of work are the Dask engine's (:mod:`._parts`): one per file, and one per byte range
-of a large uncompressed JSON Lines or CSV file, cut at line boundaries (:mod:`._ranges`). They
+The units of work are the Dask engine's (:mod:`._parts`): a file, or a byte range of a large
+uncompressed JSON Lines or CSV file cut at line boundaries (:mod:`._ranges`); consecutive
+small files go out together (:func:`plan_batches`). They
 run in a process pool started with ``forkserver`` (``spawn`` where that is missing), so that no
 numba or OpenMP threads of the caller are copied into a child; only the command line, whose
 process is known to be clean when it starts reading, forks (:func:`launching`). The parts

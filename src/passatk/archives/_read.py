@@ -208,10 +208,11 @@ def read_counts(
         or ``workers``.
     workers : int or None, default 1
         Read in this many local worker processes (started with forkserver or spawn, never
-        fork): one task per file, and one per byte range of a large uncompressed JSON Lines
-        or CSV file, cut at line boundaries (``split_bytes`` if given; else only where whole
-        files would leave the workers out of balance, in ranges of 64 MiB or larger while
-        the files that remain give each worker two tasks). The Counts, errors
+        fork): a task per file (consecutive small files batched, 16 MiB or more a task), and
+        one per byte range of a large uncompressed JSON Lines or CSV file, cut at line
+        boundaries (``split_bytes`` if given; else only where whole files would leave the
+        workers out of balance, in ranges of 64 MiB or larger while the files that remain
+        give each worker two tasks). The Counts, errors
         included, are those of ``workers=1``. ``None``: every CPU when the files hold at
         least 256 MiB (64 MiB in the command line, whose workers fork), else one (workers
         take about 0.1-0.3 s to start). Processes are
