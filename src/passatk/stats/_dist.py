@@ -6,6 +6,7 @@ compare them with scipy (tests/test_stats_dist.py).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -207,6 +208,13 @@ def t_ppf(p: float, df: float) -> float:
         return 0.0
     if math.isinf(df):
         return norm_ppf(p)
+    return _t_ppf(p, float(df))
+
+
+@functools.lru_cache(maxsize=1024)
+def _t_ppf(p: float, df: float) -> float:
+    """:func:`t_ppf` for 0 < p < 1, p != 0.5 and a finite df > 0; cached, since a score of
+    many groups asks for the same quantile per row (0.3 ms each)."""
     q = p if p < 0.5 else 1.0 - p
     if df == 1.0:
         x = -1.0 / math.tan(math.pi * q)
