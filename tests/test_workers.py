@@ -235,14 +235,16 @@ def test_files_that_share_out_evenly_are_read_whole(size, workers, per_worker):
 
 
 @settings(max_examples=200, deadline=None)
-@given(sizes=st.lists(st.integers(0, 1 << 30), min_size=1, max_size=30),
-       workers=st.integers(2, 16), data=st.data())
+@given(sizes=st.lists(st.integers(0, 32 << 20) | st.integers(0, 4 << 30), min_size=1,
+                     max_size=40), workers=st.integers(2, 16), data=st.data())
 def test_batches_keep_the_file_order_and_close_once_full(sizes, workers, data):
     """Batches tile the files in order; a file read in ranges is a unit alone; a batch of
     whole files closes as soon as it holds its budget (at least MIN_BATCH_BYTES, or its
-    share of what remains), so only the last file may take it past."""
+    share of what remains, at most MAX_BATCH_BYTES), so only the last file may take it
+    past."""
     least = data.draw(st.sampled_from([0, 1 << 20, 16 << 20]))
-    ranged = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
+    ranged = data.draw(st.lists(st.sampled_from([False, False, False, True]),
+                                min_size=len(sizes), max_size=len(sizes)))
     plans = [[(0, s // 2), (s // 2, s)] if r else [] for s, r in zip(sizes, ranged, strict=True)]
     with mock.patch.object(_processes, "MIN_BATCH_BYTES", least):
         batches = _processes.plan_batches(sizes, plans, workers)
@@ -252,9 +254,18 @@ def test_batches_keep_the_file_order_and_close_once_full(sizes, workers, data):
         if any(ranged[i] for i in batch):
             assert len(batch) == 1
         else:
-            budget = max(least, remaining // (2 * workers))
+            budget = min(_processes.MAX_BATCH_BYTES, max(least, remaining // (2 * workers)))
             assert len(batch) == 1 or sum(sizes[i] for i in batch[:-1]) < budget
             following = batches[k + 1][0] if k + 1 < len(batches) else None
             if following is not None and not ranged[following]:
                 assert sum(sizes[i] for i in batch) >= budget  # closed because it was full
         remaining -= sum(sizes[i] for i in batch)
+
+
+def test_a_batch_stays_near_a_range():
+    """A worker holds a batch's counts until it returns them: many small files of a large
+    read go out in batches of at most MAX_BATCH_BYTES (and one file)."""
+    sizes = [10 << 20] * 40
+    batches = _processes.plan_batches(sizes, [[]] * 40, 2)
+    assert len(batches) > 1
+    assert all(sum(sizes[i] for i in b[:-1]) < _processes.MAX_BATCH_BYTES for b in batches)

@@ -126,13 +126,17 @@ def plan_files(sizes: list[int], splittable: list[bool], workers: int,
 
 #: the least a batch of whole files holds before it is handed out (:func:`plan_batches`)
 MIN_BATCH_BYTES = 16 << 20
+#: the most: a worker holds a batch's counts until it returns them (a count table's are
+#: several times its bytes), so a batch stays near the size of a byte range
+MAX_BATCH_BYTES = DEFAULT_SPLIT_BYTES
 
 
 def plan_batches(sizes: list[int], plans: list[list[tuple[int, int]]],
                  workers: int) -> list[list[int]]:
     """The units of work in file order: a file read in ranges alone, and consecutive files
     read whole in batches of at least MIN_BATCH_BYTES, or of a share of what remains,
-    ``remaining / (2 * workers)``, when that is larger (guided, as :func:`range_bytes`).
+    ``remaining / (2 * workers)``, when that is larger (guided, as :func:`range_bytes`), up
+    to MAX_BATCH_BYTES (a batch's last file may take it past either).
     Each unit costs the parent a result to take and the next unit to hand out, and while
     it loads the kernels those wait for the GIL: 100 files of 4.5 MB one at a time left
     the workers idle a third of the time.
@@ -150,7 +154,8 @@ def plan_batches(sizes: list[int], plans: list[list[tuple[int, int]]],
             budget -= size
         else:
             batches.append([i])
-            budget = 0 if ranges else max(MIN_BATCH_BYTES, remaining // (2 * workers)) - size
+            share = min(MAX_BATCH_BYTES, max(MIN_BATCH_BYTES, remaining // (2 * workers)))
+            budget = 0 if ranges else share - size
         remaining -= size
     return batches
 
