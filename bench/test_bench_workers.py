@@ -100,14 +100,33 @@ def _big_file(path: Path, mb: float) -> None:
     _write(path, 164, max(10, int(mb * 1e6 / 1150 / 164)), seed=0)
 
 
+def _copies(folder: Path, mb: float, count: int) -> None:
+    """``count`` run folders of one human-eval archive of ``mb`` MB each (copies: reading
+    costs the same as for distinct runs)."""
+    names = [f"run{i:0{len(str(count - 1))}d}" for i in range(count)]
+    first = folder / names[0] / "s_results.jsonl"
+    _big_file(first, mb)
+    for name in names[1:]:
+        (folder / name).mkdir(parents=True)
+        shutil.copyfile(first, folder / name / "s_results.jsonl")
+
+
 def _archives(folder: Path) -> None:
     """FILES human-eval archives of ``PASSATK_BENCH_WORKERS_MB`` each, one per run folder."""
-    mb = float(os.environ.get("PASSATK_BENCH_WORKERS_MB", "100"))
-    first = folder / "run0" / "s_results.jsonl"
-    _big_file(first, mb)
-    for i in range(1, FILES):  # copies: the reading cost is the same as for distinct runs
-        (folder / f"run{i}").mkdir()
-        shutil.copyfile(first, folder / f"run{i}" / "s_results.jsonl")
+    _copies(folder, float(os.environ.get("PASSATK_BENCH_WORKERS_MB", "100")), FILES)
+
+
+def _best_jobs(path: Path) -> tuple[float, float]:
+    """Best wall times of ``--jobs 1`` and ``--jobs 2`` on ``path``, interleaved; the outputs
+    must be identical."""
+    one, two = [], []
+    for _ in range(RUNS):
+        t1, out1, _ = _timed(_score(path, "--jobs", "1"))
+        t2, out2, _ = _timed(_score(path, "--jobs", "2"))
+        assert out1 == out2
+        one.append(t1)
+        two.append(t2)
+    return min(one), min(two)
 
 
 IN_PROCESS = """
@@ -152,11 +171,7 @@ def test_the_default_by_size(tmp_path, capsys):
         _big_file(path, mb)
         inputs.append(path)
     folder = tmp_path / "eight"
-    (folder / "run0").mkdir(parents=True)
-    _big_file(folder / "run0" / "s_results.jsonl", 12)
-    for i in range(1, FILES):
-        (folder / f"run{i}").mkdir()
-        shutil.copyfile(folder / "run0" / "s_results.jsonl", folder / f"run{i}" / "s_results.jsonl")
+    _copies(folder, 12, FILES)
     inputs.append(folder)
     best: dict = {}
     for _ in range(RUNS):
@@ -177,36 +192,20 @@ def test_the_default_by_size(tmp_path, capsys):
 
 
 def test_many_small_archives(tmp_path, capsys):
-    first = tmp_path / "run000" / "s_results.jsonl"
-    _big_file(first, 4.5)
-    for i in range(1, 100):
-        (tmp_path / f"run{i:03d}").mkdir()
-        shutil.copyfile(first, tmp_path / f"run{i:03d}" / "s_results.jsonl")
-    one, two = [], []
-    for _ in range(RUNS):
-        t1, out1, _ = _timed(_score(tmp_path, "--jobs", "1"))
-        t2, out2, _ = _timed(_score(tmp_path, "--jobs", "2"))
-        assert out1 == out2
-        one.append(t1)
-        two.append(t2)
+    _copies(tmp_path, 4.5, 100)
+    one, two = _best_jobs(tmp_path)
     with capsys.disabled():
-        print(f"\n100 archives of 4.5 MB: --jobs 1 best {min(one):.2f} s, --jobs 2 best "
-              f"{min(two):.2f} s: {min(one) / min(two):.2f}x ({_load()})")
+        print(f"\n100 archives of 4.5 MB: --jobs 1 best {one:.2f} s, --jobs 2 best "
+              f"{two:.2f} s: {one / two:.2f}x ({_load()})")
 
 
 def test_jobs_2_against_jobs_1(tmp_path, capsys):
     _archives(tmp_path)
-    one, two = [], []
-    for _ in range(RUNS):
-        t1, out1, _ = _timed(_score(tmp_path, "--jobs", "1"))
-        t2, out2, _ = _timed(_score(tmp_path, "--jobs", "2"))
-        assert out1 == out2
-        one.append(t1)
-        two.append(t2)
+    one, two = _best_jobs(tmp_path)
     total = sum(f.stat().st_size for f in tmp_path.rglob("*.jsonl")) / 1e6
     with capsys.disabled():
-        print(f"\n{FILES} archives, {total:.0f} MB: --jobs 1 best {min(one):.2f} s, --jobs 2 best "
-              f"{min(two):.2f} s: {min(one) / min(two):.2f}x ({_load()})")
+        print(f"\n{FILES} archives, {total:.0f} MB: --jobs 1 best {one:.2f} s, --jobs 2 best "
+              f"{two:.2f} s: {one / two:.2f}x ({_load()})")
 
 
 def test_end_to_end_against_the_stdlib_loop(tmp_path, capsys):
