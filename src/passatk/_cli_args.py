@@ -180,6 +180,20 @@ def _storage_option(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _regex(text: str) -> re.Pattern[str]:
+    """``--cluster-by``: a compiled regex; ``re.error`` (neither TypeError nor ValueError, so
+    argparse would let it through as a traceback) becomes a usage error."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # "possible nested set" and the like: valid today
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return re.compile(text)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid regex {text!r}: {exc}") from None
+
+
 def _level(text: str) -> float:
     value = _finite_float(text)
     if not 0 < value < 1:
@@ -291,7 +305,7 @@ def _add_execution_args(g: Any) -> None:
 def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster-by",
-        type=re.compile,
+        type=_regex,
         default=None,
         metavar="REGEX",
         help="cluster of a task: the first match of REGEX in its task id (e.g. '^[^/]+/' for "
