@@ -115,3 +115,23 @@ def test_huge_stored_numbers_in_other_documents(cli, tmp_path, name, doc):
     path = tmp_path / name
     path.write_text(json.dumps(doc))
     _one_error_line(cli(["check", path, "-q"]), "stored number too large for a float")
+
+
+@pytest.mark.parametrize("spec", ["local:999999999999999999999999999999", "local:" + "9" * 5000,
+                                  "local:{over}"])
+def test_scheduler_local_n_is_capped_before_anything_starts(cli, counts_csv, spec):
+    from passatk._limits import max_workers
+
+    spec = spec.format(over=max_workers() + 1)
+    line = _one_error_line(cli(["score", counts_csv, "--scheduler", spec, "-q"]))
+    assert "must be at most" in line or "scheduler must be" in line
+    if len(spec) < 100:
+        assert f"at most {max_workers()} " in line and "PASSATK_MAX_WORKERS" in line
+
+
+def test_jobs_is_capped(cli, counts_csv):
+    from passatk._limits import max_workers
+
+    line = _one_error_line(cli(["score", counts_csv, "--jobs", max_workers() + 1, "-q"]))
+    assert line.startswith("passatk: error: argument --jobs: ") and "PASSATK_MAX_WORKERS" in line
+    assert cli(["score", counts_csv, "--jobs", 2, "-q"]).code == 0

@@ -148,6 +148,15 @@ def _resamples(text: str) -> int:
     return value
 
 
+def _jobs(text: str) -> int:
+    from ._limits import check_worker_count
+
+    try:
+        return check_worker_count(_positive_int(text), "N")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _nonnegative_int(text: str) -> int:
     return _int_at_least(text, 0, "must not be negative")
 
@@ -277,7 +286,7 @@ def _add_execution_args(g: Any) -> None:
     )
     g.add_argument(
         "--jobs",
-        type=_positive_int,
+        type=_jobs,
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
