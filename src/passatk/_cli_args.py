@@ -550,6 +550,7 @@ def _add_simulate_parser(sub: Any) -> None:
         action="store_true",
         help="do not write the numbers the harness stores about itself (pass_at_k, ...)",
     )
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr")
 
 
