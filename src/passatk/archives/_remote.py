@@ -206,21 +206,26 @@ def open_url(url: str) -> io.BufferedReader:
     """A seekable binary file object for ``url`` (read in large blocks)."""
     fs, path = _filesystem(url)
     f = _call(url, lambda: fs.open(path, "rb", block_size=BLOCK_SIZE))
-    return io.BufferedReader(_RemoteRaw(f), buffer_size=1 << 20)
+    return io.BufferedReader(_RemoteRaw(f, url), buffer_size=1 << 20)
 
 
 class _RemoteRaw(io.RawIOBase):
     """A remote file as a raw stream; a failed read (a dropped connection) is an OSError,
     which the readers report for the file."""
 
-    def __init__(self, f: Any) -> None:
+    def __init__(self, f: Any, url: str = "") -> None:
         super().__init__()
         self._f = f
+        self._url = url
 
     def _guard(self, what: Callable[[], Any]) -> Any:
         try:
             return what()
-        except OSError:
+        except OSError as e:
+            if type(e).__name__ == "FileExpired":  # s3fs reads each block If-Match its ETag
+                raise ArchiveError(self._url, "the object changed while it was read (its ETag "
+                                   "no longer matches the one it was opened with); nothing "
+                                   "of it is used, read it again") from None
             raise
         except Exception as e:
             raise OSError(f"{type(e).__name__}: {_text(e)}") from None
