@@ -178,3 +178,41 @@ def test_dask_worker_out_of_memory_is_one_clear_error(tmp_path):
     path.write_text("task_id,n,c\n" + "".join(f"T{i},10,{i % 11}\n" for i in range(1_000_000)))
     message = _oom_read(str(path))
     assert message.startswith("the Dask run failed: KilledWorker: ") and "\n" not in message
+
+
+@pytest.mark.slow
+def test_object_changed_between_dask_byte_ranges_is_an_error(s3):
+    """Each range task opens the object itself: without the ETag of the plan, the ranges
+    read after a change came from the new version (a mixed read: 48,263 passes where the old
+    object holds 16,667 and the new one 50,000)."""
+    import logging
+
+    distributed = pytest.importorskip("distributed")
+    fs, options = s3
+    big = "".join(_record(f"T/{i % 500}", i % 3 == 0) for i in range(50_000)).encode()
+    fs.pipe("evs/ranges/x_results.jsonl", big)
+    url = "s3://evs/ranges/x_results.jsonl"
+    cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL,
+                                       host="127.0.0.1")
+    try:
+        with distributed.Client(cluster) as client:
+            same = read_counts(url, storage_options=options, scheduler=client,
+                               split_bytes=200_000)
+            assert int(same.c.sum()) == 16_667  # unchanged: the ranges give the whole read
+
+            def change(done, total):
+                if done == 1:  # same size, other flags
+                    fs.pipe("evs/ranges/x_results.jsonl",
+                            big.replace(b'"passed": false', b'"passed": true '))
+
+            try:
+                counts = read_counts(url, storage_options=options, scheduler=client,
+                                     split_bytes=100_000, progress=change)
+            except ArchiveError as exc:
+                assert str(exc).startswith(f"{url}: the object changed after the read was "
+                                           "planned"), exc
+            else:  # every range was read before the change: one whole version, not a mix
+                assert int(counts.c.sum()) in (16_667, 50_000)
+    finally:
+        cluster.close()
