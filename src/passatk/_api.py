@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from . import _kernels as K
 from ._jit import threads_usable
 from ._lnfact import table
-from ._validation import as_int, check_errors, count_rules, counts_ok, fmt_index
+from ._validation import as_int, check_errors, count_rules, counts_ok, fmt_index, show
 
 __all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pass_hat_k"]
 
@@ -30,13 +30,14 @@ def _raise_invalid(n, c, k, originals, shape):
     pos = np.unravel_index(int(np.argmax(any_bad)), shape)
     text, mask = next((t, m) for t, m in rules if m[pos])
     if shape == ():
-        raise ValueError(f"{text}; got n={on[()]}, c={oc[()]}, k={ok[()]}")
+        raise ValueError(f"{text}; got n={show(on[()])}, c={show(oc[()])}, k={show(ok[()])}")
     count = int(mask.sum())
     total = int(any_bad.sum())
     others = f" ({total} invalid in all)" if total != count else ""
     raise ValueError(
-        f"{text}; the first invalid element is at index {fmt_index(pos)} with n={on[pos]}, "
-        f"c={oc[pos]}, k={ok[pos]}; {count} of {any_bad.size} elements break this rule{others} "
+        f"{text}; the first invalid element is at index {fmt_index(pos)} with "
+        f"n={show(on[pos])}, c={show(oc[pos])}, k={show(ok[pos])}; {count} of {any_bad.size} "
+        f"elements break this rule{others} "
         f"(errors='nan' gives NaN at invalid positions)"
     )
 
@@ -274,7 +275,7 @@ def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
                 f"{fmt_index(pos)}"
             )
     elif isinstance(k_max, bool) or not isinstance(k_max, int | np.integer):
-        raise TypeError(f"k_max must be an int, got {type(k_max).__name__} {k_max!r}")
+        raise TypeError(f"k_max must be an int, got {type(k_max).__name__} {show(k_max)}")
     k_max = operator.index(k_max)
     if k_max < 1:
         raise ValueError(f"k_max must satisfy k_max >= 1, got k_max={k_max}")

@@ -50,6 +50,27 @@ def fmt_index(pos: tuple) -> str:
     return str(tuple(int(p) for p in pos)) if len(pos) != 1 else str(int(pos[0]))
 
 
+def show(value: Any, limit: int = 80) -> str:
+    """A one-line, bounded ``repr`` of a value for an error message: never a multi-line array
+    or Series repr, never a RecursionError (a list 5,000 deep) or a 10**5000 in full.
+
+    >>> show(np.zeros((2, 2)))
+    'array([[0., 0.], [0., 0.]])'
+    >>> show(10**400)
+    'an int of 401 digits'
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        digits = len(str(abs(value))) if abs(value) < 10**4000 else "over 4000"
+        return f"an int of {digits} digits"
+    try:
+        plain = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
+            value, bool)  # 5, not np.int64(5)
+        text = " ".join((str(value) if plain else repr(value)).split())
+    except (RecursionError, ValueError):
+        text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def as_int(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     """Return (int64 ndarray, original array) for one argument, or raise TypeError/ValueError.
 
@@ -57,15 +78,15 @@ def as_int(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     messages read the original array.
     """
     if isinstance(x, bool | np.bool_):
-        raise type_error(name, f"bool {x!r}")
+        raise type_error(name, f"bool {show(x)}")
     if isinstance(x, int | np.integer) and not isinstance(x, np.ndarray):
         arr = np.asarray(x)
     elif isinstance(x, float | np.floating | str | bytes | complex):
-        raise type_error(name, f"{type(x).__name__} {x!r}")
+        raise type_error(name, f"{type(x).__name__} {show(x)}")
     elif isinstance(x, np.ndarray | list | tuple | range) or hasattr(x, "__array__"):
         arr = checked_array(x, name)
     else:
-        raise type_error(name, f"{type(x).__name__} {x!r}")
+        raise type_error(name, f"{type(x).__name__} {show(x)}")
     kind = arr.dtype.kind
     if arr.size == 0 and kind in "fO":  # [] becomes float64: nothing in it can be wrong
         return arr.astype(np.int64), arr
@@ -78,9 +99,9 @@ def as_int(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     if kind == "O":
         return _object_ints(arr, name), arr
     if kind == "b":
-        what = "a bool array" if arr.ndim else f"bool {x!r}"
+        what = "a bool array" if arr.ndim else f"bool {show(x)}"
     else:
-        what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {x!r}"
+        what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {show(x)}"
     raise type_error(name, what)
 
 
@@ -89,7 +110,7 @@ def _object_ints(arr: np.ndarray, name: str) -> np.ndarray:
     for i, v in enumerate(flat):
         if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
             pos = np.unravel_index(i, arr.shape) if arr.ndim else ()
-            raise type_error(name, f"{type(v).__name__} {v!r} at index {fmt_index(pos)}")
+            raise type_error(name, f"{type(v).__name__} {show(v)} at index {fmt_index(pos)}")
     clipped = [min(max(int(v), -_CLIP), _CLIP) for v in flat]
     return np.array(clipped, dtype=np.int64).reshape(arr.shape)
 
@@ -105,7 +126,8 @@ def int_array(x: Any, name: str) -> np.ndarray:
         big = np.flatnonzero(np.abs(arr) >= _CLIP)
         if big.size:
             i = int(big[0])
-            raise ValueError(f"{name} must be < 2**53, got {np.atleast_1d(orig)[i]} at index {i}")
+            raise ValueError(f"{name} must be < 2**53, got {show(np.atleast_1d(orig)[i])} at "
+                             f"index {i}")
     return arr
 
 
@@ -295,14 +317,14 @@ def choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, one of {allowed}, got {type(value).__name__}")
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        raise ValueError(f"{name} must be one of {allowed}, got {show(value)}")
     return value
 
 
 def positive_int(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:
     """An int with ``minimum <= value`` (and ``<= maximum`` when given)."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {show(value)}")
     if value < minimum:
         raise ValueError(f"{name} must satisfy {name} >= {minimum}, got {name}={value}")
     if maximum is not None and value > maximum:
@@ -321,14 +343,14 @@ def confidence_level(confidence: Any) -> float:
     if isinstance(confidence, bool) or not isinstance(confidence, int | float | np.floating):
         raise TypeError(f"confidence must be a float, got {type(confidence).__name__}")
     if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must satisfy 0 < confidence < 1, got {confidence!r}")
+        raise ValueError(f"confidence must satisfy 0 < confidence < 1, got {show(confidence)}")
     return float(confidence)
 
 
 def check_errors(errors: Any) -> None:
     """The ``errors=`` policy of the estimator functions."""
-    if errors not in ("raise", "nan"):
-        raise ValueError(f"errors must be 'raise' or 'nan', got {errors!r}")
+    if not isinstance(errors, str) or errors not in ("raise", "nan"):
+        raise ValueError(f"errors must be 'raise' or 'nan', got {show(errors)}")
 
 
 # --------------------------------------------------------------------------------------
@@ -358,12 +380,12 @@ def normalize_rng(rng: Any = None, seed: Any = _UNSET) -> np.random.Generator:
             f"or a numpy.random.Generator (what numpy.random.default_rng accepts), got "
             f"{type(rng).__name__}")
     if isinstance(rng, bool | np.bool_ | float | np.floating | str | bytes):
-        raise TypeError(f"{what} {rng!r}")
+        raise TypeError(f"{what} {show(rng)}")
     try:
         return np.random.default_rng(rng)
     except TypeError as e:
         raise TypeError(f"{what} ({e})") from None
     except ValueError as e:  # negative seeds
         raise ValueError(f"{name} must be a valid seed for numpy.random.default_rng, got "
-                         f"{rng!r} ({e})") from None
+                         f"{show(rng)} ({e})") from None
 

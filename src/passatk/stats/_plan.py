@@ -32,6 +32,7 @@ from .._validation import (
     int_array,
     normalize_rng,
     positive_int,
+    show,
 )
 from ._common import _show
 from ._compare import _compare_iv, _match_runs
@@ -300,6 +301,10 @@ def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
                            "(c_i + 1/2) / (n_i + 1) where c_i is 0 or n_i")
 
 
+def _count(s: int) -> str:
+    return f"{s:,}" if s < 10**30 else show(s)
+
+
 def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
     n_tasks = positive_int(n_tasks, "n_tasks")
     nn = int_array(n, "n")
@@ -313,7 +318,7 @@ def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
         positive_int(n_benchmarks, "n_benchmarks"), n_tasks)
     if math.prod(shape) > MAX_SIMULATED:
         raise ValueError(f"n_tasks x n_benchmarks must be at most {MAX_SIMULATED:,} (each draw "
-                         f"is held in memory), got {' x '.join(f'{s:,}' for s in shape)}")
+                         f"is held in memory), got {' x '.join(_count(s) for s in shape)}")
     return n_tasks, nn, a, b, rng, shape
 
 
