@@ -9,7 +9,8 @@ from . import tables
 from ._common import BadRecord, Context, decode_json, load_json_document
 from ._errors import ArchiveError
 from ._registry import FormatInfo, canonical_format, probing_order, specs
-from ._sources import PARQUET_MAGIC, is_regular, logical_name, read_head
+from ._sources import PARQUET_MAGIC, ZIP_MAGIC, is_regular, logical_name, read_head
+from ._views import shape
 
 __all__ = [
     "FormatInfo", "UnknownDocument", "canonical_format", "detect", "detect_format",
@@ -67,6 +68,11 @@ def key_list(keys: list, shown: int = 10) -> str:
     return tables.name_list(keys, shown, sort=True)
 
 
+def _top(doc: object) -> str:
+    """A document's top level in words: its keys, or its JSON shape (never a class name)."""
+    return key_list(list(doc)) if isinstance(doc, dict) else shape(doc)
+
+
 def document_format(file: str, doc: object) -> str:
     """The format of a parsed JSON document; UnknownDocument when no reader recognizes it."""
     for spec in probing_order("document"):
@@ -76,9 +82,8 @@ def document_format(file: str, doc: object) -> str:
         what = spec.summary(file, doc) if spec.summary is not None else None
         if what is not None:
             raise UnknownDocument(file, what, doc)
-    keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
     raise UnknownDocument(file, Message("cannot detect the format of this JSON document "
-                                  f"(top level: {keys}); pass ", Option("format"),
+                                  f"(top level: {_top(doc)}); pass ", Option("format"),
                                   " (see passatk formats)"), doc)
 
 
@@ -126,9 +131,10 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str:
         raise ArchiveError(file, e.what, line=lineno) from None
     fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
     if fmt is None:
-        keys = key_list(list(record)) if isinstance(record, dict) else type(record).__name__
-        raise ArchiveError(file, Message(f"cannot detect the format of JSON Lines with keys "
-                                         f"{keys}; pass ", Option("format"),
+        what = (f"with keys {key_list(list(record))}" if isinstance(record, dict)
+                else f"whose first line is {shape(record)}")
+        raise ArchiveError(file, Message(f"cannot detect the format of JSON Lines {what}; "
+                                         "pass ", Option("format"),
                                          " (see passatk formats)"), line=lineno)
     return fmt
 
@@ -156,7 +162,7 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     try:
         fmt = document_format(file, doc)
     except UnknownDocument:
-        keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
+        keys = _top(doc)
         if logical_name(file).endswith(".json"):
             return ("this is a JSON document, not JSON Lines, and no reader recognizes it "
                     f"(top level: {keys})")
@@ -164,6 +170,15 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
                 f"(top level: {keys})")
     return Message("this is a JSON document, not JSON Lines; did you mean ",
                    Option("format", fmt), "?")
+
+
+def _zip_format(file: str, head: bytes) -> str:
+    for spec in probing_order("zip"):
+        if spec.probe(head, file):
+            return spec.name
+    raise ArchiveError(file, Message("cannot detect the format of this zip archive (no reader "
+                                     "knows its first member); pass ", Option("format"),
+                                     " (see passatk formats)"))
 
 
 def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
@@ -190,6 +205,8 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
                               "passed=, reward=) or pass ", Option("format"))
             )
         return kind, None
+    if head[:4] == ZIP_MAGIC:
+        return _zip_format(file, head), None
     start = head.lstrip()[:1]
     if start in (b"{", b"["):
         if _as_lines(name, head, start):

@@ -25,12 +25,13 @@ __all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary"
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 PARQUET_MAGIC = b"PAR1"
+ZIP_MAGIC = b"PK\x03\x04"
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"  # the path that names standard input
 #: the default record-length cap (see max_record_bytes)
 DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
-DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson")
+DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson", ".eval")
 
 
 def logical_name(path: str | os.PathLike) -> str:
@@ -682,7 +683,7 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
-        extend = head[:4] != PARQUET_MAGIC and not logical_name(path).endswith(".json")
+        extend = head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC) and not logical_name(path).endswith(".json")
         if extend and len(head) >= size and not _has_first_line(head):
             head = _first_line_head(f.stream, head, path, cap)
     return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it
