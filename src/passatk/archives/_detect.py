@@ -54,8 +54,8 @@ class UnknownDocument(ArchiveError):
     A directory walk or a glob skips such files with a note; a file named explicitly raises.
     """
 
-    def __init__(self, file: str, what: str, doc: object) -> None:
-        super().__init__(file, what)
+    def __init__(self, file: str, what: str, doc: object, line: int | None = None) -> None:
+        super().__init__(file, what, line=line)
         self.doc = doc
 
 
@@ -120,7 +120,24 @@ def _as_lines(name: str, head: bytes, start: bytes) -> bool:
         return False
 
 
-def _lines_format(file: str, head: bytes, ctx: Context) -> str:
+def _one_line_document(file: str, record: dict) -> bool:
+    """Whether the first line of an unnamed file (standard input, a pipe) is a whole JSON
+    document of a known format (or a harness's summary): EvalPlus and CRUXEval write theirs
+    on one line."""
+    if logical_name(file).endswith((".jsonl", ".ndjson")):
+        return False
+    return any(spec.probe(record, file) for spec in probing_order("document")) or any(
+        spec.summary(file, record) is not None for spec in specs() if spec.summary is not None)
+
+
+class UnknownLines(UnknownDocument):
+    """JSON Lines no reader recognizes: a walk or a glob skips it with a note, as it skips an
+    unknown JSON document; a file named explicitly raises."""
+
+
+def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
+    """The format of a JSON Lines file from its first record; None when that record is a
+    whole one-line JSON document (see _one_line_document)."""
     lineno, line = _first_line(head)
     try:
         record = decode_json(line)
@@ -131,11 +148,14 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str:
         raise ArchiveError(file, e.what, line=lineno) from None
     fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
     if fmt is None:
+        if isinstance(record, dict) and _one_line_document(file, record):
+            return None
         what = (f"with keys {key_list(list(record))}" if isinstance(record, dict)
                 else f"whose first line is {shape(record)}")
-        raise ArchiveError(file, Message(f"cannot detect the format of JSON Lines {what}; "
-                                         "pass ", Option("format"),
-                                         " (see passatk formats)"), line=lineno)
+        error = UnknownLines(file, Message(f"cannot detect the format of JSON Lines {what}; "
+                                           "pass ", Option("format"),
+                                           " (see passatk formats)"), None, line=lineno)
+        raise error
     return fmt
 
 
@@ -209,8 +229,9 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
         return _zip_format(file, head), None
     start = head.lstrip()[:1]
     if start in (b"{", b"["):
-        if _as_lines(name, head, start):
-            return _lines_format(file, head, ctx), None
+        fmt = _lines_format(file, head, ctx) if _as_lines(name, head, start) else None
+        if fmt is not None:
+            return fmt, None
         doc = load_json_document(file)
         return document_format(file, doc), doc
     kind = tables.peek_kind(file, ctx)
