@@ -561,6 +561,8 @@ FORMAT_NAMES = {
     "livecodebench": "LiveCodeBench", "opencompass": "OpenCompass", "cruxeval": "CRUXEval",
     "code-eval": "`code_eval` result dict", "qwen-math": "Qwen2.5-Math evaluation JSONL",
     "tau-bench": "tau-bench", "counts": "count tables", "samples": "per-sample tables",
+    "livecodebench-eval": "LiveCodeBench", "tau2-bench": "tau2-bench",
+    "inspect-ai": "Inspect AI", "inspect-ai-eval": "Inspect AI",
 }
 
 
