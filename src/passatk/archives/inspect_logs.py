@@ -13,6 +13,7 @@ threshold), except the flags 0 and 1.
 from __future__ import annotations
 
 import contextlib
+import io
 import math
 import shutil
 import tempfile
@@ -283,12 +284,15 @@ def write_zip(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[s
     import json
 
     header, samples = _log(tasks, flags)
-    with atomic_stream(path) as f, zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
+    buf = io.BytesIO()  # a compressing stream is not seekable: the zip is built first
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr("_journal/start.json", json.dumps({k: header[k] for k in
                                                       ("version", "eval", "plan")}))
         for s in samples:
             z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
         z.writestr("header.json", json.dumps(header))
+    with atomic_stream(path) as f:
+        f.write(buf.getvalue())
     return [path]
 
 
