@@ -683,7 +683,8 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
-        extend = head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC) and not logical_name(path).endswith(".json")
+        extend = (head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC)
+                  and not logical_name(path).endswith(".json"))
         if extend and len(head) >= size and not _has_first_line(head):
             head = _first_line_head(f.stream, head, path, cap)
     return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it

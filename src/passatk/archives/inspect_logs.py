@@ -31,7 +31,6 @@ from ._sources import ZIP_MAGIC, max_record_bytes, open_binary
 from ._views import view
 from ._writers import WriteOptions, atomic_stream
 
-
 _LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}  # Inspect's CORRECT, INCORRECT, ...
 _Value = str | bool | int | float | list | dict | None
 
