@@ -264,6 +264,22 @@ def test_livecodebench_one_file_per_model_checks_per_problem(cli, tmp_path):
     assert code == 1  # each file's per-problem pass@1 against the pooled problem
 
 
+def _by_key(counts) -> dict:
+    return {(counts.groups[g], t): (int(n), int(c))
+            for g, t, n, c in zip(counts.group, counts.task, counts.n, counts.c, strict=True)}
+
+
+def _one_repeats_others(tables: list[dict]) -> bool:
+    """Whether one table's rows are the sums of the rows of the tables that share one."""
+    for i, whole in enumerate(tables):
+        others = [t for j, t in enumerate(tables) if j != i and set(t) & set(whole)]
+        if others and all(set(t) <= set(whole) for t in others) and all(
+                tuple(map(sum, zip(*(t[k] for t in others if k in t)))) == v
+                for k, v in whole.items()):
+            return True
+    return False
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["a", "b/c", "d"]),
                           st.lists(st.tuples(st.sampled_from(["t1", "t2", "t10"]),
@@ -284,8 +300,13 @@ def test_archives_are_runs_and_merge_is_the_exact_pool(tmp_path_factory, archive
             f"{t},{m},{n},{min(c, n)}\n" for t, m, n, c in rows))
         files.append(path)
     alone = [read_counts(f, by=["model"]) for f in files]
-    merged = read_counts(root, by=["model"], merge=True)
+    merged = read_counts(root, by=["model"], merge="allow-duplicates")
     assert _by_group(merged) == _by_group(merge_counts(alone))
+    if _one_repeats_others([_by_key(a) for a in alone]):  # a copy, or a merged file
+        with pytest.raises(ArchiveError, match="holds the same tasks and samples as"):
+            read_counts(root, by=["model"], merge=True)
+    else:
+        assert _by_group(read_counts(root, by=["model"], merge=True)) == _by_group(merged)
     apart = read_counts(root, by=["model"])
     if len(files) == 1:
         assert _by_group(apart) == _by_group(alone[0])

@@ -104,7 +104,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
                 c=args.c_field,
                 skip_bad=args.skip_bad,
                 filters=filters or None,
-                merge=args.merge,
+                merge="allow-duplicates" if args.allow_duplicates else args.merge,
                 progress=progress,
                 scheduler=_cluster(args),
                 workers=args.jobs,
@@ -452,6 +452,8 @@ def _flag(option: Any) -> str:
     if option.key is not None:  # filters['since'] -> --since
         return "--" + option.key.replace("_", "-")
     flag = _FLAGS.get(option.name, "--" + option.name.replace("_", "-"))
+    if option.name == "merge" and option.value == "allow-duplicates":
+        return "--allow-duplicates"
     if option.value is UNSET or option.value is True:
         return flag
     if isinstance(option.value, (list, tuple)):  # by=['model'] -> --by model
