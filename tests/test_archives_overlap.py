@@ -139,7 +139,7 @@ def test_random_folders_against_a_plain_check(tmp_path, seed):
     repeats = any(
         (others := [t for j, t in enumerate(tables) if j != i and set(t) & set(whole)])
         and all(set(t) <= set(whole) for t in others)
-        and all(tuple(map(sum, zip(*(t[k] for t in others if k in t)))) == v
+        and all(tuple(map(sum, zip(*(t[k] for t in others if k in t), strict=True))) == v
                 for k, v in whole.items())
         for i, whole in enumerate(tables))
     total = recount([r for p in pieces for r in p])

@@ -274,7 +274,7 @@ def _one_repeats_others(tables: list[dict]) -> bool:
     for i, whole in enumerate(tables):
         others = [t for j, t in enumerate(tables) if j != i and set(t) & set(whole)]
         if others and all(set(t) <= set(whole) for t in others) and all(
-                tuple(map(sum, zip(*(t[k] for t in others if k in t)))) == v
+                tuple(map(sum, zip(*(t[k] for t in others if k in t), strict=True))) == v
                 for k, v in whole.items()):
             return True
     return False
