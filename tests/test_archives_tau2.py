@@ -167,3 +167,15 @@ def test_cli_scores_pass_hat_k(tmp_path):
     # per task c of 3: task 0: trials 1,2 pass; task 1: 0,1; task 2: 0,2 -> c = 2 each
     assert values[1] == pytest.approx(2 / 3, abs=1e-15)
     assert values[2] == pytest.approx(1 / 3, abs=1e-15)
+
+
+def test_simulations_past_the_record_cap_are_streamed(tmp_path, monkeypatch):
+    """A Results file far larger than the record-length cap reads one simulation at a time."""
+    sims = random_run(5, tasks=40)
+    for s in sims:
+        s["messages"] = [{"role": "user", "content": "y" * 500, "turn_idx": i} for i in range(20)]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results(sims), indent=2))
+    monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "64K")
+    assert path.stat().st_size > 20 * 65536
+    assert rows(read_counts(path)) == recount(sims)
