@@ -225,3 +225,21 @@ def test_logs_written_by_inspect_ai(tmp_path):
     for name in ("arith.eval", "arith.json"):
         log.write_eval_log(whole, str(tmp_path / name))
         assert rows(read_counts(tmp_path / name)) == want
+
+
+def test_compare_two_logs(tmp_path, capsys):
+    """Paired tests over two logs of one task (Inspect's own tracker asks for them)."""
+    from passatk import cli
+
+    rng = random.Random(0)
+    flags = {}
+    for name, model, p in (("a.eval", "openai/a", 0.7), ("b.eval", "openai/b", 0.4)):
+        flags[name] = {(i, e): rng.random() < p for e in (1, 2, 3) for i in range(30)}
+        write_eval(tmp_path / name, [sample(i, e, {"match": "C" if ok else "I"})
+                                     for (i, e), ok in flags[name].items()], model=model)
+    assert cli.main(["compare", str(tmp_path / "a.eval"), str(tmp_path / "b.eval"),
+                     "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out[0] if isinstance(out, list) else out
+    diff = sum(flags["a.eval"].values()) / 90 - sum(flags["b.eval"].values()) / 90
+    assert row["tasks"] == 30 and abs(row["diff"] - diff) < 1e-12
