@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import msgspec
+from test_archives_inspect import header, sample, write_eval  # tests/ is on pythonpath
+from test_archives_tau2 import results, simulation
 
 from passatk.archives import read_counts
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_archives_inspect import header, sample, write_eval  # noqa: E402
-from test_archives_tau2 import results, simulation  # noqa: E402
 
 MB = int(os.environ.get("PASSATK_BENCH_AGENT_MB", "40"))
 

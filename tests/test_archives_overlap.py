@@ -158,3 +158,27 @@ def test_merge_values_are_checked():
     with pytest.raises(TypeError, match="merge must be a bool or 'allow-duplicates'"):
         read_counts("x.jsonl", merge=1)
 
+
+
+def test_records_repeated_across_shards_get_a_note(tmp_path, capsys):
+    recs = [{"task_id": f"T/{i % 4}", "completion": f"return {i}", "passed": i % 3 == 0}
+            for i in range(12)]
+    write(tmp_path / "a.jsonl", recs[:8])
+    write(tmp_path / "b.jsonl", recs[5:])  # records 5, 6, 7 in both
+    counts = read_counts(tmp_path, merge=True, workers=2)
+    want: dict = {}
+    for r in recs[:8] + recs[5:]:
+        n, c = want.get(r["task_id"], (0, 0))
+        want[r["task_id"]] = (n + 1, c + r["passed"])
+    assert rows(counts) == want  # counted as given: a note, not a guess
+    note = [x for x in counts.notes if "byte for byte" in x]
+    assert note == [f"3 distinct record(s) appear byte for byte in more than one archive "
+                    f"pooled by merge: {tmp_path / 'a.jsonl'} and {tmp_path / 'b.jsonl'} (3); "
+                    "if these are repeats rather than real samples, leave one archive out"]
+    assert cli.main(["score", str(tmp_path), "--merge"]) == 0
+    assert "byte for byte" in capsys.readouterr().err
+    write(tmp_path / "b.jsonl", recs[8:])
+    assert not any("byte for byte" in x for x in read_counts(tmp_path, merge=True).notes)
+    write(tmp_path / "b.jsonl", recs[5:])
+    assert not any("byte for byte" in x
+                   for x in read_counts(tmp_path, merge="allow-duplicates").notes)

@@ -16,6 +16,8 @@ from collections import defaultdict
 from ..errors import Message, Option
 from ._counts import Tally
 from ._errors import ArchiveError
+from ._remote import is_url
+from ._sources import is_regular, logical_name, open_binary
 
 SHOWN = 5
 
@@ -52,3 +54,52 @@ def _message(others: list[str]) -> Message:
                    "its shards, or a copy?); pooled, they would count every sample twice. "
                    "Leave one out, or pass ", Option("merge", "allow-duplicates"),
                    " if the repeats are real samples")
+
+
+def repeated_records(files: list[str]) -> str | None:
+    """A note when a JSON Lines record appears byte for byte in more than one of ``files``
+    (local JSON Lines files only), else None.
+
+    Not an error: two samples of a task may be the same text (a short completion, greedy
+    decoding), but a record repeated across shards is what overlapping shards look like.
+    Memory: 8 bytes per line (one hash), never the records.
+    """
+    import numpy as np
+
+    lines = [f for f in files if logical_name(f).endswith((".jsonl", ".ndjson"))
+             and is_regular(f) and not is_url(f)]
+    if len(lines) < 2:
+        return None
+    blank = np.array([hash(b""), hash(b"\r")], dtype=np.int64)
+    per_file = [np.setdiff1d(_line_hashes(f), blank) for f in lines]  # unique, sorted
+    owner = np.concatenate([np.full(len(h), i) for i, h in enumerate(per_file)])
+    every = np.concatenate(per_file)
+    order = np.argsort(every, kind="stable")
+    every, owner = every[order], owner[order]
+    shared = np.flatnonzero(every[1:] == every[:-1])
+    if not len(shared):
+        return None
+    pairs: dict = defaultdict(int)
+    for i in shared.tolist():
+        pairs[(int(owner[i]), int(owner[i + 1]))] += 1
+    shown = ", ".join(f"{lines[a]} and {lines[b]} ({k})" for (a, b), k in
+                      sorted(pairs.items(), key=lambda x: -x[1])[:3])
+    return (f"{len(shared)} distinct record(s) appear byte for byte in more than one archive "
+            f"pooled by merge: {shown}; if these are repeats rather than real samples, leave "
+            "one archive out")
+
+
+def _line_hashes(file: str):
+    import numpy as np
+
+    out = []
+    with open_binary(file) as f:
+        rest = b""
+        while block := f.stream.read(1 << 23):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            out.append(np.fromiter(map(hash, block[:cut].split(b"\n")), dtype=np.int64))
+        if rest:
+            out.append(np.array([hash(rest)], dtype=np.int64))
+    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)

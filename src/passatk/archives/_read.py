@@ -17,7 +17,7 @@ from ._common import Context, Options, load_json_document
 from ._counts import Counts, Tally
 from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._errors import ArchiveError
-from ._overlap import check_overlap
+from ._overlap import check_overlap, repeated_records
 from ._patterns import DATE
 from ._processes import check_workers, pool_size, read_in_processes
 from ._registry import canonical_format, get, specs
@@ -330,6 +330,10 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
     each archive's groups, when the runs' counts were pooled before (merge=True)."""
     hints.add_notes(ctx)
     acc, stored, run_groups = _combine(runs, merge, ctx.options.by)
+    if merge is True and len(runs) > 1:  # records repeated across pooled shards: a note
+        note = repeated_records(files)
+        if note is not None:
+            ctx.notes.append(note)
     groups = run_groups if groups is None else groups
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
