@@ -261,7 +261,8 @@ def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
     """
     check_errors(errors)
     (n64, _), (c64, _) = as_int(n, "n"), as_int(c, "c")
-    n64, c64 = np.broadcast_arrays(n64, c64)
+    # copies: numpy warns (FutureWarning) when numba reads the writeable flag of a broadcast view
+    n64, c64 = (a.copy() for a in np.broadcast_arrays(n64, c64))
     if k_max is None:
         if n64.size == 0:
             raise ValueError("k_max is required when n is empty")

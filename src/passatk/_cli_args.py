@@ -148,6 +148,15 @@ def _resamples(text: str) -> int:
     return value
 
 
+def _jobs(text: str) -> int:
+    from ._limits import check_worker_count
+
+    try:
+        return check_worker_count(_positive_int(text), "N")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _nonnegative_int(text: str) -> int:
     return _int_at_least(text, 0, "must not be negative")
 
@@ -178,6 +187,20 @@ def _storage_option(text: str) -> tuple[str, Any]:
         return parse_storage_option(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _regex(text: str) -> re.Pattern[str]:
+    """``--cluster-by``: a compiled regex; ``re.error`` (neither TypeError nor ValueError, so
+    argparse would let it through as a traceback) becomes a usage error."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # "possible nested set" and the like: valid today
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return re.compile(text)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid regex {text!r}: {exc}") from None
 
 
 def _level(text: str) -> float:
@@ -270,7 +293,7 @@ def _add_execution_args(g: Any) -> None:
     )
     g.add_argument(
         "--jobs",
-        type=_positive_int,
+        type=_jobs,
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
@@ -298,7 +321,7 @@ def _add_execution_args(g: Any) -> None:
 def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster-by",
-        type=re.compile,
+        type=_regex,
         default=None,
         metavar="REGEX",
         help="cluster of a task: the first match of REGEX in its task id (e.g. '^[^/]+/' for "
@@ -534,6 +557,7 @@ def _add_simulate_parser(sub: Any) -> None:
         action="store_true",
         help="do not write the numbers the harness stores about itself (pass_at_k, ...)",
     )
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr")
 
 

@@ -81,8 +81,9 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         filters["difficulty"] = tuple(args.difficulty)
     local = [p for p in paths if "://" not in str(p)]
     # a bad local path fails here, before any reader (or numpy) is loaded
-    if local:
-        archives.expand_paths(local)
+    files = archives.expand_paths(local) if local else []
+    _output_is_no_input(getattr(args, "output", None), files + [p for p in paths
+                                                                if str(p).startswith("file://")])
     from .archives._processes import launching
 
     warm = _Warm()
@@ -127,6 +128,43 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
     return counts
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the regular file a name reaches (symlinks followed; ``-`` is standard
+    input, ``file://`` its path), or None (none, or a device or pipe: written through, never
+    replaced)."""
+    try:
+        if path == "-":
+            st = os.fstat(sys.stdin.fileno())
+        elif path.startswith("file://"):
+            from urllib.parse import urlsplit
+            from urllib.request import url2pathname
+
+            st = os.stat(url2pathname(urlsplit(path).path))
+        else:
+            st = os.stat(path)
+    except (OSError, ValueError, AttributeError):  # absent, or stdin closed or replaced
+        return None
+    import stat
+
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def _output_is_no_input(output: str | None, inputs: Sequence[str]) -> None:
+    """Refuse an ``-o`` that reaches one of the inputs (directly, by a symlink or a hard link,
+    found by a walk): the atomic write would replace the archive with the report."""
+    if not output or output == "-":
+        return
+    target = _identity(output)
+    if target is None:
+        return
+    for path in inputs:
+        if _identity(path) == target:
+            same = "" if os.path.abspath(path) == os.path.abspath(output) else (
+                f" (the file {output!r} reaches)")
+            raise ValueError(f"-o {output!r} is the input {path!r}{same}: writing it would "
+                             "replace that archive; name another output file")
 
 
 class _Warm:
@@ -388,6 +426,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     fmt = args.archive_format
     fmt = archives.format_for_path(args.output) if fmt is None else fmt
+    if not args.force and os.path.isfile(args.output):
+        raise ValueError(f"-o {args.output!r} exists; pass --force to replace it")
     sim = passatk.simulate(args.tasks, args.n, args.a, args.b, seed=args.seed)
     native = format_spec(fmt).native_ids  # tau-bench's task ids are integers
     task_ids = [i if native else f"task/{i}" for i in range(args.tasks)]

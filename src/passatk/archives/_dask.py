@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .._limits import check_worker_count
 from ._common import Options
 from ._counts import Counts
 from ._errors import ArchiveError
@@ -30,7 +31,7 @@ __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
 DEFAULT_SPLIT_BYTES = 64 << 20
 FAN_IN = 8  # parts merged per reduction task
 RETRIES = 2  # a task that raises (a dropped connection) runs again; bad input is returned
-_LOCAL = re.compile(r"local:(\d+)\Z")
+_LOCAL = re.compile(r"local:(\d{1,4300})\Z")
 _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://\S+\Z")
 
 
@@ -55,6 +56,8 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
         local = _LOCAL.match(text)
         if not local and not _ADDRESS.match(text):
             raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got {scheduler!r}")
+        if local:  # before anything starts: a huge N would build its worker specs first
+            check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
     elif type(scheduler).__name__ != "Client":
         raise TypeError("scheduler must be an address str ('tcp://HOST:PORT', 'local:N') or a "
                         f"distributed.Client, got {type(scheduler).__name__}")

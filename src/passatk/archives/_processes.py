@@ -21,6 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextvars import ContextVar
 from typing import NamedTuple
 
+from .._limits import check_worker_count
 from ._common import Options
 from ._counts import Counts
 from ._dask import DEFAULT_SPLIT_BYTES
@@ -51,7 +52,7 @@ def check_workers(workers: object) -> int | None:
         raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    return workers
+    return check_worker_count(workers, "workers")
 
 
 def pool_size(files: list[str], workers: int | None) -> int:

@@ -63,6 +63,9 @@ def parse_storage_option(text: str) -> tuple[str, Any]:
         parsed: Any = json.loads(value)
     except ValueError:
         parsed = value
+    except RecursionError:
+        raise ValueError(f"storage option {key.strip()!r}: its JSON value is nested too "
+                         "deeply") from None
     return key.strip(), parsed
 
 

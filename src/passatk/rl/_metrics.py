@@ -16,7 +16,9 @@ import numpy as np
 
 from .. import _rl_kernels as R
 from .._jit import threads_usable
+from .._limits import MAX_N
 from .._lnfact import table
+from .._validation import finite_float
 from ..stats._gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
@@ -200,8 +202,9 @@ def _plan(metrics, answers, estimator, short_groups, threshold):
     if short_groups not in SHORT_GROUPS:
         raise ValueError(f"short_groups must be one of {SHORT_GROUPS}, got {short_groups!r}")
     if threshold is not None and (isinstance(threshold, bool)
-                                  or not isinstance(threshold, int | float | np.number)
-                                  or not math.isfinite(threshold)):
+                                  or not isinstance(threshold, int | float | np.number)):
+        raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
+    if threshold is not None and not math.isfinite(finite_float(threshold, "threshold")):
         raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
     if metrics is None:
         return DEFAULT_METRICS + (("maj@k",) if answers is not None else ())
@@ -232,6 +235,8 @@ def _ks(k, lay):
             raise TypeError(f"{where} must be an int, got {type(v).__name__} {v!r}")
         if v < 1:
             raise ValueError(f"{where} must be >= 1, got {v}")
+        if v >= MAX_N:  # also keeps it an int64 for the kernels
+            raise ValueError(f"{where} must be < 2**53 (no group is larger), got {v}")
         out.append(operator.index(v))
     if not out:
         raise ValueError("k must hold at least one budget")

@@ -22,11 +22,13 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._limits import MAX_N, MAX_SIMULATED
 from .._validation import (
     RngLike,
     check_n,
     choice,
     count_arrays,
+    finite_float,
     int_array,
     normalize_rng,
     positive_int,
@@ -127,17 +129,18 @@ def _plan_iv_common(alpha, power):
 
 
 def _positive(v, name):
-    if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
-    if not (v > 0 and math.isfinite(v)):
+    x = finite_float(v, name)
+    if not x > 0:
         raise ValueError(f"{name} must be a finite number > 0, got {name}={v!r}")
-    return float(v)
+    return x
 
 
 def _power_iv(x, name, sd, alpha, power):
     """Validate (delta or n_tasks, sd, alpha, power) of the power-analysis functions."""
     if name == "n_tasks":
         x = positive_int(x, name, 2)  # a t test needs 2 tasks
+        if x >= MAX_N:
+            raise ValueError(f"n_tasks must be < 2**53, got {x if x < 10**30 else 'more'}")
     else:
         if isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool):
             x = abs(x)  # the sign of the difference does not matter to a two-sided test
@@ -308,6 +311,9 @@ def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
     rng = normalize_rng(rng, seed)
     shape = (n_tasks,) if n_benchmarks is None else (
         positive_int(n_benchmarks, "n_benchmarks"), n_tasks)
+    if math.prod(shape) > MAX_SIMULATED:
+        raise ValueError(f"n_tasks x n_benchmarks must be at most {MAX_SIMULATED:,} (each draw "
+                         f"is held in memory), got {' x '.join(f'{s:,}' for s in shape)}")
     return n_tasks, nn, a, b, rng, shape
 
 
