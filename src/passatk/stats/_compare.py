@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as V
+from .._types import CompareMetric, Duplicates, Missing, Unmatched
 from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
@@ -139,8 +140,9 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
 
 def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V.KSpec = 1, *,
             task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-            metric: str = "pass@k", unmatched: str = "raise", duplicates: str = "raise",
-            missing: str = "raise", confidence: float = 0.95, n_resamples: int = 10_000,
+            metric: CompareMetric = "pass@k", unmatched: Unmatched = "raise",
+            duplicates: Duplicates = "raise", missing: Missing = "raise",
+            confidence: float = 0.95, n_resamples: int = 10_000,
             rng: V.RngLike = None, seed: V.RngLike = None, group: Mapping | None = None,
             clusters: ArrayLike | None = None) -> CompareResult:
     """Paired comparison of run A and run B on the same tasks, at one or several k.

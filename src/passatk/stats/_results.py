@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Generic, NamedTuple, TypeVar, overload
 
 
 class ConfidenceInterval(NamedTuple):
@@ -91,11 +92,15 @@ class _Row:
         return ConfidenceInterval(self.ci_low, self.ci_high)
 
 
-class _Rows:
+_R = TypeVar("_R", bound=_Row)
+
+
+class _Rows(Generic[_R]):
     """A sequence of result rows: ``len``, iteration, indexing, a DataFrame view, a compact
     ``repr`` (the first and last rows) and the intervals of all rows as arrays."""
 
     __slots__ = ()
+    rows: tuple[_R, ...]
 
     def __repr__(self) -> str:
         fields = [f"{f.name}={_short(getattr(self, f.name))}" for f in dataclasses.fields(self)
@@ -129,10 +134,14 @@ class _Rows:
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_R]:
         return iter(self.rows)
 
-    def __getitem__(self, i: int):
+    @overload
+    def __getitem__(self, i: int) -> _R: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[_R, ...]: ...
+    def __getitem__(self, i: int | slice) -> _R | tuple[_R, ...]:
         return self.rows[i]
 
 
@@ -184,7 +193,7 @@ class ScoreRow(_Row):
 
 
 @dataclass(frozen=True, repr=False)
-class ScoreResult(_Rows):
+class ScoreResult(_Rows[ScoreRow]):
     """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
 
     rows: tuple[ScoreRow, ...]
@@ -263,7 +272,7 @@ class CompareRow(_Row):
 
 
 @dataclass(frozen=True, repr=False)
-class CompareResult(_Rows):
+class CompareResult(_Rows[CompareRow]):
     """The result of :func:`passatk.compare`: one row per k."""
 
     rows: tuple[CompareRow, ...]
@@ -370,7 +379,7 @@ class TaskRow(_Row):
 
 
 @dataclass(frozen=True, repr=False)
-class TaskResult(_Rows):
+class TaskResult(_Rows[TaskRow]):
     """The result of :func:`passatk.stats.task_intervals`: one row per task, in input order."""
 
     rows: tuple[TaskRow, ...]

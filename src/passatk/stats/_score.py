@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._types import Duplicates, Interval, Metric, Missing
 from .._validation import (
     KSpec,
     RngLike,
@@ -163,12 +164,13 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
         choice(duplicates, "duplicates", ("raise", "merge")), _tau(tau))
 
 
-def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[str] = "pass@k",
+def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *,
+          metric: Metric | Sequence[Metric] = "pass@k",
           task_ids: ArrayLike | None = None, groups: Any = None,
-          clusters: ArrayLike | None = None, interval: str = "auto", confidence: float = 0.95,
+          clusters: ArrayLike | None = None, interval: Interval = "auto", confidence: float = 0.95,
           n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
-          prior: tuple[float, float] = (1, 1), missing: str = "raise",
-          duplicates: str = "raise", tau: float = 0.5) -> ScoreResult:
+          prior: tuple[float, float] = (1, 1), missing: Missing = "raise",
+          duplicates: Duplicates = "raise", tau: float = 0.5) -> ScoreResult:
     """Benchmark score per group and per k, with its standard errors and an interval.
 
     The score is the mean over tasks of the per-task estimate. For every (group, metric, k)
