@@ -159,6 +159,25 @@ def render_markdown(records: Sequence[Mapping[str, Any]], decimals: int = _DECIM
     return "\n".join(lines) + "\n"
 
 
+def render_html(records: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+                decimals: int = _DECIMALS) -> str:
+    """An HTML table (for notebooks' ``_repr_html_``): group columns first, text escaped.
+
+    >>> print(render_html([{"group": {"m": "<a>"}, "k": 1, "value": 0.5}]))
+    <table><thead><tr><th>m</th><th>k</th><th>value</th></tr></thead><tbody><tr><td>&lt;a&gt;</td><td>1</td><td>0.5000</td></tr></tbody></table>
+    """
+    import html
+
+    if columns is not None:
+        records = [{"group": r.get("group") or {}, **{c: r.get(c) for c in columns}}
+                   for r in records]
+    names, cells, _ = _table_rows(records, decimals)
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                   for row in cells)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def _csv_value(value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -194,9 +213,87 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def render_json(records: Sequence[Mapping[str, Any]]) -> str:
-    """A JSON list of records (strict JSON: NaN is written as null)."""
-    return json.dumps(jsonable(list(records)), indent=2, allow_nan=False) + "\n"
+def render_json(records: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> str:
+    """JSON of a list of records or of an :func:`envelope` (strict JSON: NaN is null)."""
+    data = dict(records) if isinstance(records, Mapping) else list(records)
+    return json.dumps(jsonable(data), indent=2, allow_nan=False) + "\n"
+
+
+#: The version of the JSON envelope (docs/cli.md, "JSON output"): raised on any change that
+#: could break a reader (a key removed or renamed, a meaning changed); new keys keep it.
+SCHEMA = 1
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("passatk")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0.0.0+unknown"
+
+
+def envelope(command: str, rows: Sequence[Mapping[str, Any]], *,
+             inputs: Sequence[Mapping[str, Any]] = (), seed: int | None = None,
+             **fields: Any) -> dict[str, Any]:
+    """The one JSON shape of every result: the command line's ``--format json`` and
+    ``to_dict()`` of the library's results.
+
+    >>> env = envelope("score", [{"k": 1, "value": 0.5}], seed=0, confidence=0.95)
+    >>> list(env)
+    ['schema', 'passatk', 'command', 'inputs', 'seed', 'confidence', 'rows']
+    >>> env["schema"], env["rows"]
+    (1, [{'k': 1, 'value': 0.5}])
+    """
+    return {"schema": SCHEMA, "passatk": _version(), "command": command,
+            "inputs": [dict(i) for i in inputs], "seed": seed, **fields,
+            "rows": [dict(r) for r in rows]}
+
+
+def check_envelope(data: Any, command: str) -> Mapping[str, Any]:
+    """``data`` if it is an :func:`envelope` of ``command`` this version reads, else an error."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"from_dict needs a dict (the JSON envelope), got {type(data).__name__}")
+    for key in ("schema", "command", "rows"):
+        if key not in data:
+            raise ValueError(f"not a passatk JSON envelope: the key {key!r} is missing")
+    if data["schema"] != SCHEMA:
+        raise ValueError(f"schema {data['schema']!r} is not one this passatk reads "
+                         f"(schema {SCHEMA}); upgrade passatk")
+    if data["command"] != command:
+        raise ValueError(f"this envelope holds the output of {data['command']!r}, not of "
+                         f"{command!r}")
+    if data.get("unit", "fraction") != "fraction":
+        raise ValueError(f"the values are in {data['unit']} (written with --percent); load the "
+                         "output written without --percent")
+    return data
+
+
+def input_record(path: str) -> dict[str, Any]:
+    """``{"path", "bytes", "sha256"}`` of one input: size and SHA-256 of a local file, read in
+    1 MiB blocks; None for standard input and for URLs (read once, not again to hash).
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> with open(p, "w") as fh:
+    ...     _ = fh.write("abc")
+    >>> r = input_record(p); r["bytes"], r["sha256"][:12]
+    (3, 'ba7816bf8f01')
+    """
+    record: dict[str, Any] = {"path": path, "bytes": None, "sha256": None}
+    if path == "-" or "://" in path:
+        return record
+    import hashlib
+
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+            size += len(block)
+    record["bytes"] = size
+    record["sha256"] = h.hexdigest()
+    return record
 
 
 def render_jsonl(records: Sequence[Mapping[str, Any]]) -> str:

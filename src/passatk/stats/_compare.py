@@ -355,6 +355,7 @@ def _compare_boot(rows, diffs, cinv, confidence, n_resamples, rng):
     crit = None
     if live.any():
         crit = float(np.quantile(np.max(np.abs(tt[:, live]), axis=1), confidence))
+        crit = math.inf if crit >= 1e300 else crit  # the sentinel of _boot_t: no finite band
     for j, kv in enumerate(kk):
         row = rows[kv]
         if not live[j]:  # degenerate: the fallback interval stands in for both

@@ -248,7 +248,7 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *,
     ('super-population', 'auto', True)
     >>> w = passatk.score([1] * 20, [1] * 19 + [0])[0]   # binary outcomes: Wilson
     >>> w.ci_method, round(w.ci_low, 3), round(w.ci_high, 3)
-    ('Wilson score (binary outcomes)', 0.764, 0.991)
+    ('wilson', 0.764, 0.991)
     >>> rec = r.records()[0]
     >>> {key: rec[key] for key in ("group", "metric", "k", "tasks", "samples")}
     {'group': {}, 'metric': 'pass@k', 'k': 1, 'tasks': 3, 'samples': 15}
