@@ -70,12 +70,47 @@ def flatten(record: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    columns: dict[str, None] = {}
-    for row in rows:
-        for key in row:
-            columns.setdefault(key, None)
-    return list(columns)
+def columns(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The flat columns of ``records``: every group field first (in order of appearance over
+    all records, so a group found only in a later file still comes first), then the rest.
+
+    >>> columns([{"group": {"path": "a"}, "k": 1, "note": ""},
+    ...          {"group": {"path": "b", "filter": "x"}, "k": 1}])
+    ['path', 'filter', 'k', 'note']
+    """
+    group: dict[str, None] = {}
+    other: dict[str, None] = {}
+    for record in records:
+        fields = record.get("group")
+        size = len(fields) if isinstance(fields, Mapping) else 0
+        for i, key in enumerate(flatten(record)):
+            (group if i < size else other).setdefault(key, None)
+    return [*group, *(key for key in other if key not in group)]
+
+
+#: Significant digits a table keeps of a small number (se 0.00004 is not "0.0000").
+_DIGITS = 3
+
+
+def _float_cell(value: float, decimals: int) -> str:
+    """``decimals`` places, or more for a small number so that it keeps :data:`_DIGITS`
+    significant digits; scientific notation below that.
+
+    >>> [_float_cell(v, 4) for v in (0.8934, 0.01234, 0.000123, 0.0, 0.00004567, -0.0123)]
+    ['0.8934', '0.0123', '0.000123', '0.0000', '4.57e-05', '-0.0123']
+    """
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value.is_integer() and abs(value) >= 10**6:
+        return f"{int(value)}"
+    if value == 0:
+        return f"{value:.{decimals}f}"
+    places = max(decimals, _DIGITS - 1 - math.floor(math.log10(abs(value))))
+    if places > decimals + 2:
+        return f"{value:.{_DIGITS - 1}e}"
+    return f"{value:.{places}f}"
 
 
 def _cell(value: Any, decimals: int = _DECIMALS) -> str:
@@ -84,13 +119,7 @@ def _cell(value: Any, decimals: int = _DECIMALS) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "-"
-        if value.is_integer() and abs(value) >= 10**6:
-            return f"{int(value)}"
-        if value != 0 and abs(value) < 10.0**-decimals:
-            return f"{value:.2e}"
-        return f"{value:.{decimals}f}"
+        return _float_cell(value, decimals)
     if isinstance(value, (list, tuple)):
         return ",".join(_cell(v, decimals) for v in value)
     return printable(str(value))
@@ -114,14 +143,14 @@ def _table_rows(
     records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS
 ) -> tuple[list[str], list[list[str]], list[bool]]:
     rows = [flatten(r) for r in records]
-    columns = _columns(rows)
-    cells = [[_cell(row.get(col), decimals) for col in columns] for row in rows]
+    names = columns(records)
+    cells = [[_cell(row.get(col), decimals) for col in names] for row in rows]
     numeric = [
         all(_is_number(row.get(col)) or row.get(col) is None for row in rows)
         and any(_is_number(row.get(col)) for row in rows)
-        for col in columns
+        for col in names
     ]
-    return columns, cells, numeric
+    return names, cells, numeric
 
 
 def render_table(records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS) -> str:
@@ -188,15 +217,46 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def render_csv(records: Sequence[Mapping[str, Any]]) -> str:
-    """CSV with a header; floats at full precision, missing values empty."""
+#: What a spreadsheet takes for the start of a formula (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text: str) -> str:
+    """``text`` with a ``'`` in front when a spreadsheet would run it as a formula (OWASP).
+
+    >>> csv_safe("=HYPERLINK(1)"), csv_safe("@SUM(A1)"), csv_safe("-1+2"), csv_safe("model")
+    ("'=HYPERLINK(1)", "'@SUM(A1)", "'-1+2", 'model')
+    """
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def render_csv(records: Sequence[Mapping[str, Any]], *, safe: bool = False,
+               escape: bool = False) -> str:
+    """CSV with a header; floats at full precision, missing values empty.
+
+    Only text cells (labels, names, notes; the header too) change, never a number: ``safe``
+    prefixes ``'`` to those a spreadsheet would take for a formula (:func:`csv_safe`), and
+    ``escape`` writes control characters as ``\\uXXXX`` (:func:`printable`), for a terminal.
+
+    >>> print(render_csv([{"group": {"m": "=1+1"}, "diff": -0.5}], safe=True), end="")
+    m,diff
+    '=1+1,-0.5
+    """
     rows = [flatten(r) for r in records]
-    columns = _columns(rows)
+    names = columns(records)
+
+    def text(value: Any) -> Any:
+        cell = _csv_value(value)
+        if isinstance(value, (str, list, tuple)):  # numbers are never rewritten
+            cell = printable(cell) if escape else cell
+            cell = csv_safe(cell) if safe else cell
+        return cell
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow([text(name) for name in names])
     for row in rows:
-        writer.writerow([_csv_value(row.get(col)) for col in columns])
+        writer.writerow([text(row.get(col)) for col in names])
     return buf.getvalue()
 
 
@@ -306,8 +366,10 @@ def render_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
     return "".join(json.dumps(jsonable(r), allow_nan=False) + "\n" for r in records)
 
 
-def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _DECIMALS) -> str:
-    """Render ``records`` in one of :data:`FORMATS` (``decimals`` for table and markdown)."""
+def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _DECIMALS,
+           csv_safe: bool = False, escape: bool = False) -> str:
+    """Render ``records`` in one of :data:`FORMATS` (``decimals`` for table and markdown;
+    ``csv_safe`` and ``escape`` for CSV, see :func:`render_csv`)."""
     if fmt == "table":
         return render_table(records, decimals)
     if fmt == "json":
@@ -315,7 +377,7 @@ def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _D
     if fmt == "jsonl":
         return render_jsonl(records)
     if fmt == "csv":
-        return render_csv(records)
+        return render_csv(records, safe=csv_safe, escape=escape)
     if fmt == "markdown":
         return render_markdown(records, decimals)
     raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")

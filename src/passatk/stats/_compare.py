@@ -27,6 +27,7 @@ from ._common import (
     _py,
     _replace,
     _seed64,
+    _short_tasks,
     _show,
 )
 from ._dist import _t_tail, norm_ppf, t_ppf
@@ -231,6 +232,8 @@ def _paired_rows(a, m, kvals, cinv):
             short = np.flatnonzero((m.n_a < kv) | (m.n_b < kv))
             reason = (f"k={kv} exceeds n for {short.size} of {size} tasks: {m.id_word} "
                       f"{_show(m.names[short])}")
+            if _all_equal(np.concatenate([m.n_a, m.n_b])):  # one n in both runs: say it
+                reason = _short_tasks(kv, m.n_a, short, size, "", m.id_word, m.names)
             if a.missing == "raise":
                 raise HintedError(f"cannot compare {a.metric} at k={kv}: {reason}; pass ",
                                   Option("missing", "report"), " to report this k as missing")

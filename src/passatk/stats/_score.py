@@ -39,7 +39,7 @@ from ._common import (
     _prior,
     _replace,
     _seed64,
-    _show,
+    _short_tasks,
     _tau,
 )
 from ._dist import norm_cdf, norm_ppf, t_ppf
@@ -321,8 +321,7 @@ def _short_row(metric, g, k, missing, common):
     if k <= int(n.min()):
         return None
     short = np.flatnonzero(n < k)
-    reason = (f"k={k} exceeds n for {short.size} of {n.size} tasks{g.where}: {g.id_word} "
-              f"{_show(g.names[short])} have n={_show(n[short])}")
+    reason = _short_tasks(k, n, short, n.size, g.where, g.id_word, g.names)
     if missing == "raise":
         raise HintedError(f"cannot report {metric} at k={k}: {reason}; pass ",
                           Option("missing", "report"), " to report this k as missing")
