@@ -93,11 +93,11 @@ _DIGITS = 3
 
 
 def _float_cell(value: float, decimals: int) -> str:
-    """``decimals`` places, or more for a small number so that it keeps :data:`_DIGITS`
-    significant digits; scientific notation below that.
+    """``decimals`` places; a number too small to keep two significant digits there gets
+    :data:`_DIGITS` significant digits (more places, or scientific notation).
 
-    >>> [_float_cell(v, 4) for v in (0.8934, 0.01234, 0.000123, 0.0, 0.00004567, -0.0123)]
-    ['0.8934', '0.0123', '0.000123', '0.0000', '4.57e-05', '-0.0123']
+    >>> [_float_cell(v, 4) for v in (0.8934, 0.01234, 0.00738, 0.000123, 0.0, 0.00004567)]
+    ['0.8934', '0.0123', '0.0074', '0.000123', '0.0000', '4.57e-05']
     """
     if math.isnan(value):
         return "-"
@@ -107,7 +107,9 @@ def _float_cell(value: float, decimals: int) -> str:
         return f"{int(value)}"
     if value == 0:
         return f"{value:.{decimals}f}"
-    places = max(decimals, _DIGITS - 1 - math.floor(math.log10(abs(value))))
+    if abs(value) >= 10.0 ** (1 - decimals):
+        return f"{value:.{decimals}f}"
+    places = _DIGITS - 1 - math.floor(math.log10(abs(value)))
     if places > decimals + 2:
         return f"{value:.{_DIGITS - 1}e}"
     return f"{value:.{places}f}"
