@@ -194,6 +194,8 @@ OUTPUT_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
 METRICS = ("pass@k", "pass^k", "plugin")
 CIS = ("t", "fixed", "bootstrap", "bca")
 SCORE_CIS = ("auto", "t", "fixed", "bootstrap", "bca", "wilson", "clopper-pearson", "cluster")
+#: plot's --ci: score's (auto first, so that a paper's table and figure agree), less cluster
+PLOT_CIS = SCORE_CIS[:-1]
 
 
 def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
@@ -325,8 +327,9 @@ def _add_k_metric_ci(
             "interval: auto (Wilson for binary per-task values, else the hull of t and "
             "quasi-binomial Wilson), t (super-population SE, t interval), fixed "
             "(fixed-benchmark SE), bootstrap (percentile over tasks), bca, wilson or "
-            "clopper-pearson (binary per-task values), cluster (CR1, with --cluster-by) "
-            "(default: %(default)s); Python: interval= (bootstrap is 'percentile')"
+            "clopper-pearson (binary per-task values)"
+            + (", cluster (CR1, with --cluster-by)" if "cluster" in cis else "")
+            + " (default: %(default)s); Python: interval= (bootstrap is 'percentile')"
             if "wilson" in cis
             else "interval: t, fixed, bootstrap or bca (default: %(default)s); Python: interval= "
             "(bootstrap is 'percentile')"
@@ -504,7 +507,7 @@ def _add_plot_parser(sub: Any) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
     _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1 to the smallest n")
+    _add_k_metric_ci(p, k_default="1 to the smallest n", cis=PLOT_CIS)
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="image file to write: .pdf, .svg or .png (300 dpi)")
     p.add_argument("--title", help="title of the figure")
