@@ -255,3 +255,44 @@ def test_csv_on_a_terminal_escapes_control_characters(evil, monkeypatch):
                  "--format", "csv"]) == 0
     text = term.getvalue()
     assert "\x1b" not in text and "\\u001b[31mred" in text and "\\u0009x" in text
+
+
+# -------------------------------------------------------------------------------- small things
+def test_frames_and_html_have_the_group_columns_first():
+    pl = pytest.importorskip("polars")
+    pd = pytest.importorskip("pandas")
+    r = passatk.score([10, 10, 12, 12], [3, 4, 5, 6], k=[1, 2],
+                      groups={"model": ["<a>", "<a>", "b", "b"]})
+    frame = r.to_polars()
+    assert isinstance(frame, pl.DataFrame) and frame.columns[:3] == ["model", "metric", "k"]
+    assert frame["value"].to_list() == [row.value for row in r]
+    assert list(r.to_pandas().columns) == frame.columns
+    assert isinstance(r.to_pandas(), pd.DataFrame)
+    html = r._repr_html_()
+    assert html.startswith("<table>") and "&lt;a&gt;" in html and "<a>" not in html
+    assert html.count("<tr>") == 1 + len(r)
+
+
+def test_write_archive_takes_a_numpy_bool_array(tmp_path):
+    import numpy as np
+
+    from passatk.archives import read_counts
+
+    passes = np.arange(12).reshape(3, 4) % 3 == 0
+    write_archive(tmp_path / "x_results.jsonl", ["a", "b", "c"], passes)
+    counts = read_counts(str(tmp_path / "x_results.jsonl"))
+    assert counts.c.tolist() == passes.sum(axis=1).tolist()
+    write_archive(tmp_path / "y_results.jsonl", ["a"], np.array([[1, 0]], dtype=np.uint8))
+    with pytest.raises(TypeError, match=r"passes\[0\]\[0\] must be a bool"):
+        write_archive(tmp_path / "z_results.jsonl", ["a"], np.array([[0.5]]))
+
+
+def test_jobs_help_and_docs_agree():
+    from pathlib import Path
+
+    from passatk._cli_args import build_parser
+
+    text = " ".join(build_parser()._subparsers._group_actions[0].choices["score"]
+                    .format_help().split())
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    assert "CPUs from 64 MiB of input" in text and "every CPU from 64 MiB of input" in doc

@@ -77,9 +77,9 @@ def _to_pandas(records: list[dict[str, Any]]):
             "to_pandas() needs pandas, which is not installed; "
             "install it with `pip install passatk[pandas]` or use to_dict()/records()"
         ) from exc
-    from .._output import flatten  # the one flattening rule, shared with CSV and tables
+    from .._output import columns, flatten  # the one flattening rule, shared with CSV
 
-    return pd.DataFrame.from_records([flatten(rec) for rec in records])
+    return pd.DataFrame.from_records([flatten(rec) for rec in records], columns=columns(records))
 
 
 def _row_dict(row) -> dict[str, Any]:
@@ -183,9 +183,12 @@ class _Rows(Generic[_R]):
         except ImportError as exc:
             raise ImportError("to_polars() needs polars, which is not installed; install it "
                               "with `pip install polars` or use to_dict()/records()") from exc
-        from .._output import flatten
+        from .._output import columns, flatten
 
-        return pl.DataFrame([flatten(rec) for rec in self.records()],
+        records = self.records()
+        flat = [flatten(rec) for rec in records]
+        names = columns(records)
+        return pl.DataFrame([{c: row.get(c) for c in names} for row in flat],
                             infer_schema_length=None)
 
     def _repr_html_(self) -> str:
