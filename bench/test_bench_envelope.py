@@ -1,7 +1,7 @@
 """The cost of the JSON envelope's inputs (size and SHA-256 of every file read) against the read
-itself, on one human-eval archive of 109 MB (2,000 tasks x 500 samples): ``python -m pytest bench/test_bench_envelope.py
---benchmark-enable``. The ratio is what ``--format json`` adds to a local read (docs/benchmarks.md,
-"Issue 24").
+itself, on one human-eval archive of 109 MB (2,000 tasks x 500 samples):
+``python -m pytest bench/test_bench_envelope.py --benchmark-enable``. The ratio is what
+``--format json`` adds to a local read (docs/benchmarks.md, "Issue 24").
 """
 
 import pytest
