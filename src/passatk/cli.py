@@ -465,7 +465,10 @@ def cmd_formats(args: argparse.Namespace) -> int:
 
         text = render(cli_envelope("formats", records, argv=args.argv), "json")
     else:
-        text = render(records, args.format, csv_safe=args.csv_safe is True)
+        from ._cli_output import csv_safe_default, to_terminal
+
+        text = render(records, args.format, escape=to_terminal(args.output),
+                      csv_safe=csv_safe_default(args.csv_safe, args.output))
     write_text(text, args.output)
     return EXIT_OK
 
