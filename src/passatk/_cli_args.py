@@ -217,6 +217,8 @@ OUTPUT_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
 METRICS = ("pass@k", "pass^k", "plugin")
 CIS = ("t", "fixed", "bootstrap", "bca")
 SCORE_CIS = ("auto", "t", "fixed", "bootstrap", "bca", "wilson", "clopper-pearson", "cluster")
+#: plot's --ci: score's (auto first, so that a paper's table and figure agree), less cluster
+PLOT_CIS = SCORE_CIS[:-1]
 
 
 def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
@@ -297,7 +299,7 @@ def _add_execution_args(g: Any) -> None:
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
-        "byte ranges; same output for any N (default: the number of CPUs from 256 MiB of "
+        "byte ranges; same output for any N (default: the number of CPUs from 64 MiB of "
         "input, one process below)",
     )
     g.add_argument(
@@ -355,8 +357,9 @@ def _add_k_metric_ci(
             "interval: auto (Wilson for binary per-task values, else the hull of t and "
             "quasi-binomial Wilson), t (super-population SE, t interval), fixed "
             "(fixed-benchmark SE), bootstrap (percentile over tasks), bca, wilson or "
-            "clopper-pearson (binary per-task values), cluster (CR1, with --cluster-by) "
-            "(default: %(default)s); Python: interval= (bootstrap is 'percentile')"
+            "clopper-pearson (binary per-task values)"
+            + (", cluster (CR1, with --cluster-by)" if "cluster" in cis else "")
+            + " (default: %(default)s); Python: interval= (bootstrap is 'percentile')"
             if "wilson" in cis
             else "interval: t, fixed, bootstrap or bca (default: %(default)s); Python: interval= "
             "(bootstrap is 'percentile')"
@@ -377,7 +380,9 @@ def _add_k_metric_ci(
         help="bootstrap resamples (default: 10000); Python: n_resamples=",
     )
     g.add_argument(
-        "--seed", type=_nonnegative_int, default=None, help="random seed of the bootstrap"
+        "--seed", action=_SeedAction, default=0, metavar="S",
+        help="random seed of the bootstrap and permutations (default: 0, so that a run "
+        "repeats; 'random' draws one); the JSON output records it",
     )
     g.add_argument(
         "--missing",
@@ -393,17 +398,39 @@ def _add_output_args(p: argparse.ArgumentParser, *, percent: bool = True) -> Non
     g.add_argument(
         "--format",
         choices=OUTPUT_FORMATS,
-        default="table",
-        help="output format (default: %(default)s); json is a list of records, jsonl one "
-        "record per line",
+        default=None,
+        help="output format (default: from the extension of -o, .json .jsonl .csv .md .txt, "
+        "else table); json is one envelope {schema, passatk, command, inputs, seed, ..., rows} "
+        "(docs/cli.md), jsonl one record per line",
     )
     g.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
+    g.add_argument(
+        "--csv-safe", action=argparse.BooleanOptionalAction, default=None,
+        help="CSV: prefix ' to text cells a spreadsheet would run as a formula (starting with "
+        "= + - @, tab or CR; OWASP); default: on for -o *.csv, off on stdout",
+    )
     if percent:
         g.add_argument(
-            "--percent", action="store_true", help="report values in percent instead of fractions"
+            "--percent", action="store_true",
+            help="report values in percent instead of fractions; the fields are named "
+            "value_pct, se_pct, ... in every format",
         )
+
+
+class _SeedAction(argparse.Action):
+    """``--seed S`` or ``--seed random`` (a drawn seed, noted on stderr and in the output)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from ._cli_output import seed_arg
+
+        try:
+            setattr(namespace, self.dest, seed_arg(values))
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        namespace.seed_drawn = values == "random"
 
 
 def _subparser(sub: Any, name: str, help: str, description: str, examples: str) -> Any:
@@ -510,7 +537,7 @@ def _add_plot_parser(sub: Any) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
     _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1 to the smallest n")
+    _add_k_metric_ci(p, k_default="1 to the smallest n", cis=PLOT_CIS)
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="image file to write: .pdf, .svg or .png (300 dpi)")
     p.add_argument("--title", help="title of the figure")

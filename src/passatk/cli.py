@@ -46,19 +46,12 @@ _INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca
               "auto": "auto", "wilson": "wilson", "clopper-pearson": "clopper-pearson",
               "cluster": "cluster"}
 
-#: fields scaled by --percent (all are fractions of tasks solved, or differences of them)
-_SCALED = (
-    "value", "se", "ci_low", "ci_high", "se_super", "se_fixed", "se_cluster", "sd_between",
-    "percentile_low", "percentile_high", "bca_low", "bca_high",
-    "diff", "value_a", "value_b", "boot_low", "boot_high", "band_low", "band_high",
-)
-
-_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples",
-                  "estimand")
+_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "confidence", "ci_method",
+                  "tasks", "samples", "estimand")
 _COMPARE_SPEC = ("metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks")
 _COMPARE_COLUMNS = (
-    "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "p_value", "tasks",
-    "estimand",
+    "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "confidence",
+    "ci_method", "p_value", "tasks", "estimand",
 )
 
 
@@ -66,8 +59,9 @@ def _note(args: argparse.Namespace, message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
 
 
-def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
-    """Read archives with the reader flags of ``args``; report skipped records on stderr."""
+def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None) -> Any:
+    """Read archives with the reader flags of ``args``; report skipped records on stderr.
+    The files read are kept in ``args._files`` (with ``run``) for the JSON envelope."""
     from passatk import archives
 
     from ._output import Progress
@@ -127,6 +121,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
             print(f"  ... and {skipped.count - len(shown)} more", file=sys.stderr)
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
+    args._files = [*getattr(args, "_files", ()), *((run, f) for f in counts.files)]
     return counts
 
 
@@ -217,15 +212,6 @@ def _metric(args: argparse.Namespace, counts: Any) -> str:
     return args.metric if args.metric is not None else counts.metric
 
 
-def _percent(record: dict[str, Any], percent: bool) -> dict[str, Any]:
-    if percent:
-        for key in _SCALED:
-            value = record.get(key)
-            if isinstance(value, float):
-                record[key] = value * 100.0
-    return record
-
-
 def _ordered(record: dict[str, Any], first: Sequence[str]) -> dict[str, Any]:
     """``record`` with the fields of the spec first, then the library's other fields."""
     out = {key: record[key] for key in ("group", *first) if key in record}
@@ -254,20 +240,47 @@ def _emit(
     columns: Sequence[str],
     extra: Sequence[str] = (),
     decimals: int | None = None,
+    rename: dict[str, str] | None = None,
+    **fields: Any,
 ) -> None:
+    """Write ``records`` in ``args.format``: JSON as the envelope of docs/cli.md (``fields``
+    are its command's own keys), the flat formats with ``columns`` (renamed by ``rename``)."""
+    from . import _cli_output as O
     from ._output import render, write_text
 
+    pct = getattr(args, "percent", False)
     if args.format in ("json", "jsonl"):
-        text = render(records, args.format)
+        rows = [O.percent(r) for r in records] if pct else records
+        if args.format == "json":
+            unit = ("percent" if pct else "fraction") if hasattr(args, "percent") else None
+            rows = O.cli_envelope(args.command, rows, files=getattr(args, "_files", ()),
+                                  seed=getattr(args, "seed", None), argv=args.argv, unit=unit,
+                                  **fields)
+        text = render(rows, args.format)
     else:
         if decimals is None:
-            decimals = 2 if getattr(args, "percent", False) else 4
-        text = render(_compact(records, columns, extra), args.format, decimals=decimals)
+            decimals = 2 if pct else 4
+        flat = _compact(records, columns, extra)
+        if rename:
+            flat = [{rename.get(key, key): value for key, value in r.items()} for r in flat]
+        flat = [O.percent(r) for r in flat] if pct else flat
+        text = render(flat, args.format, decimals=decimals,
+                      csv_safe=O.csv_safe_default(getattr(args, "csv_safe", None), args.output),
+                      escape=O.to_terminal(args.output))
+    if getattr(args, "seed_drawn", False) and not getattr(args, "quiet", False):
+        _note(args, f"--seed random drew seed {args.seed}")
     write_text(text, args.output)
 
 
 def _skipped_fields(args: argparse.Namespace, counts: Any) -> dict[str, Any]:
     return {"skipped": counts.skipped.to_dict()} if args.skip_bad else {}
+
+
+def _run_label(args: argparse.Namespace, group: dict[str, Any]) -> str:
+    """The run a score row belongs to, for an error: its group, or the paths read."""
+    from passatk.archives._pairs import group_label
+
+    return group_label(group) if group else ", ".join(args.paths)
 
 
 def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str], k: Any,
@@ -277,19 +290,24 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
 
     import passatk
 
+    from .errors import HintedError
+
     rows = []
     for g in counts.iter_groups():
-        result = passatk.score(
-            g.n, g.c, k(g) if callable(k) else k,
-            metric=metric,
-            task_ids=g.task,
-            clusters=_clusters(args, g.task),
-            interval=_INTERVALS[args.ci],
-            confidence=args.level,
-            seed=rng,
-            missing=args.missing,
-            **({"n_resamples": args.resamples} if args.resamples else {}),
-        )
+        try:
+            result = passatk.score(
+                g.n, g.c, k(g) if callable(k) else k,
+                metric=metric,
+                task_ids=g.task,
+                clusters=_clusters(args, g.task),
+                interval=_INTERVALS[args.ci],
+                confidence=args.level,
+                seed=rng,
+                missing=args.missing,
+                **({"n_resamples": args.resamples} if args.resamples else {}),
+            )
+        except HintedError as exc:  # say which run: several archives are read at once
+            raise HintedError(f"{_run_label(args, dict(g.group))}: ", *exc.message.parts) from None
         rows.extend(dataclasses.replace(row, group=dict(g.group)) for row in result.rows)
     return rows
 
@@ -300,12 +318,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     metric = _metric(args, counts)
     rows = _score_counts(args, counts, metric, args.k or [1], np.random.default_rng(args.seed))
-    extra = _skipped_fields(args, counts)
-    records = [
-        _percent(_ordered({**row.to_dict(), **extra}, _SCORE_COLUMNS), args.percent)
-        for row in rows
-    ]
-    _emit(args, records, _SCORE_COLUMNS)
+    records = [_ordered(row.to_dict(), _SCORE_COLUMNS) for row in rows]
+    _emit(args, records, _SCORE_COLUMNS, confidence=args.level, interval=_INTERVALS[args.ci],
+          **_skipped_fields(args, counts))
     return EXIT_OK
 
 
@@ -318,8 +333,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.ci not in ("t", "bootstrap"):
         raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
-    counts_a = _read(args, [args.a])
-    counts_b = _read(args, [args.b])
+    counts_a = _read(args, [args.a], run="a")
+    counts_b = _read(args, [args.b], run="b")
     if args.metric is None and counts_a.metric != counts_b.metric:
         raise ValueError(
             f"run A holds {counts_a.metric} data and run B {counts_b.metric} data; "
@@ -327,7 +342,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     metric = _metric(args, counts_a)
     rng = np.random.default_rng(args.seed)
-    records = []
+    records, unmatched = [], []
     for group, ga, gb in archives.pair_runs(counts_a, counts_b):
         result = passatk.compare(
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
@@ -348,21 +363,41 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"{group_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
                 f"{len(result.only_in_b)} only in B (--unmatched exclude)",
             )
+        if args.unmatched == "exclude":
+            unmatched.append({"group": dict(group), "only_in_a": list(result.only_in_a),
+                              "only_in_b": list(result.only_in_b)})
         for row in result.rows:
             record = row.to_dict()
             if args.ci == "bootstrap":
                 # the paired bootstrap interval and the sign-flip permutation p-value
                 record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
-                              p_value=record["perm_p_value"], ci_method="paired studentized "
-                              "bootstrap; sign-flip permutation p-value")
-            else:
-                record.setdefault("ci_method", "paired t")
-            if args.unmatched == "exclude":
-                record["only_in_a"] = list(result.only_in_a)
-                record["only_in_b"] = list(result.only_in_b)
-            records.append(_percent(_ordered(record, _COMPARE_SPEC), args.percent))
-    _emit(args, records, _COMPARE_COLUMNS)
+                              p_value=record["perm_p_value"], ci_method="paired-bootstrap-t",
+                              ci_text="paired studentized bootstrap; sign-flip permutation "
+                              "p-value")
+            elif record.get("ci_method") is None:
+                record.update(ci_method="paired-t", ci_text="paired t")
+            records.append(_ordered(record, _COMPARE_SPEC))
+    columns, rename = _compare_columns(args, records)
+    _emit(args, records, columns, rename=rename, confidence=args.level,
+          **({"unmatched": unmatched} if args.unmatched == "exclude" else {}))
     return EXIT_OK
+
+
+def _compare_columns(args: argparse.Namespace,
+                     records: Sequence[dict[str, Any]]) -> tuple[list[str], dict[str, str]]:
+    """The flat columns of compare: the runs by name rather than value_a/value_b (table and
+    Markdown), and McNemar's p-value, the paired test of binary outcomes, when every task has
+    n = 1 in both runs."""
+    columns = list(_COMPARE_COLUMNS)
+    if records and all(r.get("mcnemar_p_value") is not None for r in records):
+        columns[columns.index("p_value")] = "mcnemar_p_value"
+    if args.format not in ("table", "markdown"):
+        return columns, {}
+    from ._cli_output import varying_labels
+
+    a, b = varying_labels([args.a, args.b])
+    return columns, {"value_a": f"A: {a}", "value_b": f"B: {b}", "diff": "diff (A-B)",
+                     "mcnemar_p_value": "p (McNemar)"}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -465,8 +500,15 @@ def cmd_formats(args: argparse.Namespace) -> int:
         lines.append("Detection reads the file name and the first record; --input-format NAME "
                      "overrides it.")
         text = "\n".join(lines) + "\n"
+    elif args.format == "json":
+        from ._cli_output import cli_envelope
+
+        text = render(cli_envelope("formats", records, argv=args.argv), "json")
     else:
-        text = render(records, args.format)
+        from ._cli_output import csv_safe_default, to_terminal
+
+        text = render(records, args.format, escape=to_terminal(args.output),
+                      csv_safe=csv_safe_default(args.csv_safe, args.output))
     write_text(text, args.output)
     return EXIT_OK
 
@@ -533,10 +575,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(_one_line(exc))
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
+    if args.command is None:  # as git: the usage, then status 2
+        sys.stderr.write(parser.format_usage())
+        return _error("a command is required; run 'passatk --help' for the list")
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if "format" in vars(args):
+            from ._cli_output import output_format
+
+            args.format = output_format(args.format, args.output)
         code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # surface a broken pipe here rather than at interpreter exit
         return code
