@@ -180,8 +180,9 @@ def test_verl_adapter_options():
         fn(rewards, mask, index)[0][:, 0],
         rl.advantages(scores, index, k=2, estimator="maxk-training", normalize="group-std"),
     )
-    with pytest.raises(ValueError, match="groups have sizes"):
-        rl.verl.pkpo(rewards[:-1], mask[:-1], index[:-1])
+    ragged, _ = rl.verl.pkpo(rewards[:-1], mask[:-1], index[:-1])  # k=None: each group's n
+    np.testing.assert_array_equal(
+        ragged[:, 0], rl.advantages(scores[:-1], index[:-1], k="n", estimator="pkpo"))
     with pytest.raises(ValueError, match="epsilon"):
         rl.verl.pkpo(rewards, mask, index, epsilon=1e-8)
     with pytest.raises(ValueError, match="estimator"):
