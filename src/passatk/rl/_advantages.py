@@ -129,8 +129,11 @@ def _check_estimator(estimator, k, normalize):
             "estimator 'grpo-passk' divides by the group std itself; "
             f"normalize must be 'none', got {normalize!r}"
         )
-    code, k_min, _ = ESTIMATORS[estimator]
+    code, k_min, extra = ESTIMATORS[estimator]
     if isinstance(k, str) and k == "n":
+        if extra:
+            raise ValueError(f"estimator {estimator!r} needs k <= n - {extra}, so k='n' is "
+                             "not possible; pass an int k")
         return code, k
     if isinstance(k, bool):
         raise TypeError("k must be an int, got bool")
@@ -154,7 +157,7 @@ def _short_groups(lay, k, estimator, strict):
         g = int(np.flatnonzero(short)[0])
         rule = f"k <= n - {extra}" if extra else "k <= n"
         if k == "n":
-            rule = f"{rule} and k >= {k_min}" if extra == 0 else f"{rule}, which k='n' never meets"
+            rule = f"{rule} and k >= {k_min}"
         label = lay.labels[g : g + 1].tolist()[0]  # the Python value, not np.str_(...)
         raise ValueError(
             f"estimator {estimator!r} needs {rule}, but k={k!r} and group {label!r} "
