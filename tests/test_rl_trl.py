@@ -104,9 +104,20 @@ def test_mixin_checks_its_options_and_trls_methods():
     class NotGRPO(passatk_trl.PassAtKMixin):
         pass
 
-    with pytest.raises(TypeError, match="needs trl.GRPOTrainer._calculate_rewards"):
+    with pytest.raises(TypeError, match=r"needs trl\.GRPOTrainer\._calculate_rewards"):
         NotGRPO()
     with pytest.raises(ValueError, match="estimator must be one of"):
         passatk_trl.PassAtKGRPOTrainer(model=None, passatk_advantages="grpo")
     with pytest.raises(ValueError, match="k='n' is not possible"):
         passatk_trl.PassAtKGRPOTrainer(model=None, passatk_advantages="pkpo-loo")
+
+
+def test_docs_advantages_trl_function_gives_finite_advantages():
+    ns = {}
+    exec(compile(docs_block("advantages.md", "trl-function"), "docs/advantages.md", "exec"), ns)
+    rewards = torch.tensor([1.0, 0.0, float("nan"), 0.0, float("nan"), float("nan"), 1.0, 0.0])
+    adv = ns["passk_advantages"](rewards, 4, 2)
+    assert adv.dtype == torch.float32 and bool(torch.isfinite(adv).all())
+    want = rl.advantages(rewards.view(2, 4), k=2)
+    assert torch.equal(adv[:2], want[0, :2]) and adv[2] == 0 and adv[4] == 0 and adv[5] == 0
+    assert torch.equal(adv[6:], want[1, 2:])
