@@ -28,6 +28,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._advantages import ESTIMATORS, NORMALIZE, SHORT_GROUPS, advantages
+from ._verl_validation import validation_metrics
+
+__all__ = [
+    "Estimator",
+    "grpo_passk",
+    "make_estimator",
+    "maxk_training",
+    "names",
+    "passk_training",
+    "pkpo",
+    "pkpo_loo",
+    "pkpo_loo1",
+    "register",
+    "validation_metrics",
+]
 
 _VERL_EPSILON = 1e-6
 _NAN = ("raise", "drop")
