@@ -135,8 +135,24 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
         full = np.concatenate((full, *maj))
     matrix = full[cols.source]
     _bound(matrix, cols.names, _extremes(sv, lay.offsets, n), unanswered, none_answers)
-    return _finish(lay, n, cols, matrix, estimator, short_groups,
-                   unanswered if none_answers == "skip" else None)
+    res = _finish(lay, n, cols, matrix, estimator, short_groups,
+                  unanswered if none_answers == "skip" else None)
+    if estimator == "unbiased" and (threshold is None or 0.0 < threshold <= 1.0) \
+            and R.first_non_binary(x) < 0:
+        object.__setattr__(res, "repeats", _repeats(cols.names))
+    return res
+
+
+def _repeats(names):
+    """For 0/1 scores: best@k is pass@k and worst@k is pass^k, by definition."""
+    have = set(names)
+    out = {}
+    for name in names:
+        head, _, k = name.partition("@")
+        twin = {"best": f"pass@{k}", "worst": f"pass^{k}"}.get(head)
+        if twin in have:
+            out[name] = twin
+    return types.MappingProxyType(out)
 
 
 def _extremes(sv, offsets, n):
@@ -448,7 +464,7 @@ def _reason(name, row, n, labels, short_groups, used, skipped=None):
 
 
 def _k_of(name):
-    head = name.split("/")[0].split("_")[0]
+    head = name.split("/")[0].split("_")[0].replace("^", "@")  # pass^4 as pass@4
     tail = head.rpartition("@")[2]
     return int(tail) if tail.isdigit() else None
 
