@@ -266,10 +266,7 @@ def _plan(metrics, answers, estimator, short_groups, threshold):
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
     if short_groups not in SHORT_GROUPS:
         raise ValueError(f"short_groups must be one of {SHORT_GROUPS}, got {short_groups!r}")
-    if threshold is not None and (isinstance(threshold, bool)
-                                  or not isinstance(threshold, int | float | np.number)
-                                  or not math.isfinite(threshold)):
-        raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
+    _check_threshold(threshold)
     if metrics is None:
         return DEFAULT_METRICS + (("maj@k",) if answers is not None else ())
     if isinstance(metrics, str):
@@ -283,6 +280,13 @@ def _plan(metrics, answers, estimator, short_groups, threshold):
     if "maj@k" in out and answers is None:
         raise ValueError("maj@k needs answers: one hashable per rollout (None: no answer)")
     return tuple(out)
+
+
+def _check_threshold(threshold):
+    if threshold is not None and (isinstance(threshold, bool)
+                                  or not isinstance(threshold, int | float | np.number)
+                                  or not math.isfinite(threshold)):
+        raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
 
 
 def _ks(k, lay):
