@@ -101,6 +101,9 @@ def test_cold_start(site, capsys):
     cases = _cases(example)
     cold = {name: _median([_fresh(argv, site) for _ in range(RUNS)])
             for name, argv in cases.items()}
+    with capsys.disabled():  # shown at once: the rest takes minutes
+        print(f"\nnothing cached (median of {RUNS}): " + "; ".join(
+            f"{name}: {c:.2f} s CPU, {w:.2f} s wall" for name, (c, w) in cold.items()))
     warm_cpu, warm_wall = _run([sys.executable, "-m", "passatk", "warm", "-q"],
                                _env(site, None))
     built = {name: _median([_fresh(argv, site) for _ in range(RUNS)])

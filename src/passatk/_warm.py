@@ -52,7 +52,9 @@ def _stats() -> None:
             clusters = np.arange(size) % 7 if interval == "cluster" else None
             passatk.score(n, c, [1, 10], interval=interval, clusters=clusters,
                           n_resamples=2000, seed=0)
-        passatk.score(n, c, [1, 10], metric=list(stats.METRICS), interval="t")
+        for metric in stats.METRICS:  # bayes@n is defined for k = 1 only
+            passatk.score(n, c, [1] if metric == "bayes@n" else [1, 10], metric=metric,
+                          interval="t")
         passatk.compare(n, c, n, np.minimum(c + 3, n), [1, 10], seed=0, n_resamples=2000)
         passatk.compare(n[:12], c[:12], n[:12], c[:12][::-1].copy(), 1, seed=0)
     passatk.task_variance(np.full(100, 2000), np.arange(100), 10)
