@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any, Literal, TypeAlias, overload
@@ -26,6 +27,47 @@ _Scalar: TypeAlias = int | np.integer[Any]
 _Array: TypeAlias = NDArray[Any] | Sequence[Any]
 _Errors: TypeAlias = Literal["raise", "nan"]
 _Floats: TypeAlias = NDArray[np.float64]
+
+#: An array call of at most EXACT_MAX_SIZE triples, all with n <= EXACT_MAX_N, is computed with
+#: exact integers (math.comb; the division rounds correctly) and never starts numba: a command
+#: on a small archive then skips numba's 0.3-0.5 s start. Larger calls, and Python-int scalars
+#: (the values training loops and ``rl.group_metrics`` share), run the kernels, which agree
+#: within their 2-ulp contract (tests/test_exact_switch.py shows both sides of the switch).
+EXACT_MAX_SIZE = 64
+EXACT_MAX_N = 1000
+
+
+def _exact(n: int, c: int, k: int, mode: int) -> float:
+    """The correctly rounded value of one valid triple, from exact binomials."""
+    if mode == K.MODE_HAT:
+        return math.comb(c, k) / math.comb(n, k)
+    if mode == K.MODE_FAIL:
+        return math.comb(n - c, k) / math.comb(n, k)
+    if c == 0:
+        return 0.0
+    if c + k > n:
+        return 1.0
+    d = math.comb(n, k)
+    return (d - math.comb(n - c, k)) / d
+
+
+def _exact_fill(flat, mode, out) -> int:
+    """:func:`_exact` over (broadcast) flat int64 arrays; NaN and a count for invalid ones."""
+    n, c, k = (a.tolist() for a in flat)
+    size = out.size
+    bad = 0
+    vals = []
+    for i in range(size):
+        ni = n[i if len(n) > 1 else 0]
+        ci = c[i if len(c) > 1 else 0]
+        ki = k[i if len(k) > 1 else 0]
+        if counts_ok(ni, ci, ki):
+            vals.append(_exact(ni, ci, ki, mode))
+        else:
+            vals.append(math.nan)
+            bad += 1
+    out[:] = vals
+    return bad
 
 
 def _raise_invalid(n, c, k, originals, shape):
@@ -94,8 +136,11 @@ def _compute(n, c, k, mode, errors):
             flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
     out = np.empty(shape, dtype=np.float64)
     if out.size:
-        th, tl = table()
-        bad = _dispatch(flat, mode, th, tl, out.reshape(-1))
+        if out.size <= EXACT_MAX_SIZE and max(int(a.max()) for a in flat) <= EXACT_MAX_N:
+            bad = _exact_fill(flat, mode, out.reshape(-1))
+        else:
+            th, tl = table()
+            bad = _dispatch(flat, mode, th, tl, out.reshape(-1))
         if bad and errors == "raise":
             _raise_invalid(n64, c64, k64, (on, oc, ok), shape)
     if shape == ():

@@ -600,6 +600,25 @@ def _add_formats_parser(sub: Any) -> None:
     _add_output_args(p, percent=False)
 
 
+def _add_warm_parser(sub: Any) -> None:
+    """Add the ``warm`` subcommand (issue 20)."""
+    p = _subparser(
+        sub,
+        "warm",
+        "compile or load every kernel once, and say where the cache is",
+        "Compile (or load from numba's cache) every kernel passatk runs, and report the time "
+        "and the cache folder. Run it once per install (a Dockerfile's RUN step, a cluster "
+        "image): later processes load the kernels instead of compiling them. Without "
+        "NUMBA_CACHE_DIR the kernels go to the package's __pycache__ when it is writable; "
+        "that copy is read even from a read-only install with NUMBA_CACHE_DIR set elsewhere.",
+        "  passatk warm\n  python -m passatk warm --only pass_at_k --only stats\n",
+    )
+    p.add_argument("--only", action="append", choices=("pass_at_k", "stats", "rl"),
+                   default=None, metavar="GROUP",
+                   help="only these kernels: pass_at_k, stats or rl (repeatable; default all)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``passatk`` command."""
     parser = _Parser(
@@ -623,4 +642,5 @@ def build_parser() -> argparse.ArgumentParser:
     _add_plot_parser(sub)
     _add_simulate_parser(sub)
     _add_formats_parser(sub)
+    _add_warm_parser(sub)
     return parser

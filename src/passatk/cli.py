@@ -15,12 +15,12 @@ input or output error; 130 when interrupted. A library error that names an optio
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from . import _console
 from ._cli_args import (
     EXIT_ERROR,
     EXIT_FINDINGS,
@@ -33,6 +33,7 @@ from ._cli_args import (
     build_parser,
     parse_ks,
 )
+from ._console import Warm, console
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "EXIT_STATUS_HELP", "MAX_KS", "MAX_RESAMPLES",
            "UsageError", "build_parser", "console", "main", "parse_ks", "run"]
@@ -80,7 +81,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
                                                                 if str(p).startswith("file://")])
     from .archives._processes import launching
 
-    warm = _Warm()
+    warm = Warm()
     if args.scheduler is not None:
         warm.start()  # the cluster reads; this process only waits
     progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
@@ -160,24 +161,6 @@ def _output_is_no_input(output: str | None, inputs: Sequence[str]) -> None:
                 f" (the file {output!r} reaches)")
             raise ValueError(f"-o {output!r} is the input {path!r}{same}: writing it would "
                              "replace that archive; name another output file")
-
-
-class _Warm:
-    """The kernels loaded in a thread while others read (``passatk._warm``): at once when a
-    cluster reads, or when the local worker processes have started (``launching``)."""
-
-    def __init__(self) -> None:
-        self.thread: Any = None
-
-    def start(self) -> None:
-        if self.thread is None:
-            from ._warm import start
-
-            self.thread = start()
-
-    def join(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
 
 
 def _cluster(args: argparse.Namespace) -> Any:
@@ -513,9 +496,19 @@ def cmd_formats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_warm(args: argparse.Namespace) -> int:
+    from ._warm import GROUPS, describe, warm
+
+    result = warm(tuple(args.only or GROUPS))
+    if not args.quiet:
+        for line in describe(result):
+            print(line)
+    return EXIT_OK
+
+
 #: the function of each subcommand
 _COMMANDS = {"score": cmd_score, "compare": cmd_compare, "check": cmd_check, "plot": cmd_plot,
-             "simulate": cmd_simulate, "formats": cmd_formats}
+             "simulate": cmd_simulate, "formats": cmd_formats, "warm": cmd_warm}
 
 
 # -------------------------------------------------------------------------------------------------
@@ -605,57 +598,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             close()
 
 
-_SCIPY_BLAS = "scipy.linalg.cython_blas"
-
-
-@contextlib.contextmanager
-def _without_scipy_blas() -> Iterator[None]:
-    """numba's first compile probes for BLAS by importing scipy.linalg (0.2 s of its 0.5 s
-    start when scipy is installed). passatk's kernels use no BLAS and the command line no
-    scipy, so in this process the probe is told there is none; the entry is removed after."""
-    blocked = "scipy.linalg" not in sys.modules and _SCIPY_BLAS not in sys.modules
-    if blocked:
-        sys.modules[_SCIPY_BLAS] = None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        if blocked and _SCIPY_BLAS in sys.modules and sys.modules[_SCIPY_BLAS] is None:
-            del sys.modules[_SCIPY_BLAS]
-
-
-@contextlib.contextmanager
-def console() -> Iterator[None]:
-    """The process settings of the console entry point, around :func:`main` (tests that run
-    the command line in one process use them too)."""
-    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1-0.2 s of
-    # CPU; passatk calls no BLAS, and on a small machine the spinning takes the cores the
-    # worker processes read on (they inherit this). A value the user set is kept.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    with _without_scipy_blas():
-        yield
-
-
 def run() -> None:
-    """The console entry point (``passatk`` and ``python -m passatk``): :func:`main`, then exit.
-
-    It keeps OpenBLAS to one thread and answers numba's BLAS probe without scipy (passatk
-    calls no BLAS). Once numba is loaded, a normal interpreter exit spends 0.1-0.2 s tearing
-    LLVM and numba's modules down; by then everything passatk wrote is closed or flushed here,
-    and no exit handler is left with work (pools and clusters are shut by ``main``), so the
-    process ends at once with ``os._exit``.
-    """
-    with console():
-        code = main()
-    if "numba" not in sys.modules:
-        raise SystemExit(code)
-    try:
-        sys.stdout.flush()
-    except (BrokenPipeError, ValueError):
-        code = code or EXIT_ERROR
-    try:
-        sys.stderr.flush()
-    finally:
-        os._exit(code)
+    """The console entry point (``passatk`` and ``python -m passatk``): :func:`main` in the
+    process that :mod:`passatk._console` tunes (OpenBLAS to one thread, numba's BLAS probe
+    answered without scipy, ``os._exit`` once numba is loaded), then exit with its status."""
+    _console.run(main)
 
 
 if __name__ == "__main__":
