@@ -25,9 +25,10 @@ import tomllib
 from passatk import rl
 
 torch = pytest.importorskip("torch", reason="verl needs torch; torch is not installed")
-if importlib.util.find_spec("verl") is None:
-    pytest.skip("verl is not installed (pip install --no-deps verl==0.9.1, see .ci/run)",
-                allow_module_level=True)
+for _name in ("verl", "omegaconf", "tensordict", "codetiming", "transformers"):
+    if importlib.util.find_spec(_name) is None:
+        pytest.skip(f"{_name} is not installed (pip install --no-deps verl==0.9.1 and the "
+                    "packages it imports, see .ci/run)", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 RAY_STANDIN = '''\

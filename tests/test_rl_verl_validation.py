@@ -11,12 +11,13 @@ import pytest
 from passatk import rl
 
 pytest.importorskip("torch", reason="verl needs torch; torch is not installed")
-if importlib.util.find_spec("verl") is None:
-    pytest.skip("verl is not installed (pip install --no-deps verl==0.9.1, see .ci/run)",
-                allow_module_level=True)
+for _name in ("verl", "omegaconf", "tensordict", "codetiming", "transformers"):
+    if importlib.util.find_spec(_name) is None:
+        pytest.skip(f"{_name} is not installed (pip install --no-deps verl==0.9.1 and the "
+                    "packages it imports, see .ci/run)", allow_module_level=True)
 
-import test_rl_verl as V
-from verl.trainer.ppo import metric_utils
+import test_rl_verl as V  # noqa: E402 (the ray stand-in and the verbatim-source helper)
+from verl.trainer.ppo import metric_utils  # noqa: E402
 
 
 def val_update_with(pvm):
