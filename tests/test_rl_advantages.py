@@ -190,7 +190,8 @@ def test_verl_adapter_options():
 
 
 def test_verl_register_without_verl_says_so(monkeypatch):
-    monkeypatch.setitem(sys.modules, "verl", None)  # import verl now raises ImportError
+    for name in ("verl", "verl.trainer", "verl.trainer.ppo", "verl.trainer.ppo.core_algos"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing them now raises ImportError
     with pytest.raises(ImportError, match="needs verl installed"):
         rl.verl.register(k=4)
 

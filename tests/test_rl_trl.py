@@ -121,3 +121,27 @@ def test_docs_advantages_trl_function_gives_finite_advantages():
     want = rl.advantages(rewards.view(2, 4), k=2)
     assert torch.equal(adv[:2], want[0, :2]) and adv[2] == 0 and adv[4] == 0 and adv[5] == 0
     assert torch.equal(adv[6:], want[1, 2:])
+
+
+def test_mixin_logging_with_a_threshold_budgets_and_short_groups():
+    """_passatk_log on its own: continuous rewards with a threshold, chosen budgets, and the
+    fraction of prompts too short for the advantages' k."""
+    from collections import defaultdict
+
+    class Holder:
+        passatk_k = (1, 3)
+        passatk_metrics = ("pass@k",)
+        passatk_threshold = 0.5
+        passatk_prefix = "p/"
+        passatk_advantages = "pkpo-loo1"
+        passatk_advantages_k = 3
+
+    nan = float("nan")
+    dense = torch.tensor([[0.9, 0.2, 0.6, nan], [0.1, nan, nan, 0.7], [0.4, 0.3, 0.2, 0.1]])
+    metrics = defaultdict(list)
+    passatk_trl.PassAtKMixin._passatk_log(Holder(), dense, metrics)
+    res = rl.group_metrics(dense, k=[1, 3], metrics=["pass@k"], threshold=0.5,
+                           short_groups="exclude")
+    assert metrics["p/pass@1"] == [res.mean["pass@1"]] and metrics["p/pass@3"] == [
+        res.mean["pass@3"]]
+    assert metrics["p/short_groups"] == [pytest.approx(1 / 3)]

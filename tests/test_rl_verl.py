@@ -25,9 +25,10 @@ import tomllib
 from passatk import rl
 
 torch = pytest.importorskip("torch", reason="verl needs torch; torch is not installed")
-if importlib.util.find_spec("verl") is None:
-    pytest.skip("verl is not installed (pip install --no-deps verl==0.9.1, see .ci/run)",
-                allow_module_level=True)
+for _name in ("verl", "omegaconf", "tensordict", "codetiming", "transformers"):
+    if importlib.util.find_spec(_name) is None:
+        pytest.skip(f"{_name} is not installed (pip install --no-deps verl==0.9.1 and the "
+                    "packages it imports, see .ci/run)", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 RAY_STANDIN = '''\
@@ -85,7 +86,14 @@ ALGO = OmegaConf.load(VERL / "trainer" / "config" / "_generated_ppo_trainer.yaml
 
 @pytest.fixture(scope="module", autouse=True)
 def registered():
-    return rl.verl.register()
+    """passatk's defaults in verl's registry, as the plugin leaves it; restored afterwards."""
+    registry = core_algos.ADV_ESTIMATOR_REGISTRY
+    saved = dict(registry)
+    for name in [n for n in registry if n.startswith(("passatk_", "mine_", "my_"))]:
+        del registry[name]
+    yield rl.verl.register()
+    registry.clear()
+    registry.update(saved)
 
 
 def verl_batch(sizes=(4,) * 8, length=24, seed=0, shuffle=True, kind="binary"):
@@ -175,6 +183,10 @@ def test_options_from_verls_algorithm_passatk_section():
         run_verl(data, "passatk_maxk_training")
     with pytest.raises(ValueError, match=r"k=4 bound .* algorithm\.passatk\.k is 2"):
         run_verl(data, "passatk_maxk_training_k4", config)
+    with pytest.raises(ValueError, match=r"k='n' is not possible.*\+algorithm\.passatk\.k"):
+        run_verl(data, "passatk_pkpo_loo")
+    with pytest.raises(ValueError, match=r"has n=1 .*short_groups=zero\)$"):
+        run_verl(verl_batch(sizes=(4, 1), seed=6), "passatk_pkpo_loo1_k2")
     bad = OmegaConf.merge(ALGO, {"passatk": {"normalise": "group-std"}})
     with pytest.raises(ValueError, match=r"algorithm\.passatk\.normalise is not an option"):
         run_verl(data, "passatk_pkpo", bad)

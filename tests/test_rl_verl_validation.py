@@ -11,12 +11,13 @@ import pytest
 from passatk import rl
 
 pytest.importorskip("torch", reason="verl needs torch; torch is not installed")
-if importlib.util.find_spec("verl") is None:
-    pytest.skip("verl is not installed (pip install --no-deps verl==0.9.1, see .ci/run)",
-                allow_module_level=True)
+for _name in ("verl", "omegaconf", "tensordict", "codetiming", "transformers"):
+    if importlib.util.find_spec(_name) is None:
+        pytest.skip(f"{_name} is not installed (pip install --no-deps verl==0.9.1 and the "
+                    "packages it imports, see .ci/run)", allow_module_level=True)
 
-import test_rl_verl as V
-from verl.trainer.ppo import metric_utils
+import test_rl_verl as V  # noqa: E402 (the ray stand-in and the verbatim-source helper)
+from verl.trainer.ppo import metric_utils  # noqa: E402
 
 
 def val_update_with(pvm):
@@ -136,3 +137,27 @@ def test_docs_recipe_validate_in_verl(monkeypatch):
     assert np.array_equal(np.random.get_state()[1], state)  # noqa: NPY002 (verl reseeds)
     direct = val_update_with(rl.verl.validation_metrics)(None, ds, uids, infos, [])
     assert got == direct and "val-core/math/acc/best@8/mean" in got
+
+
+def test_verls_rules_for_none_values_strings_and_sources():
+    """The same keys as verl, source by source and variable by variable: None values left out
+    (a prompt can lose its maj@k), string variables skipped, prompts of different sizes."""
+    rng = np.random.default_rng(12)
+    ds, uids, infos = batch(prompts=9, n=6, seed=12, sources=("a", "b", "c"), holes=True)
+    size = len(ds)
+    infos["acc"] = [None if rng.random() < 0.1 else v for v in infos["acc"]]
+    infos["pred"] = [None if rng.random() < 0.05 else v for v in infos["pred"]]
+    infos["note"] = ["text"] * size  # a string variable: no metrics
+    infos["flag"] = [bool(v) for v in rng.random(size) < 0.5]
+    theirs = metric_utils.process_validation_metrics(ds, uids, infos)
+    ours = rl.verl.validation_metrics(ds, uids, infos)
+    assert list(ours) == list(theirs)
+    for source in ours:
+        assert sorted(ours[source]) == sorted(theirs[source]), source
+        assert "note" not in ours[source]
+        for var in ours[source]:
+            assert sorted(ours[source][var]) == sorted(theirs[source][var]), (source, var)
+            for key, value in ours[source][var].items():
+                if "/" not in key:
+                    assert value == pytest.approx(theirs[source][var][key], rel=1e-13,
+                                                  abs=1e-15), (source, var, key)

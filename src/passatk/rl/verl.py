@@ -103,8 +103,7 @@ class Estimator:
                              normalize=opts["normalize"], nan=opts["nan"],
                              short_groups=opts["short_groups"])
         except ValueError as exc:
-            raise ValueError(f"{self.__name__}: {exc} (verl: +algorithm.{CONFIG_KEY}.nan=drop, "
-                             f"+algorithm.{CONFIG_KEY}.short_groups=zero)") from None
+            raise ValueError(f"{self.__name__}: {exc}{_hint(str(exc))}") from None
         if opts["nan"] == "drop":
             adv = _zero_nan(adv)  # a dropped rollout has no signal; verl's loss needs finite
         adv = adv[..., None] * response_mask
@@ -123,6 +122,17 @@ class Estimator:
             value = next((v for v in (given[key], bound, conf) if v is not None), None)
             out[key] = _default(key, value)
         return out
+
+
+def _hint(message):
+    """What to set in verl's config for the errors a verl user can act on."""
+    if "is NaN" in message:
+        return f" (verl: +algorithm.{CONFIG_KEY}.nan=drop)"
+    if "short_groups='zero'" in message:
+        return f" (verl: +algorithm.{CONFIG_KEY}.short_groups=zero)"
+    if "k='n' is not possible" in message:
+        return f" (verl: a name ending in _k<k>, or +algorithm.{CONFIG_KEY}.k)"
+    return ""
 
 
 def _default(key, value):
