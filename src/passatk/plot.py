@@ -329,4 +329,7 @@ def caption(result: Any) -> str:
     'band: 95% t/Wilson hull interval (Wilson at k = 10), within [0, 1]'
     """
     rows = [r for r in getattr(result, "rows", result) if r.metric != "plugin"]
-    return "; ".join(dict.fromkeys(_band_text(rs) for rs in _curves(rows).values()))
+    curves = list(_curves(rows).values())
+    levels = "/".join(dict.fromkeys(f"{rs[0].confidence:.0%}" for rs in curves))
+    methods = "; ".join(dict.fromkeys(_methods(rs) for rs in curves))
+    return f"band: {levels} {methods}, within [0, 1]"
