@@ -13,6 +13,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import passatk
 from passatk.archives import write_archive
@@ -296,3 +298,22 @@ def test_jobs_help_and_docs_agree():
                     .format_help().split())
     doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
     assert "CPUs from 64 MiB of input" in text and "every CPU from 64 MiB of input" in doc
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=12), min_size=1, max_size=4),
+       st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_csv_safety_for_any_label(labels, number):
+    """Safe CSV: no text cell starts a formula, the prefix is the only change (so the label
+    comes back exactly), numbers are untouched; escaped CSV holds no control character."""
+    from passatk._output import _UNSAFE, render_csv
+
+    recs = [{"group": {"label": lab}, "diff": number} for lab in labels]
+    rows = list(csv.reader(io.StringIO(render_csv(recs, safe=True), newline="")))
+    assert rows[0] == ["label", "diff"]
+    for lab, (cell, diff) in zip(labels, rows[1:], strict=True):
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+        assert cell == ("'" + lab if lab.startswith(("=", "+", "-", "@", "\t", "\r")) else lab)
+        assert float(diff) == number
+    escaped = render_csv(recs, escape=True)
+    assert not _UNSAFE.search(escaped.replace("\n", ""))
