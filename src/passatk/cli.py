@@ -120,8 +120,13 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
             print(f"  ... and {skipped.count - len(shown)} more", file=sys.stderr)
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
-    args._files = [*getattr(args, "_files", ()), *((run, f) for f in counts.files)]
+    _keep_files(args, counts, run)
     return counts
+
+
+def _keep_files(args: argparse.Namespace, counts: Any, run: str | None) -> None:
+    """Note the files read, for the inputs of the JSON envelope."""
+    args._files = [*getattr(args, "_files", ()), *((run, f) for f in counts.files)]
 
 
 class _Warm:
@@ -207,31 +212,44 @@ def _emit(
 ) -> None:
     """Write ``records`` in ``args.format``: JSON as the envelope of docs/cli.md (``fields``
     are its command's own keys), the flat formats with ``columns`` (renamed by ``rename``)."""
-    from . import _cli_output as O
-    from ._output import render, write_text
+    from ._output import write_text
 
-    pct = getattr(args, "percent", False)
     if args.format in ("json", "jsonl"):
-        rows = [O.percent(r) for r in records] if pct else records
-        if args.format == "json":
-            unit = ("percent" if pct else "fraction") if hasattr(args, "percent") else None
-            rows = O.cli_envelope(args.command, rows, files=getattr(args, "_files", ()),
-                                  seed=getattr(args, "seed", None), argv=args.argv, unit=unit,
-                                  **fields)
-        text = render(rows, args.format)
+        text = _json_text(args, records, fields)
     else:
-        if decimals is None:
-            decimals = 2 if pct else 4
-        flat = _compact(records, columns, extra)
-        if rename:
-            flat = [{rename.get(key, key): value for key, value in r.items()} for r in flat]
-        flat = [O.percent(r) for r in flat] if pct else flat
-        text = render(flat, args.format, decimals=decimals,
-                      csv_safe=O.csv_safe_default(getattr(args, "csv_safe", None), args.output),
-                      escape=O.to_terminal(args.output))
+        text = _flat_text(args, _compact(records, columns, extra), decimals, rename)
     if getattr(args, "seed_drawn", False) and not getattr(args, "quiet", False):
         _note(args, f"--seed random drew seed {args.seed}")
     write_text(text, args.output)
+
+
+def _json_text(args: argparse.Namespace, records: list[dict[str, Any]],
+               fields: dict[str, Any]) -> str:
+    from . import _cli_output as O
+    from ._output import render
+
+    pct = getattr(args, "percent", False)
+    rows: Any = [O.percent(r) for r in records] if pct else records
+    if args.format == "json":
+        unit = ("percent" if pct else "fraction") if hasattr(args, "percent") else None
+        rows = O.cli_envelope(args.command, rows, files=getattr(args, "_files", ()),
+                              seed=getattr(args, "seed", None), argv=args.argv, unit=unit,
+                              **fields)
+    return render(rows, args.format)
+
+
+def _flat_text(args: argparse.Namespace, flat: list[dict[str, Any]], decimals: int | None,
+               rename: dict[str, str] | None) -> str:
+    from . import _cli_output as O
+    from ._output import render
+
+    pct = getattr(args, "percent", False)
+    if rename:
+        flat = [{rename.get(key, key): value for key, value in r.items()} for r in flat]
+    flat = [O.percent(r) for r in flat] if pct else flat
+    return render(flat, args.format, decimals=(2 if pct else 4) if decimals is None else decimals,
+                  csv_safe=O.csv_safe_default(getattr(args, "csv_safe", None), args.output),
+                  escape=O.to_terminal(args.output))
 
 
 def _skipped_fields(args: argparse.Namespace, counts: Any) -> dict[str, Any]:
