@@ -179,6 +179,13 @@ def _metric(args: argparse.Namespace, counts: Any) -> str:
     return args.metric if args.metric is not None else counts.metric
 
 
+def _percent(record: dict[str, Any], percent: bool) -> dict[str, Any]:
+    """``record`` unchanged: ``--percent`` is applied (and the fields renamed ``*_pct``) by
+    :func:`_emit` in every format; kept so that a command written against the older helper
+    does not scale its records twice."""
+    return record
+
+
 def _ordered(record: dict[str, Any], first: Sequence[str]) -> dict[str, Any]:
     """``record`` with the fields of the spec first, then the library's other fields."""
     out = {key: record[key] for key in ("group", *first) if key in record}
