@@ -317,3 +317,13 @@ def test_csv_safety_for_any_label(labels, number):
         assert float(diff) == number
     escaped = render_csv(recs, escape=True)
     assert not _UNSAFE.search(escaped.replace("\n", ""))
+
+
+def test_compare_k_above_n_names_the_group(cli, tmp_path):
+    for side in ("a", "b"):
+        for name in ("m1", "m2"):
+            write_archive(tmp_path / side / name / "g_results.jsonl", TASKS, [[True]] * 8)
+    code, _, err = cli(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "-k", "2"])
+    assert code == 2
+    assert err.startswith("passatk: error: path=m1/g_results.jsonl: cannot compare pass@k at "
+                          "k=2: k=2 exceeds n: every task has n = 1 (greedy) (8 tasks)")

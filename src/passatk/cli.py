@@ -270,6 +270,19 @@ def _run_label(args: argparse.Namespace, group: dict[str, Any]) -> str:
     return group_label(group) if group else ", ".join(args.paths)
 
 
+def _named(label: str | None, call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``; a library error that names an option is prefixed with the
+    run it is about (several archives are read at once), unless ``label`` is None."""
+    from .errors import HintedError
+
+    try:
+        return call(*args, **kwargs)
+    except HintedError as exc:
+        if label is None:
+            raise
+        raise HintedError(f"{label}: ", *exc.message.parts) from None
+
+
 def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str], k: Any,
                   rng: Any) -> list[Any]:
     """Score each group of ``counts``; return the library's rows with the group labels set."""
@@ -277,24 +290,20 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
 
     import passatk
 
-    from .errors import HintedError
-
     rows = []
     for g in counts.iter_groups():
-        try:
-            result = passatk.score(
-                g.n, g.c, k(g) if callable(k) else k,
-                metric=metric,
-                task_ids=g.task,
-                clusters=_clusters(args, g.task),
-                interval=_INTERVALS[args.ci],
-                confidence=args.level,
-                seed=rng,
-                missing=args.missing,
-                **({"n_resamples": args.resamples} if args.resamples else {}),
-            )
-        except HintedError as exc:  # say which run: several archives are read at once
-            raise HintedError(f"{_run_label(args, dict(g.group))}: ", *exc.message.parts) from None
+        result = _named(
+            _run_label(args, dict(g.group)), passatk.score,
+            g.n, g.c, k(g) if callable(k) else k,
+            metric=metric,
+            task_ids=g.task,
+            clusters=_clusters(args, g.task),
+            interval=_INTERVALS[args.ci],
+            confidence=args.level,
+            seed=rng,
+            missing=args.missing,
+            **({"n_resamples": args.resamples} if args.resamples else {}),
+        )
         rows.extend(dataclasses.replace(row, group=dict(g.group)) for row in result.rows)
     return rows
 
@@ -331,7 +340,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     records, unmatched = [], []
     for group, ga, gb in archives.pair_runs(counts_a, counts_b):
-        result = passatk.compare(
+        result = _named(  # A and B are named by the error; a group of them is named here
+            group_label(group) if group else None, passatk.compare,
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
             task_ids_a=ga.task,
             task_ids_b=gb.task,
