@@ -221,9 +221,11 @@ def test_plot_writes_an_image(cli, ab, tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / "curve.png"
     code, out, err = cli(["plot", os.path.dirname(os.path.dirname(ab[0])), "--by",
-                                  "path:parent", "-k", "1-10", "-o", str(target)])
+                                  "path:parent", "-k", "1-10", "--ci", "t", "-o", str(target)])
     assert (code, out) == (0, "")
-    assert err == f"passatk: wrote {target} (band: 95% t interval, within [0, 1])\n"
+    # the method each row used: t, and the bounded Wilson where every per-task value is equal
+    assert err == (f"passatk: wrote {target} (band: 95% bounded Wilson interval (t at k = 1, 2, "
+                   "3, ...); t interval (bounded Wilson at k = 9, 10), within [0, 1])\n")
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(os.listdir(tmp_path)) == ["a", "b", "curve.png"]
 

@@ -13,6 +13,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import passatk
 from passatk.archives import write_archive
@@ -296,3 +298,32 @@ def test_jobs_help_and_docs_agree():
                     .format_help().split())
     doc = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
     assert "CPUs from 64 MiB of input" in text and "every CPU from 64 MiB of input" in doc
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(min_size=0, max_size=12), min_size=1, max_size=4),
+       st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_csv_safety_for_any_label(labels, number):
+    """Safe CSV: no text cell starts a formula, the prefix is the only change (so the label
+    comes back exactly), numbers are untouched; escaped CSV holds no control character."""
+    from passatk._output import _UNSAFE, render_csv
+
+    recs = [{"group": {"label": lab}, "diff": number} for lab in labels]
+    rows = list(csv.reader(io.StringIO(render_csv(recs, safe=True), newline="")))
+    assert rows[0] == ["label", "diff"]
+    for lab, (cell, diff) in zip(labels, rows[1:], strict=True):
+        assert not cell.startswith(("=", "+", "-", "@", "\t", "\r"))
+        assert cell == ("'" + lab if lab.startswith(("=", "+", "-", "@", "\t", "\r")) else lab)
+        assert float(diff) == number
+    escaped = render_csv(recs, escape=True)
+    assert not _UNSAFE.search(escaped.replace("\n", ""))
+
+
+def test_compare_k_above_n_names_the_group(cli, tmp_path):
+    for side in ("a", "b"):
+        for name in ("m1", "m2"):
+            write_archive(tmp_path / side / name / "g_results.jsonl", TASKS, [[True]] * 8)
+    code, _, err = cli(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "-k", "2"])
+    assert code == 2
+    assert err.startswith("passatk: error: path=m1/g_results.jsonl: cannot compare pass@k at "
+                          "k=2: k=2 exceeds n: every task has n = 1 (greedy) (8 tasks)")

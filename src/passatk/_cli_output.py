@@ -44,19 +44,22 @@ def varying_labels(paths: Sequence[str]) -> list[str]:
     (['x.jsonl', 'y.jsonl'], ['x.jsonl'])
     """
     parts = [[p for p in str(path).replace(os.sep, "/").split("/") if p] for path in paths]
-    if len(parts) < 2:
+    if len(parts) < 2 or not all(parts):
         return [p[-1] if p else str(path) for p, path in zip(parts, paths, strict=True)]
-    head = 0
-    while all(len(p) > head + 1 for p in parts) and len({p[head] for p in parts}) == 1:
-        head += 1
-    tail = 0
-    while (all(len(p) > head + tail + 1 for p in parts)
-           and len({p[len(p) - 1 - tail] for p in parts}) == 1):
-        tail += 1
+    head = _common(parts)
+    tail = _common([p[head:][::-1] for p in parts])
     labels = ["/".join(p[head:len(p) - tail]) for p in parts]
-    if len(set(labels)) < len(labels) or not all(labels):
+    if len(set(labels)) < len(labels):
         return [str(path) for path in paths]
     return labels
+
+
+def _common(parts: Sequence[Sequence[str]]) -> int:
+    """How many leading parts all of ``parts`` share, leaving at least one part of each."""
+    n = 0
+    while all(len(p) > n + 1 for p in parts) and len({p[n] for p in parts}) == 1:
+        n += 1
+    return n
 
 
 def output_format(fmt: str | None, output: str | None) -> str:

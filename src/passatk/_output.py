@@ -254,12 +254,17 @@ def render_csv(records: Sequence[Mapping[str, Any]], *, safe: bool = False,
             cell = csv_safe(cell) if safe else cell
         return cell
 
+    # csv quotes a field holding a character of its line terminator: with "\r\n" a label with
+    # a lone CR is quoted too (with "\n" it was not, and the CR split the row); lines end "\n"
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([text(name) for name in names])
-    for row in rows:
-        writer.writerow([text(row.get(col)) for col in names])
-    return buf.getvalue()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    lines = []
+    for cells in ([text(name) for name in names], *([text(r.get(c)) for c in names] for r in rows)):
+        writer.writerow(cells)
+        lines.append(buf.getvalue()[:-2] + "\n")
+        buf.seek(0)
+        buf.truncate()
+    return "".join(lines)
 
 
 def jsonable(value: Any) -> Any:

@@ -122,8 +122,13 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
             print(f"  ... and {skipped.count - len(shown)} more", file=sys.stderr)
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
-    args._files = [*getattr(args, "_files", ()), *((run, f) for f in counts.files)]
+    _keep_files(args, counts, run)
     return counts
+
+
+def _keep_files(args: argparse.Namespace, counts: Any, run: str | None) -> None:
+    """Note the files read, for the inputs of the JSON envelope."""
+    args._files = [*getattr(args, "_files", ()), *((run, f) for f in counts.files)]
 
 
 def _identity(path: str) -> tuple[int, int] | None:
@@ -195,6 +200,13 @@ def _metric(args: argparse.Namespace, counts: Any) -> str:
     return args.metric if args.metric is not None else counts.metric
 
 
+def _percent(record: dict[str, Any], percent: bool) -> dict[str, Any]:
+    """``record`` unchanged: ``--percent`` is applied (and the fields renamed ``*_pct``) by
+    :func:`_emit` in every format; kept so that a command written against the older helper
+    does not scale its records twice."""
+    return record
+
+
 def _ordered(record: dict[str, Any], first: Sequence[str]) -> dict[str, Any]:
     """``record`` with the fields of the spec first, then the library's other fields."""
     out = {key: record[key] for key in ("group", *first) if key in record}
@@ -228,31 +240,44 @@ def _emit(
 ) -> None:
     """Write ``records`` in ``args.format``: JSON as the envelope of docs/cli.md (``fields``
     are its command's own keys), the flat formats with ``columns`` (renamed by ``rename``)."""
-    from . import _cli_output as O
-    from ._output import render, write_text
+    from ._output import write_text
 
-    pct = getattr(args, "percent", False)
     if args.format in ("json", "jsonl"):
-        rows = [O.percent(r) for r in records] if pct else records
-        if args.format == "json":
-            unit = ("percent" if pct else "fraction") if hasattr(args, "percent") else None
-            rows = O.cli_envelope(args.command, rows, files=getattr(args, "_files", ()),
-                                  seed=getattr(args, "seed", None), argv=args.argv, unit=unit,
-                                  **fields)
-        text = render(rows, args.format)
+        text = _json_text(args, records, fields)
     else:
-        if decimals is None:
-            decimals = 2 if pct else 4
-        flat = _compact(records, columns, extra)
-        if rename:
-            flat = [{rename.get(key, key): value for key, value in r.items()} for r in flat]
-        flat = [O.percent(r) for r in flat] if pct else flat
-        text = render(flat, args.format, decimals=decimals,
-                      csv_safe=O.csv_safe_default(getattr(args, "csv_safe", None), args.output),
-                      escape=O.to_terminal(args.output))
+        text = _flat_text(args, _compact(records, columns, extra), decimals, rename)
     if getattr(args, "seed_drawn", False) and not getattr(args, "quiet", False):
         _note(args, f"--seed random drew seed {args.seed}")
     write_text(text, args.output)
+
+
+def _json_text(args: argparse.Namespace, records: list[dict[str, Any]],
+               fields: dict[str, Any]) -> str:
+    from . import _cli_output as O
+    from ._output import render
+
+    pct = getattr(args, "percent", False)
+    rows: Any = [O.percent(r) for r in records] if pct else records
+    if args.format == "json":
+        unit = ("percent" if pct else "fraction") if hasattr(args, "percent") else None
+        rows = O.cli_envelope(args.command, rows, files=getattr(args, "_files", ()),
+                              seed=getattr(args, "seed", None), argv=args.argv, unit=unit,
+                              **fields)
+    return render(rows, args.format)
+
+
+def _flat_text(args: argparse.Namespace, flat: list[dict[str, Any]], decimals: int | None,
+               rename: dict[str, str] | None) -> str:
+    from . import _cli_output as O
+    from ._output import render
+
+    pct = getattr(args, "percent", False)
+    if rename:
+        flat = [{rename.get(key, key): value for key, value in r.items()} for r in flat]
+    flat = [O.percent(r) for r in flat] if pct else flat
+    return render(flat, args.format, decimals=(2 if pct else 4) if decimals is None else decimals,
+                  csv_safe=O.csv_safe_default(getattr(args, "csv_safe", None), args.output),
+                  escape=O.to_terminal(args.output))
 
 
 def _skipped_fields(args: argparse.Namespace, counts: Any) -> dict[str, Any]:
@@ -266,6 +291,19 @@ def _run_label(args: argparse.Namespace, group: dict[str, Any]) -> str:
     return group_label(group) if group else ", ".join(args.paths)
 
 
+def _named(label: str | None, call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``; a library error that names an option is prefixed with the
+    run it is about (several archives are read at once), unless ``label`` is None."""
+    from .errors import HintedError
+
+    try:
+        return call(*args, **kwargs)
+    except HintedError as exc:
+        if label is None:
+            raise
+        raise HintedError(f"{label}: ", *exc.message.parts) from None
+
+
 def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str], k: Any,
                   rng: Any) -> list[Any]:
     """Score each group of ``counts``; return the library's rows with the group labels set."""
@@ -273,24 +311,20 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
 
     import passatk
 
-    from .errors import HintedError
-
     rows = []
     for g in counts.iter_groups():
-        try:
-            result = passatk.score(
-                g.n, g.c, k(g) if callable(k) else k,
-                metric=metric,
-                task_ids=g.task,
-                clusters=_clusters(args, g.task),
-                interval=_INTERVALS[args.ci],
-                confidence=args.level,
-                seed=rng,
-                missing=args.missing,
-                **({"n_resamples": args.resamples} if args.resamples else {}),
-            )
-        except HintedError as exc:  # say which run: several archives are read at once
-            raise HintedError(f"{_run_label(args, dict(g.group))}: ", *exc.message.parts) from None
+        result = _named(
+            _run_label(args, dict(g.group)), passatk.score,
+            g.n, g.c, k(g) if callable(k) else k,
+            metric=metric,
+            task_ids=g.task,
+            clusters=_clusters(args, g.task),
+            interval=_INTERVALS[args.ci],
+            confidence=args.level,
+            seed=rng,
+            missing=args.missing,
+            **({"n_resamples": args.resamples} if args.resamples else {}),
+        )
         rows.extend(dataclasses.replace(row, group=dict(g.group)) for row in result.rows)
     return rows
 
@@ -327,7 +361,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(args.seed)
     records, unmatched = [], []
     for group, ga, gb in archives.pair_runs(counts_a, counts_b):
-        result = passatk.compare(
+        result = _named(  # A and B are named by the error; a group of them is named here
+            group_label(group) if group else None, passatk.compare,
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
             task_ids_a=ga.task,
             task_ids_b=gb.task,

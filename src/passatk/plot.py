@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["caption", "figure", "outside_legend", "plot_pass_at_k", "save", "style"]
 
@@ -242,31 +242,52 @@ def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: 
     own = ax is None
     if own:
         ax = figure(width, height).subplots()
-    curves = _curves(rows)
-    groups = list(dict.fromkeys(group for group, _ in curves))
-    main = [m for m in dict.fromkeys(metric for _, metric in curves) if m != "plugin"]
-    metric = main[0] if main else "plugin"
-    labels = _labels(groups, metric)
-    drawn = [rs for (_, m), rs in curves.items() if m == metric]
-    if all(len({r.k for r in rs}) == 1 for rs in curves.values()):
-        _dots(ax, curves, groups, labels, metric)
+    p = _layout(rows)
+    if all(len({r.k for r in rs}) == 1 for rs in p.curves.values()):
+        _dots(ax, p.curves, p.groups, p.labels, p.metric)
     else:
-        handles = _lines(ax, curves, groups, labels, metric, bool(main))
-        ax.set_xlabel("k")
-        ax.set_ylabel(_y_label(metric, [r for rs in drawn for r in rs]))
-        _k_axis(ax, ticker, log_k, max(r.k for r in rows))
-        if legend is None:
-            legend = len(groups) > 1 or (any(m == "plugin" for _, m in curves) and bool(main))
-        if legend:
-            notes = dict.fromkeys(_band_text(rs).replace(", within [0, 1]", "") for rs in drawn)
-            outside_legend(ax, [h for h, _ in handles], [t for _, t in handles],
-                           title="; ".join(notes), own=own)
+        _curve_panel(ax, p, ticker, log_k, legend, own)
     ax.grid(True, alpha=0.3, linewidth=0.5)
     if own:
         ax.tick_params(labelsize=FONT_SIZE)
         ax.xaxis.label.set_size(FONT_SIZE + 1)
         ax.yaxis.label.set_size(FONT_SIZE + 1)
     return ax
+
+
+class _Layout(NamedTuple):
+    """What is drawn: the curves by (group, metric), the groups, their labels, the metric."""
+
+    curves: dict[tuple, list[Any]]
+    groups: list[tuple]
+    labels: list[str]
+    metric: str
+    has_main: bool
+
+
+def _layout(rows: list[Any]) -> _Layout:
+    curves = _curves(rows)
+    groups = list(dict.fromkeys(group for group, _ in curves))
+    main = [m for m in dict.fromkeys(metric for _, metric in curves) if m != "plugin"]
+    metric = main[0] if main else "plugin"
+    return _Layout(curves, groups, _labels(groups, metric), metric, bool(main))
+
+
+def _curve_panel(ax: Any, p: _Layout, ticker: Any, log_k: bool, legend: bool | None,
+                 own: bool) -> None:
+    """Curves against k, their axes, and the legend outside the data when it tells apart."""
+    handles = _lines(ax, p.curves, p.groups, p.labels, p.metric, p.has_main)
+    drawn = [r for (_, m), rs in p.curves.items() if m == p.metric for r in rs]
+    ax.set_xlabel("k")
+    ax.set_ylabel(_y_label(p.metric, drawn))
+    _k_axis(ax, ticker, log_k, max(r.k for rs in p.curves.values() for r in rs))
+    if legend is None:
+        plugin = p.has_main and any(m == "plugin" for _, m in p.curves)
+        legend = len(p.groups) > 1 or plugin
+    if legend:
+        title = caption(drawn).removesuffix(", within [0, 1]")
+        outside_legend(ax, [h for h, _ in handles], [t for _, t in handles], title=title,
+                       own=own)
 
 
 def _lines(ax: Any, curves: dict[tuple, list[Any]], groups: list[tuple], labels: list[str],
@@ -329,4 +350,7 @@ def caption(result: Any) -> str:
     'band: 95% t/Wilson hull interval (Wilson at k = 10), within [0, 1]'
     """
     rows = [r for r in getattr(result, "rows", result) if r.metric != "plugin"]
-    return "; ".join(dict.fromkeys(_band_text(rs) for rs in _curves(rows).values()))
+    curves = list(_curves(rows).values())
+    levels = "/".join(dict.fromkeys(f"{rs[0].confidence:.0%}" for rs in curves))
+    methods = "; ".join(dict.fromkeys(_methods(rs) for rs in curves))
+    return f"band: {levels} {methods}, within [0, 1]"

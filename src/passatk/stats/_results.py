@@ -79,7 +79,9 @@ def _to_pandas(records: list[dict[str, Any]]):
         ) from exc
     from .._output import columns, flatten  # the one flattening rule, shared with CSV
 
-    return pd.DataFrame.from_records([flatten(rec) for rec in records], columns=columns(records))
+    names = columns(records)  # group columns first, even those of later rows only
+    return pd.DataFrame.from_records([{c: row.get(c) for c in names}
+                                      for row in map(flatten, records)])
 
 
 def _row_dict(row) -> dict[str, Any]:
