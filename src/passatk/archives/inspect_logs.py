@@ -108,11 +108,23 @@ def _log_summary(file: str, doc: object) -> str | None:
     return None
 
 
+def _spec(doc: dict) -> dict:
+    """``task`` and ``model`` of the header's ``eval``; a streamed object (``eval`` is
+    streamed for EvalPlus) is read only until both are found, near the file's start."""
+    out = {}
+    for key, value in doc["eval"].items():
+        if key in ("task", "model"):
+            out[key] = value
+            if len(out) == 2:
+                break
+    return out
+
+
 def _is_header(doc: object) -> bool:
     if not (isinstance(doc, dict) and "status" in doc and "version" in doc
             and isinstance(doc.get("eval"), dict)):
         return False
-    spec = dict(doc["eval"].items())  # a streamed object reads its members
+    spec = _spec(doc)
     return isinstance(spec.get("task"), str) and isinstance(spec.get("model"), str)
 
 
@@ -122,7 +134,7 @@ def matches(doc: object, file: str = "") -> bool:
 
 def read_json(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
-    base = _group_base(file, {"eval": dict(doc["eval"].items())})
+    base = _group_base(file, {"eval": _spec(doc)})
     pathvals = path_groups(ctx.options.by, file)
     for i, raw in enumerate(doc["samples"]):
         try:
