@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import lzma
 import math
 import shutil
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -170,6 +172,8 @@ def _seekable(file: str) -> Iterator[Any]:
 
 
 ZIP_ZSTANDARD = 93  # the method Inspect writes with (zipfile_zstd; the stdlib from 3.14)
+_UNREADABLE = (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError,
+               ValueError, zlib.error, lzma.LZMAError)
 
 
 def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
@@ -184,7 +188,7 @@ def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
         else:
             with z.open(info) as f:
                 data = f.read(cap + 1)
-    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError) as e:
+    except _UNREADABLE as e:  # a corrupt, encrypted or unsupported member
         raise ArchiveError(file, f"member {info.filename}: cannot read it ({e})") from None
     if len(data) > cap:
         raise ArchiveError(file, f"member {info.filename} is over the record-length cap")
@@ -199,7 +203,6 @@ def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int)
     """A zstd member on Pythons whose zipfile lacks zstd: the raw bytes after the local
     header, decompressed by zstandard (passatk's zstd extra), the CRC checked."""
     import struct
-    import zlib
 
     from ._sources import _zstandard
 
@@ -211,8 +214,12 @@ def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int)
     name_len, extra_len = struct.unpack("<HH", local[26:30])
     fp.seek(info.header_offset + 30 + name_len + extra_len)
     raw = fp.read(info.compress_size)
-    reader = _zstandard(file).ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    data = reader.read(cap + 1)
+    zstandard = _zstandard(file)
+    try:
+        data = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True).read(
+            cap + 1)
+    except zstandard.ZstdError as e:
+        raise zipfile.BadZipFile(f"cannot decompress: {e}") from None
     if len(data) <= cap and zlib.crc32(data) != info.CRC:
         raise zipfile.BadZipFile("CRC check failed")
     return data
@@ -241,7 +248,7 @@ def read_zip(file: str, ctx: Context) -> None:
     with _seekable(file) as raw:
         try:
             z = zipfile.ZipFile(raw)
-        except (zipfile.BadZipFile, OSError) as e:
+        except _UNREADABLE as e:
             raise ArchiveError(file, f"not a readable zip archive ({e})") from None
         with z:
             base = _zip_header(file, z)
