@@ -279,3 +279,20 @@ def test_corrupt_eval_logs_fail_in_one_line(tmp_path, zstd):
         codes.append(code)
         path.unlink()
     assert codes.count(2) > 60  # most corruptions are found
+
+
+def test_unfinished_logs_say_so(tmp_path):
+    samples = random_samples(4)
+    with zipfile.ZipFile(tmp_path / "running.eval", "w") as z:  # journal and samples only
+        z.writestr("_journal/start.json", json.dumps({k: header()[k] for k in
+                                                      ("version", "eval", "plan")}))
+        for s in samples[:5]:
+            z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
+    counts = read_counts(tmp_path / "running.eval")
+    assert rows(counts) == recount(samples[:5])
+    assert "no header.json (the run did not finish)" in " ".join(counts.notes)
+    path = tmp_path / "cancelled.json"
+    path.write_text(json.dumps({**header(), "status": "cancelled", "samples": samples[:4]}))
+    assert "an Inspect log with status 'cancelled'" in " ".join(read_counts(path).notes)
+    write_json(tmp_path / "done.json", samples)
+    assert not any("Inspect log with" in x for x in read_counts(tmp_path / "done.json").notes)

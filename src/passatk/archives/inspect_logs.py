@@ -44,6 +44,14 @@ class _Spec(msgspec.Struct):
 
 class _Header(msgspec.Struct):
     eval: _Spec
+    status: str | None = None  # absent from _journal/start.json: the run was not finished
+
+
+def _status_note(file: str, ctx: Context, status: str | None) -> None:
+    if status != "success":
+        said = f"status {status!r}" if status else "no header.json (the run did not finish)"
+        ctx.notes.append(f"{file}: an Inspect log with {said}: only the samples it holds "
+                         "are counted")
 
 
 class _Score(msgspec.Struct):
@@ -137,6 +145,7 @@ def matches(doc: object, file: str = "") -> bool:
 def read_json(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
     base = _group_base(file, {"eval": _spec(doc)})
+    _status_note(file, ctx, doc.get("status") if isinstance(doc.get("status"), str) else "?")
     pathvals = path_groups(ctx.options.by, file)
     for i, raw in enumerate(doc["samples"]):
         try:
@@ -229,15 +238,16 @@ _HEADER = msgspec.json.Decoder(_Header)
 _SAMPLE = msgspec.json.Decoder(_Sample)
 
 
-def _zip_header(file: str, z: zipfile.ZipFile) -> tuple:
+def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
     names = set(z.namelist())
     for name in ("header.json", "_journal/start.json"):
         if name in names:
             try:
-                spec = _HEADER.decode(_member(file, z, z.getinfo(name))).eval
+                header = _HEADER.decode(_member(file, z, z.getinfo(name)))
             except (msgspec.DecodeError, msgspec.ValidationError) as e:
                 raise ArchiveError(file, f"{name}: {e}") from None
-            return (("task", spec.task), ("model", spec.model))
+            _status_note(file, ctx, header.status)
+            return (("task", header.eval.task), ("model", header.eval.model))
     raise ArchiveError(file, "a zip archive without header.json or _journal/start.json is no "
                        "Inspect log")
 
@@ -251,7 +261,7 @@ def read_zip(file: str, ctx: Context) -> None:
         except _UNREADABLE as e:
             raise ArchiveError(file, f"not a readable zip archive ({e})") from None
         with z:
-            base = _zip_header(file, z)
+            base = _zip_header(file, ctx, z)
             for info in z.infolist():
                 if info.filename.startswith("samples/") and info.filename.endswith(".json"):
                     _zip_sample(file, ctx, z, info, pathvals, base)
