@@ -82,6 +82,16 @@ def test_score_a_folder_of_every_format(tmp_path, metric, capsys):
         assert abs(Fraction(got[path][2]) - value) <= Fraction(1, 2**50), path
 
 
+def test_one_folder_of_both_metrics_is_refused_in_one_line(tmp_path, capsys):
+    """pass^k archives (tau-bench, tau2-bench) and pass@k archives in one folder: one read
+    holds one metric, so the folder is refused, naming a file of each."""
+    write_all(tmp_path, "pass@k")
+    write_all(tmp_path, "pass^k")
+    assert cli.main(["score", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "score them separately" in err
+
+
 @pytest.fixture(scope="module")
 def new_formats(tmp_path_factory):
     root = tmp_path_factory.mktemp("new")

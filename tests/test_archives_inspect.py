@@ -243,3 +243,56 @@ def test_compare_two_logs(tmp_path, capsys):
     row = out["rows"][0]
     diff = sum(flags["a.eval"].values()) / 90 - sum(flags["b.eval"].values()) / 90
     assert row["tasks"] == 30 and abs(row["diff"] - diff) < 1e-12
+
+
+@pytest.mark.parametrize("zstd", [False, True])
+def test_corrupt_eval_logs_fail_in_one_line(tmp_path, zstd):
+    """Bit flips, cuts and junk in a .eval zip (deflate or zstd members): exit 0 or one line,
+    exit 2; never a traceback (corrupt deflate data raises zlib.error inside zipfile)."""
+    import contextlib
+    import io
+
+    from passatk.cli import main
+
+    write_eval(tmp_path / "log.eval", random_samples(0), zstd=zstd)
+    orig = (tmp_path / "log.eval").read_bytes()
+    rng = random.Random(1)
+    codes = []
+    for i in range(120):
+        b = bytearray(orig)
+        for _ in range(rng.randint(1, 3)):
+            pos = rng.randrange(len(b))
+            op = rng.random()
+            if op < 0.7:
+                b[pos] ^= 1 << rng.randrange(8)
+            elif op < 0.85:
+                del b[max(pos, 1):]
+            else:
+                b[pos:pos] = rng.choice([b"\x00" * 8, b"PK\x03\x04", b"\xff" * 30])
+        path = tmp_path / f"m{i}.eval"
+        path.write_bytes(bytes(b))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            code = main(["score", str(path), "-q"])
+        lines = err.getvalue().splitlines()
+        assert (code == 0 and not lines) or (code == 2 and len(lines) == 1), (code, lines)
+        codes.append(code)
+        path.unlink()
+    assert codes.count(2) > 60  # most corruptions are found
+
+
+def test_unfinished_logs_say_so(tmp_path):
+    samples = random_samples(4)
+    with zipfile.ZipFile(tmp_path / "running.eval", "w") as z:  # journal and samples only
+        z.writestr("_journal/start.json", json.dumps({k: header()[k] for k in
+                                                      ("version", "eval", "plan")}))
+        for s in samples[:5]:
+            z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
+    counts = read_counts(tmp_path / "running.eval")
+    assert rows(counts) == recount(samples[:5])
+    assert "no header.json (the run did not finish)" in " ".join(counts.notes)
+    path = tmp_path / "cancelled.json"
+    path.write_text(json.dumps({**header(), "status": "cancelled", "samples": samples[:4]}))
+    assert "an Inspect log with status 'cancelled'" in " ".join(read_counts(path).notes)
+    write_json(tmp_path / "done.json", samples)
+    assert not any("Inspect log with" in x for x in read_counts(tmp_path / "done.json").notes)

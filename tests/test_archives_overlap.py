@@ -182,3 +182,27 @@ def test_records_repeated_across_shards_get_a_note(tmp_path, capsys):
     write(tmp_path / "b.jsonl", recs[5:])
     assert not any("byte for byte" in x
                    for x in read_counts(tmp_path, merge="allow-duplicates").notes)
+
+
+def test_s3_spellings_of_one_object_by_etag(tmp_path):
+    """s3:// and s3a:// name one object (same store, path and ETag); a copy is another."""
+    pytest.importorskip("moto")
+    pytest.importorskip("s3fs")
+    from corpus import moto_s3
+
+    run = tmp_path / "run"
+    run.mkdir()
+    write_archive(run / "s_results.jsonl", ["a", "b"], [[True, False, True], [False] * 3])
+    with moto_s3({"run": str(run)}, bucket="passatk-identity") as options:  # moto's state is
+        # shared by every server of the process: a bucket of its own
+        from passatk.archives._remote import storage_options, url_identity
+
+        url = "s3://passatk-identity/v1/run/s_results.jsonl"
+        with storage_options(options):
+            key = url_identity(url)
+            assert key[0] == "s3" and key[1] == "passatk-identity/v1/run/s_results.jsonl"
+            assert key[2]  # the ETag
+            assert url_identity("s3a://passatk-identity/v1/run/s_results.jsonl") == key
+        both = read_counts([url, "s3a://passatk-identity/v1/run/s_results.jsonl"], merge=True,
+                           storage_options=options)
+        assert both.n.tolist() == [3, 3]

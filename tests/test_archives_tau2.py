@@ -178,3 +178,24 @@ def test_simulations_past_the_record_cap_are_streamed(tmp_path, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "64K")
     assert path.stat().st_size > 20 * 65536
     assert rows(read_counts(path)) == recount(sims)
+
+
+def test_rewards_at_the_bounds_follow_tau2_to_the_ulp(tmp_path):
+    """tau2's ``is_successful`` is ``(1 - 1e-6) <= reward <= (1 + 1e-6)``; the floats next to
+    both bounds (and the bounds) are read as it reads them."""
+    import math
+
+    grid = []
+    for bound in (1 - 1e-6, 1 + 1e-6, 1.0):
+        x = bound
+        for _ in range(3):
+            x = math.nextafter(x, 0)
+        for _ in range(7):
+            grid.append(x)
+            x = math.nextafter(x, 2)
+    sims = [simulation(str(i), 0, r, "user_stop") for i, r in enumerate(grid)]
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(results(sims)))  # repr round-trips every float
+    want = {str(i): (1, int((1 - 1e-6) <= r <= (1 + 1e-6))) for i, r in enumerate(grid)}
+    assert rows(read_counts(path)) == want
+    assert want["3"] == (1, 1) and abs(grid[3] - 1) > 1e-6  # where abs(r - 1) <= 1e-6 differs

@@ -73,7 +73,8 @@ class FormatSpec:
     write : callable(path, tasks, flags, options) -> list of str, optional
         Writes a synthetic archive (``write_archive``); ``options`` is a ``WriteOptions``.
     probe : callable(value, file) -> bool, optional
-        Content detection: the parsed document (``document``) or the first record (``lines``).
+        Content detection: the parsed document (``document``), the first record (``lines``)
+        or the first 64 KiB of the file (``zip``).
     aliases : tuple of str
         Other accepted names (lower case).
     names : tuple of str

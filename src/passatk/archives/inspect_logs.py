@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import lzma
 import math
 import shutil
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -42,6 +44,14 @@ class _Spec(msgspec.Struct):
 
 class _Header(msgspec.Struct):
     eval: _Spec
+    status: str | None = None  # absent from _journal/start.json: the run was not finished
+
+
+def _status_note(file: str, ctx: Context, status: str | None) -> None:
+    if status != "success":
+        said = f"status {status!r}" if status else "no header.json (the run did not finish)"
+        ctx.notes.append(f"{file}: an Inspect log with {said}: only the samples it holds "
+                         "are counted")
 
 
 class _Score(msgspec.Struct):
@@ -108,11 +118,23 @@ def _log_summary(file: str, doc: object) -> str | None:
     return None
 
 
+def _spec(doc: dict) -> dict:
+    """``task`` and ``model`` of the header's ``eval``; a streamed object (``eval`` is
+    streamed for EvalPlus) is read only until both are found, near the file's start."""
+    out = {}
+    for key, value in doc["eval"].items():
+        if key in ("task", "model"):
+            out[key] = value
+            if len(out) == 2:
+                break
+    return out
+
+
 def _is_header(doc: object) -> bool:
     if not (isinstance(doc, dict) and "status" in doc and "version" in doc
             and isinstance(doc.get("eval"), dict)):
         return False
-    spec = dict(doc["eval"].items())  # a streamed object reads its members
+    spec = _spec(doc)
     return isinstance(spec.get("task"), str) and isinstance(spec.get("model"), str)
 
 
@@ -122,7 +144,8 @@ def matches(doc: object, file: str = "") -> bool:
 
 def read_json(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
-    base = _group_base(file, {"eval": dict(doc["eval"].items())})
+    base = _group_base(file, {"eval": _spec(doc)})
+    _status_note(file, ctx, doc.get("status") if isinstance(doc.get("status"), str) else "?")
     pathvals = path_groups(ctx.options.by, file)
     for i, raw in enumerate(doc["samples"]):
         try:
@@ -158,6 +181,8 @@ def _seekable(file: str) -> Iterator[Any]:
 
 
 ZIP_ZSTANDARD = 93  # the method Inspect writes with (zipfile_zstd; the stdlib from 3.14)
+_UNREADABLE = (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError,
+               ValueError, zlib.error, lzma.LZMAError)
 
 
 def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
@@ -172,7 +197,7 @@ def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
         else:
             with z.open(info) as f:
                 data = f.read(cap + 1)
-    except (zipfile.BadZipFile, NotImplementedError, OSError, EOFError) as e:
+    except _UNREADABLE as e:  # a corrupt, encrypted or unsupported member
         raise ArchiveError(file, f"member {info.filename}: cannot read it ({e})") from None
     if len(data) > cap:
         raise ArchiveError(file, f"member {info.filename} is over the record-length cap")
@@ -187,7 +212,6 @@ def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int)
     """A zstd member on Pythons whose zipfile lacks zstd: the raw bytes after the local
     header, decompressed by zstandard (passatk's zstd extra), the CRC checked."""
     import struct
-    import zlib
 
     from ._sources import _zstandard
 
@@ -199,8 +223,12 @@ def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int)
     name_len, extra_len = struct.unpack("<HH", local[26:30])
     fp.seek(info.header_offset + 30 + name_len + extra_len)
     raw = fp.read(info.compress_size)
-    reader = _zstandard(file).ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-    data = reader.read(cap + 1)
+    zstandard = _zstandard(file)
+    try:
+        data = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True).read(
+            cap + 1)
+    except zstandard.ZstdError as e:
+        raise zipfile.BadZipFile(f"cannot decompress: {e}") from None
     if len(data) <= cap and zlib.crc32(data) != info.CRC:
         raise zipfile.BadZipFile("CRC check failed")
     return data
@@ -210,15 +238,16 @@ _HEADER = msgspec.json.Decoder(_Header)
 _SAMPLE = msgspec.json.Decoder(_Sample)
 
 
-def _zip_header(file: str, z: zipfile.ZipFile) -> tuple:
+def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
     names = set(z.namelist())
     for name in ("header.json", "_journal/start.json"):
         if name in names:
             try:
-                spec = _HEADER.decode(_member(file, z, z.getinfo(name))).eval
+                header = _HEADER.decode(_member(file, z, z.getinfo(name)))
             except (msgspec.DecodeError, msgspec.ValidationError) as e:
                 raise ArchiveError(file, f"{name}: {e}") from None
-            return (("task", spec.task), ("model", spec.model))
+            _status_note(file, ctx, header.status)
+            return (("task", header.eval.task), ("model", header.eval.model))
     raise ArchiveError(file, "a zip archive without header.json or _journal/start.json is no "
                        "Inspect log")
 
@@ -229,10 +258,10 @@ def read_zip(file: str, ctx: Context) -> None:
     with _seekable(file) as raw:
         try:
             z = zipfile.ZipFile(raw)
-        except (zipfile.BadZipFile, OSError) as e:
+        except _UNREADABLE as e:
             raise ArchiveError(file, f"not a readable zip archive ({e})") from None
         with z:
-            base = _zip_header(file, z)
+            base = _zip_header(file, ctx, z)
             for info in z.infolist():
                 if info.filename.startswith("samples/") and info.filename.endswith(".json"):
                     _zip_sample(file, ctx, z, info, pathvals, base)

@@ -75,7 +75,8 @@ def _success(sim: _Simulation) -> bool:
     if not math.isfinite(reward):
         raise BadRecord(f"reward must be a finite number, got {reward!r}",
                         ("reward_info", "reward"))
-    return abs(reward - 1.0) <= SUCCESS_TOLERANCE
+    # tau2's is_successful literally: abs(reward - 1) <= 1e-6 differs at 1 - 1e-6 itself
+    return (1 - SUCCESS_TOLERANCE) <= reward <= (1 + SUCCESS_TOLERANCE)
 
 
 def read(file: str, ctx: Context, doc: dict) -> None:
@@ -134,7 +135,7 @@ SPEC = register(FormatSpec(
     FormatInfo(
         "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
         'JSON object with "info", "tasks" and a list "simulations"',
-        "a trial succeeds when |reward_info.reward - 1| <= 1e-6 (no reward_info: a failure); "
+        "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
         "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
     kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
     priority=1,
