@@ -593,8 +593,9 @@ def _error(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    0 success, 1 findings (``check`` found a disagreement), 2 a usage, input or output error
-    (also a closed standard output), 130 interrupted.
+    0 success (also when the reader of standard output leaves early, ``| head``), 1 findings
+    (``check`` found a disagreement), 2 a usage, input or output error, 130 interrupted (143
+    SIGTERM, 129 SIGHUP while worker processes read: they are ended first).
     """
     parser = build_parser()
     try:
@@ -616,10 +617,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # surface a broken pipe here rather than at interpreter exit
         return code
     except BrokenPipeError:
-        # The reader of stdout went away (e.g. `| head`): stop quietly.
+        # The reader of stdout went away (e.g. `| head`): stop quietly, with status 0, as when
+        # the output fitted in the pipe before the reader left (the same status whatever the
+        # timing; the reader chose to stop reading).
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_OK
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

@@ -23,7 +23,7 @@ from ._counts import Counts
 from ._errors import ArchiveError
 from ._parts import combine, finish_file, read_file, read_range, split_candidate, to_counts
 from ._ranges import plan_ranges
-from ._remote import current_options, known_sizes, storage_options
+from ._remote import PIN_KEY, current_options, etag, is_url, known_sizes, storage_options
 from ._sources import file_size
 
 __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
@@ -103,6 +103,17 @@ def _sizes(files: list[str], storage: dict) -> dict[str, int]:
         return dict(zip(candidates, pool.map(size, candidates), strict=True))
 
 
+def _pinned(file: str, storage: dict) -> dict:
+    """The storage options of the tasks that read parts of ``file``: with the object's ETag
+    when it is a URL, so that a part read after the object changed is an error, not a part of
+    another version (each task opens the object itself)."""
+    if not is_url(file):
+        return storage
+    with storage_options(storage):
+        tag = etag(file)
+    return storage if tag is None else {**storage, PIN_KEY: {file: tag}}
+
+
 def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
                 filtering: bool, named: set[str], split_bytes: int,
                 merge: bool = False) -> tuple[Any, list[Any]]:
@@ -125,9 +136,10 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
         size = sizes.get(f, 0)
         given = os.path.normpath(f) in named
         if size > split_bytes:
-            ranges = [submit(read_range, f, s, e, fmt, opts, filtering, given, storage)
+            pinned = _pinned(f, storage)
+            ranges = [submit(read_range, f, s, e, fmt, opts, filtering, given, pinned)
                       for s, e in plan_ranges(size, split_bytes)]
-            level.append(submit(finish_file, f, fmt, opts, filtering, given, storage, *ranges))
+            level.append(submit(finish_file, f, fmt, opts, filtering, given, pinned, *ranges))
         else:
             level.append(submit(read_file, f, fmt, opts, filtering, given, storage))
     while len(level) > 1:
