@@ -238,7 +238,8 @@ def _njit_one(func, opts):
         if "no locator available" not in str(exc):
             raise
     else:
-        disp._cache = _layered_cache(disp._cache, func)
+        if hasattr(disp, "_cache"):  # not under NUMBA_DISABLE_JIT (a plain function then)
+            disp._cache = _layered_cache(disp._cache, func)
         return disp
     _cache_ok = False
     warnings.warn_explicit(_NO_CACHE_NOTE.format("no writable cache directory"),
