@@ -19,6 +19,7 @@ signature and the CPU, not on the install path, so a read-only install finds the
 
 import importlib
 import os
+import pickle
 import sys
 import threading
 import warnings
@@ -270,7 +271,7 @@ def _layered_cache(cache, func):
         if data is None and cache._enabled:
             try:
                 raw = shipped.load(cache._index_key(sig, target_context.codegen()))
-            except (OSError, EOFError, ValueError):  # no index there, or a partial one
+            except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # none, or partial
                 raw = None
             if raw is not None:
                 data = impl.rebuild(target_context, raw)
