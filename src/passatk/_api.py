@@ -136,16 +136,20 @@ def _compute(n, c, k, mode, errors):
             flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
     out = np.empty(shape, dtype=np.float64)
     if out.size:
-        if out.size <= EXACT_MAX_SIZE and max(int(a.max()) for a in flat) <= EXACT_MAX_N:
-            bad = _exact_fill(flat, mode, out.reshape(-1))
-        else:
-            th, tl = table()
-            bad = _dispatch(flat, mode, th, tl, out.reshape(-1))
+        bad = _fill(flat, mode, out.reshape(-1))
         if bad and errors == "raise":
             _raise_invalid(n64, c64, k64, (on, oc, ok), shape)
     if shape == ():
         return float(out[()])
     return out
+
+
+def _fill(flat, mode, out):
+    """Values of the flat triples into ``out``: exact for a small call, else the kernels."""
+    if out.size <= EXACT_MAX_SIZE and max(int(a.max()) for a in flat) <= EXACT_MAX_N:
+        return _exact_fill(flat, mode, out)
+    th, tl = table()
+    return _dispatch(flat, mode, th, tl, out)
 
 
 def _repeated_pairs(n, k, size):

@@ -19,6 +19,7 @@ signature and the CPU, not on the install path, so a read-only install finds the
 
 import importlib
 import os
+import pickle
 import sys
 import threading
 import warnings
@@ -238,7 +239,8 @@ def _njit_one(func, opts):
         if "no locator available" not in str(exc):
             raise
     else:
-        disp._cache = _layered_cache(disp._cache, func)
+        if hasattr(disp, "_cache"):  # not under NUMBA_DISABLE_JIT (a plain function then)
+            disp._cache = _layered_cache(disp._cache, func)
         return disp
     _cache_ok = False
     warnings.warn_explicit(_NO_CACHE_NOTE.format("no writable cache directory"),
@@ -269,7 +271,7 @@ def _layered_cache(cache, func):
         if data is None and cache._enabled:
             try:
                 raw = shipped.load(cache._index_key(sig, target_context.codegen()))
-            except (OSError, EOFError, ValueError):  # no index there, or a partial one
+            except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # none, or partial
                 raw = None
             if raw is not None:
                 data = impl.rebuild(target_context, raw)

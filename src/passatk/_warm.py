@@ -109,7 +109,7 @@ def warm(groups: tuple[str, ...] = tuple(GROUPS)) -> dict:
     _jit.start()
     for name in groups:
         GROUPS[name]()
-    disps = _jit.dispatchers()
+    disps = [d for d in _jit.dispatchers() if hasattr(d, "signatures")]
     sigs = loaded = 0
     folders = set()
     for disp in disps:
