@@ -19,8 +19,9 @@ def max_workers() -> int:
     positive integer in the environment variable ``PASSATK_MAX_WORKERS``.
 
     >>> import os
-    >>> max_workers() == int(os.environ.get("PASSATK_MAX_WORKERS", 0)) or WORKERS_PER_CPU * (
+    >>> cap = int(os.environ.get("PASSATK_MAX_WORKERS", 0)) or WORKERS_PER_CPU * (
     ...     os.cpu_count() or 1)
+    >>> max_workers() == cap
     True
     """
     import os

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from ._limits import MAX_N, MAX_RESAMPLES, TABLE_MAX  # noqa: F401 (re-exported)
+from ._types import KSpec  # noqa: F401 (re-exported)
 
 #: What ``rng=`` (and its alias ``seed=``) accepts: whatever numpy.random.default_rng does.
 RngLike = (None | int | Sequence[int] | np.random.SeedSequence | np.random.BitGenerator
            | np.random.Generator)
-#: The budgets of ``score``/``compare``: one k, several, or a named set.
-KSpec = int | Sequence[int] | ArrayLike | Literal["all", "ladder"]
 
 _CLIP = 2**62  # values beyond int64 are saturated here, so that the range rules reject them
 

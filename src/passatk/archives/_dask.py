@@ -143,7 +143,7 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
         else:
             level.append(submit(read_file, f, fmt, opts, filtering, given, storage))
     while len(level) > 1:
-        level = [submit(combine, *level[i:i + FAN_IN], pool=merge)
+        level = [submit(combine, *level[i:i + FAN_IN], pool=merge == "allow-duplicates")
                  for i in range(0, len(level), FAN_IN)]
     return level[0], every
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HintedError, Message
 
-__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "show", "stored_float"]
+__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "kind", "show", "stored_float"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -22,6 +22,23 @@ def show(value: object, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
+
+
+def kind(value: object) -> str:
+    """A JSON value's shape in words, for messages about archive content (never a class).
+
+    >>> [kind(v) for v in ({}, [], "x", 1.5, True, None)]
+    ['an object', 'a list', 'a string', 'a number', 'true/false', 'null']
+    """
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true/false"
+    return "a number" if isinstance(value, (int, float)) else "null"
 
 
 def json_path(parts: tuple | list) -> str:

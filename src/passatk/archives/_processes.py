@@ -314,4 +314,4 @@ def read_in_processes(files: list[str], fmt: str | None, opts: Options, filterin
             done += sum(sizes[j] for j in batch)
             if progress is not None:
                 progress(done, total)
-    return to_counts(combine(*parts, pool=merge), opts, files, merge)
+    return to_counts(combine(*parts, pool=merge == "allow-duplicates"), opts, files, merge)

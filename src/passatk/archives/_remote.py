@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import io
 import json
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -99,7 +100,18 @@ def known_sizes() -> dict[str, int]:
     return dict(_SIZES.get() or {})
 
 
+_INFOS: dict[str, Mapping] = {}  # the last listing's entries, for url_identity (no 2nd call)
+
+
+def forget_listings() -> None:
+    """Drop the entries kept from listings (a new expansion lists again)."""
+    _INFOS.clear()
+
+
 def _remember(url: str, info: Mapping) -> None:
+    if len(_INFOS) > 100_000:
+        _INFOS.clear()
+    _INFOS[url] = info
     cache = _SIZES.get()
     if cache is not None and info.get("size") is not None:
         cache[url] = int(info["size"])
@@ -193,6 +205,25 @@ def url_size(url: str) -> int:
     info = _call(url, lambda: fs.info(path))
     size = info.get("size")
     return int(size) if size is not None else 0
+
+
+def url_identity(url: str) -> tuple:
+    """What the object at ``url`` is, whatever the URL's spelling: a local file's (device,
+    inode) for ``file://``; else the store, its canonical path and the object's version or
+    ETag (s3 ``VersionId``/``ETag``, gcs ``generation``/``etag``, HTTP ``ETag``), when the
+    store gives one."""
+    fs, path = _filesystem(url)
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    if protocol in ("file", "local"):
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            raise ArchiveError(url, e.strerror or str(e)) from None
+        return (st.st_dev, st.st_ino)
+    info = _INFOS.get(url) or _call(url, lambda: fs.info(path))
+    tag = next((info[k] for k in ("VersionId", "version_id", "generation", "ETag", "etag",
+                                  "e_tag") if info.get(k)), None)
+    return (protocol, path.rstrip("/"), str(tag) if tag is not None else None)
 
 
 def url_isfile(url: str) -> bool:

@@ -136,6 +136,17 @@ def _py(v):
     return v.item() if hasattr(v, "item") else v
 
 
+def _short_tasks(k, n, short, size, where, id_word, names):
+    """Why k cannot be reported: "every task has n = 1 (greedy)" when all share one n, else
+    the first ids and their n."""
+    if short.size == size and size and _all_equal(n):
+        n0 = int(n[0])
+        return (f"k={k} exceeds n: every task has n = {n0}" + (" (greedy)" if n0 == 1 else "")
+                + f" ({size} tasks{where})")
+    return (f"k={k} exceeds n for {short.size} of {size} tasks{where}: {id_word} "
+            f"{_show(names[short])} have n={_show(n[short])}")
+
+
 def _show(ids, limit=_LIST):
     ids = [_py(i) for i in ids]
     more = f" and {len(ids) - limit} more" if len(ids) > limit else ""

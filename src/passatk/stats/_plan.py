@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._limits import MAX_N, MAX_SIMULATED
+from .._types import CompareMetric, TaskMetric
 from .._validation import (
     RngLike,
     check_n,
@@ -206,7 +207,7 @@ def min_detectable_effect(n_tasks: int, sd: float, *, alpha: float = 0.05,
 
 def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
               task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-              metric: str = "pass@k") -> PlanResult:
+              metric: CompareMetric = "pass@k") -> PlanResult:
     """The sd of the per-task differences D_i from a pilot pair of runs (``sd`` for planning).
 
     sigma_D = sd(thetahat_A,i - thetahat_B,i, ddof=1) over matched tasks (matched like
@@ -247,7 +248,7 @@ def _samples_iv(n, c, k, target_se, metric):
 
 
 def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
-                   metric: str = "pass@k") -> PlanResult:
+                   metric: TaskMetric = "pass@k") -> PlanResult:
     """Samples per task needed for a fixed-benchmark SE of at most ``target_se``.
 
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
