@@ -67,6 +67,8 @@ class Context:
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
     #: reading a byte range of a JSON Lines table: the columns of the file's first record
     first_names: list[str] | None = None
+    #: a JSON Lines table row held a group or run column (its byte ranges cannot stand alone)
+    layout_seen: bool = False
 
     def open(self, file: str) -> Any:
         """Open ``file`` for the line readers (a byte-range reader overrides this)."""

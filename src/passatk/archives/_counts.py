@@ -101,6 +101,13 @@ class Tally:
         for (group, task), (n, c) in other.items():
             self.add(label + group, task, n, c)
 
+    def relabel(self, old: GroupKey, new: GroupKey) -> None:
+        """Move the rows of group ``old`` into group ``new`` (summed with its rows)."""
+        rows = self.rows.pop(old)
+        for task, i in rows.items():
+            self.add(new, task, self.n[i], self.c[i])
+            self.n[i] = self.c[i] = 0
+
     def find(self, group: GroupKey, task: str) -> int | None:
         """The row number of (group, task), or None."""
         rows = self.rows.get(group)

@@ -257,7 +257,7 @@ def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, 
             _read_one(file, kind, ctx, filtering, named)
         except ArchiveError:
             return RangeResult(fallback=True)
-    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars
+    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars or ctx.layout_seen
             or set(ctx.failures) - {file}):  # pragma: no cover - not a plain line reader
         return RangeResult(fallback=True)
     return RangeResult(

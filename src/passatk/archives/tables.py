@@ -354,12 +354,21 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         spec = columns(names, kind, ctx, file)
     source = rows
     if box not in ("parquet", "csv"):
-        rows = itertools.chain((first,), rows)
+        rows = _union_rows(itertools.chain((first,), rows), _Columns(names, kind, ctx, file, spec))
+        names = None
     try:
         _accumulate(file, ctx, spec, rows, strings, names)
     finally:  # the file is closed now, also when a bad row stops the read
         source.close()
+    if names is None:
+        union_groups(ctx.acc, ctx.options.by)
     return spec["kind"]
+
+
+def _union_rows(rows: Iterator, cols: _Columns) -> Iterator:
+    for lineno, row in rows:
+        cols.see(lineno, row)
+        yield lineno, row
 
 
 def _fast_path(file: str, big: bool):
@@ -424,17 +433,32 @@ def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -
 
 class _Layout:
     """Group columns a per-sample table brings itself (lm-eval's ``filter``), and the columns
-    whose disagreement within one task means the rows are several runs (asks for ``by``)."""
+    whose disagreement within one task means the rows are several runs (asks for ``by``).
 
-    def __init__(self, names: list[str], by: tuple[str, ...]) -> None:
-        self.auto = tuple(c for c in AUTO_GROUP_COLUMNS if c in names and c not in by)
-        self.watch = tuple(c for c in RUN_COLUMNS if c in names and c not in by)
+    ``names=None`` (JSON Lines): the columns are the union over the records, so every such
+    column is watched; a row that lacks one holds null there, and :func:`union_groups` gives
+    the rows without an ``auto`` column that other rows have its null value."""
+
+    def __init__(self, names: list[str] | None, by: tuple[str, ...]) -> None:
+        self.union = names is None
+        self.auto = tuple(c for c in AUTO_GROUP_COLUMNS if (self.union or c in names)
+                          and c not in by)
+        self.watch = tuple(c for c in RUN_COLUMNS if (self.union or c in names) and c not in by)
         self.first: dict[str, tuple] = {}
+        self.seen = False  # a row held an auto or watched column
 
     def extra(self, row: dict) -> tuple:
+        if self.union:
+            return tuple((c, row[c]) for c in self.auto if c in row)
         return tuple((c, row.get(c)) for c in self.auto)
 
+    def optional(self, row: dict) -> tuple:
+        """The auto and watched columns of a row (a key for the memo: missing is not null)."""
+        return tuple(row.get(c, _MISSING) for c in self.auto + self.watch)
+
     def check(self, file: str, lineno: int, task: str, row: dict) -> None:
+        if self.union and not self.seen:
+            self.seen = any(c in row for c in self.auto + self.watch)
         if not self.watch:
             return
         values = tuple(row.get(c) for c in self.watch)
@@ -447,8 +471,59 @@ class _Layout:
                                   "pass ", Option("by", [col]), " to score each"), line=lineno)
 
 
+_MISSING = object()
+
+
+def union_groups(acc, by: tuple[str, ...]) -> None:
+    """Give every group of a JSON Lines table the auto group columns that any of its rows
+    brings (null where a row lacks one), in place: the result does not depend on row order.
+
+    >>> from passatk.archives._counts import Tally
+    >>> t = Tally()
+    >>> _ = t.add((), "A", 1, 1), t.add((("filter", "x"),), "A", 1, 0)
+    >>> union_groups(t, ())
+    >>> sorted(t.rows)
+    [(('filter', 'x'),), (('filter', None),)]
+    """
+    auto = [c for c in AUTO_GROUP_COLUMNS if c not in by]
+    present = [c for c in auto if any(c in dict(g) for g in acc.rows)]
+    for group in [g for g in acc.rows if present]:
+        have = dict(group)
+        if all(c in have for c in present):
+            continue
+        base = tuple((k, v) for k, v in group if k not in auto)
+        acc.relabel(group, base + tuple((c, have.get(c)) for c in present))
+
+
+class _Columns:
+    """The columns of a JSON Lines table so far, the union over its records: a row that brings
+    a column which changes how the table is read (a task, flag or count column ranked before
+    the one chosen) is an error, whatever the order of the rows."""
+
+    def __init__(self, names: list[str], kind: str | None, ctx: Context, file: str,
+                 spec: dict) -> None:
+        self.names = dict.fromkeys(names)
+        self.kind, self.ctx, self.file, self.spec = kind, ctx, file, spec
+
+    def see(self, lineno: int, row: object) -> None:
+        if not isinstance(row, dict) or row.keys() <= self.names.keys():
+            return
+        new = [k for k in row if k not in self.names]
+        self.names.update(dict.fromkeys(new))
+        spec = columns(list(self.names), self.kind, self.ctx, self.file, strict=False)
+        changed = [k for k in ("kind", "task", "n", "c", "passed", "reward")
+                   if spec.get(k) != self.spec.get(k)]
+        if changed:
+            k = changed[0]
+            raise ArchiveError(self.file, f"this record brings column(s) {name_list(new)}, "
+                               f"which earlier records lack: read with them, the {k} would "
+                               f"be {show(spec.get(k))}, not {show(self.spec.get(k))}; give "
+                               "every record the same columns, or map them explicitly",
+                               line=lineno)
+
+
 def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
-                names: list[str]) -> None:
+                names: list[str] | None) -> None:
     if spec["kind"] != "counts":
         _accumulate_samples(file, ctx, spec, rows, strings, names)
         return
@@ -489,7 +564,7 @@ class _Judged:
 
 
 def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
-                        names: list[str]) -> None:
+                        names: list[str] | None) -> None:
     """Per-sample rows. Each distinct combination of the fields read (task, pass flag or
     reward, group and run columns, with their types: ``1`` is not ``True``) is judged once,
     and its rows are counted; the sums are added in the order each combination first
@@ -498,9 +573,14 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
     the rows repeated one (rewards that all differ, one row per task), the rest of the file
     is judged row by row."""
     o = ctx.options
-    judge = _Judge(file, ctx, spec, strings, _Layout(names, o.by))
-    get = operator.itemgetter(spec["task"], judge.value, *judge.read, *judge.layout.auto,
-                              *judge.layout.watch)
+    layout = _Layout(names, o.by)
+    judge = _Judge(file, ctx, spec, strings, layout)
+    if layout.union:
+        fields = operator.itemgetter(spec["task"], judge.value, *judge.read)
+        get = lambda row: (*fields(row), *layout.optional(row))  # noqa: E731
+    else:
+        get = operator.itemgetter(spec["task"], judge.value, *judge.read, *layout.auto,
+                                  *layout.watch)
     seen: dict[tuple, _Judged] = {}
     rows = iter(rows)
     records, skips_before, since = 0, ctx.skip_count, 0
@@ -529,6 +609,7 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
         since += 1
     _add_judged(ctx, seen)
     records += row_by_row(judge, ctx, rows)
+    ctx.layout_seen = ctx.layout_seen or layout.seen
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
 
