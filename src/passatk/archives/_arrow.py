@@ -5,9 +5,10 @@ on all cores) is checked with ``pyarrow.compute``. Per-sample tables are summed 
 task) with ``Table.group_by`` (Parquet keys and sample values are read as the dictionaries
 Parquet stores, so the sums run on integer indices), and each distinct text value is judged
 once; the partial sums are merged as they grow, so memory follows the batch size and the
-number of keys, not the file. A count table's rows go to the file's own ``Tally`` batch by
-batch (a repeated key falls back). Nothing is added to the context until the whole file has
-passed.
+number of keys, not the file. A count table's rows are kept per batch as Arrow arrays
+(a repeated key falls back). Both reach the context as one sorted ``Block``: the task ids stay
+Arrow strings, never a Python str each. Nothing is added to the context until the whole file
+has passed.
 
 The stdlib path (``tables._csv_rows``/``_parquet_rows`` and ``_accumulate``) stays the
 reference. Its rules, and how this path keeps each, are:
@@ -53,7 +54,7 @@ import pyarrow.csv as pacsv
 
 from . import tables
 from ._common import BadRecord, Context, group_from, path_groups
-from ._counts import Tally
+from ._counts import Block, _group_key, natural_order, take
 from ._errors import ArchiveError
 from ._remote import is_url
 from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw, read_into
@@ -371,14 +372,44 @@ def _task_array(arr: pa.Array) -> tuple[Any, pa.Array | None]:
     return codes, values
 
 
-def _tasks(column: pa.ChunkedArray) -> list[str]:
-    """The distinct task ids of a file as text: integers in decimal, no blank string."""
+def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The task ids of a file as text: integers in decimal, no blank string (``str.strip``
+    judges the few ids without a printable ASCII character)."""
     if pa.types.is_integer(column.type):
-        return pc.cast(column, pa.string()).to_pylist()
-    tasks = column.to_pylist()
-    if any(not t.strip() for t in tasks):
+        return pc.cast(column, pa.string())
+    rare = column.filter(pc.invert(pc.match_substring_regex(column, "[!-~]")))
+    if any(not t.strip() for t in rare.to_pylist()):
         raise Fallback
-    return tasks
+    return column
+
+
+def _narrow(pieces: list[np.ndarray]) -> np.ndarray:
+    """One array of the pieces (emptied), in the smallest unsigned type that holds them
+    when none is negative (counts of 10 take a byte a row, not eight)."""
+    out = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+    pieces.clear()
+    if len(out) and out.min() >= 0:
+        out = out.astype(np.min_scalar_type(out.max()), copy=False)
+    return out
+
+
+def _ordered(groups: list[tuple], g: np.ndarray, tasks: pa.ChunkedArray, n: np.ndarray,
+             c: np.ndarray, unique: bool = False) -> Block:
+    """The rows as a Block with the order Counts sorts them in; ``unique``: a (group, task)
+    twice falls back (a count table holds one row per key)."""
+    rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
+    where = np.empty(len(groups), np.int32)
+    where[rank] = np.arange(len(groups))
+    g = where[g]
+    order = natural_order(g if len(groups) > 1 else None, tasks)
+    if unique:
+        for s in range(0, len(order) - 1, 1 << 20):
+            at = order[s:s + (1 << 20) + 1]
+            t = take(tasks, at)
+            same = pc.equal(t.slice(1), t.slice(0, len(t) - 1)).to_numpy(zero_copy_only=False)
+            if (same & (g[at[1:]] == g[at[:-1]])).any():
+                raise Fallback  # a duplicate row: the stdlib path names its lines
+    return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
 
 def _key_array(arr: pa.Array) -> tuple[Any, pa.Array | None]:
@@ -439,8 +470,9 @@ class _Plan:
         self.by = o.by
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
         self.spec = spec
-        #: a count table's rows, in this file's own Tally (its rows are checked as added)
-        self.tally = Tally()
+        #: a count table's rows per batch: (group number, task, n, c)
+        self.rows: list[tuple] = []
+        self.file_groups: dict[tuple, int] = {}  # group key -> its number in this file
         self.made: dict[tuple, tuple] = {}  # group values -> group key (group_from)
         self.parts: list[pa.Table] = []
         self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
@@ -480,18 +512,15 @@ class _Plan:
             self.pairs[i].append(_decode(pairs, {"t": names, "w": seen}))
 
     def _count_rows(self, table: pa.Table) -> None:
-        """Add the rows of a count table (one row per key) to ``self.tally``, as the stdlib path
-        adds them; a (group, task) seen before in the file falls back."""
-        tasks = _tasks(table.column("t"))
+        """Keep the rows of a count table (one row per key, checked at the commit)."""
         index, groups = self._groups(table)
-        n, c = (table.column(k).to_numpy() for k in ("n", "c"))
+        ids = np.array([self.file_groups.setdefault(g, len(self.file_groups)) for g in groups],
+                       np.int64)
+        self.rows.append((_narrow([ids[index]]), table.column("t"),
+                          _narrow([table.column("n").to_numpy()]),
+                          _narrow([table.column("c").to_numpy()])))
         del table
         _release()
-        tally, row = self.tally, len(self.tally)
-        for task, g, ni, ci in zip(tasks, index.tolist(), n.tolist(), c.tolist(), strict=True):
-            if tally.add(groups[g], task, ni, ci) != row:
-                raise Fallback  # a duplicate row: it was added to an earlier row
-            row += 1
 
     def _keep(self, part: pa.Table) -> None:
         _release()
@@ -599,12 +628,13 @@ class _Plan:
     def commit(self, ctx: Context) -> None:
         """Check what needs the whole file, then add the sums to ``ctx``."""
         if self.counts:
-            if not len(self.tally):
+            if not self.rows:
                 raise Fallback  # no rows: the stdlib path says how the file is empty
-            if len(ctx.acc):  # pragma: no cover - read_into gives every file a fresh Tally
-                ctx.acc.merge(self.tally)
-            else:
-                ctx.acc = self.tally
+            tasks = _tasks(pa.chunked_array([r[1] for r in self.rows]))
+            g, n, c = ([r[i] for r in self.rows] for i in (0, 2, 3))
+            self.rows = []
+            g, n, c = _narrow(g), _narrow(n), _narrow(c)
+            ctx.acc.add_block(_ordered(list(self.file_groups), g, tasks, n, c, unique=True))
             return
         if not self.parts:
             raise Fallback  # no rows: the stdlib path says how the file is empty
@@ -622,11 +652,7 @@ class _Plan:
         n, c = (table.column(k).to_numpy() for k in ("n", "c"))
         del table
         _release()
-        for s in range(0, len(tasks), _MERGE_ROWS):
-            e = s + _MERGE_ROWS
-            for task, g, ni, ci in zip(tasks[s:e], index[s:e].tolist(), n[s:e].tolist(),
-                                       c[s:e].tolist(), strict=True):
-                ctx.add(groups[g], task, ni, ci)
+        ctx.acc.add_block(_ordered(groups, index, tasks, n, c))
 
     def _groups(self, table: pa.Table) -> tuple[np.ndarray, list[tuple]]:
         """Per row the index of its group in a list of group keys (``group_from``, once per

@@ -366,7 +366,7 @@ def _pooled(part: Part) -> Part:
     groups = dict(part.groups)
     for archive, acc, _ in part.runs:
         if acc is not None:
-            groups[archive] = groups.get(archive, frozenset()) | {key[0] for key in acc}
+            groups[archive] = groups.get(archive, frozenset()) | acc.group_keys()
     pooled = _pool(([part.pooled] if part.pooled is not None else []) + accs)
     return dataclasses.replace(part, runs=tuple((a, None, s) for a, _, s in part.runs),
                                pooled=pooled, groups=tuple(groups.items()))

@@ -364,7 +364,7 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
     groups: dict[str, set] = {}
     for archive, (part, part_stored) in runs.items():
         label = ((RUN_FIELD, labels[archive]),) if labels else ()
-        groups[archive] = {label + g for g in part.rows}
+        groups[archive] = {label + g for g in part.group_keys()}
         if acc is None and not label:
             acc = part  # the first run pools the others: no copy of its rows
         else:
@@ -379,7 +379,7 @@ def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> No
     """With a path spec in ``by``, no two archives may share a group: that would pool them."""
     owner: dict = {}
     for archive, (part, _) in runs.items():
-        for g in sorted(part.rows, key=repr):
+        for g in sorted(part.group_keys(), key=repr):
             first = owner.setdefault(g, archive)
             if first != archive:
                 shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"
