@@ -17,8 +17,8 @@ reference. Its rules, and how this path keeps each, are:
   columns present (checked by the stdlib code before this path starts). This path also
   needs the header to be that one line.
 * CSV syntax: ``csv.reader(strict=True)`` over lines of at most the record cap, decoded as
-  UTF-8: ``_Checked`` (its quotes by the numba kernel of ``_csv_kernel``, or by numpy in a
-  reading worker) refuses the quotes and carriage returns the two parsers read apart;
+  UTF-8: ``_Checked`` (numpy, no numba: reading a CSV loads no kernel) refuses the quotes
+  and carriage returns the two parsers read apart;
   every column is read as text, so Arrow validates the UTF-8 of every field; fields over
   ``csv.field_size_limit()``, lines over the cap and rows with another number of fields
   (an Arrow error) fall back. Blank rows, skipped by the stdlib path, have a blank task.
@@ -52,12 +52,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from . import tables
 from ._common import BadRecord, Context, group_from, path_groups
 from ._counts import Block, _group_key, natural_order, take
 from ._errors import ArchiveError
 from ._remote import is_url
 from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw, read_into
+from ._table_rules import MAX_COUNT, _flag, _Layout, _reward
 
 #: the private switch: False sends every table to the stdlib path (tests, benchmarks)
 FAST = True
@@ -86,7 +86,7 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
     try:
         with ctx.open(file) as f:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
-            checked = _Checked(delimiter.encode(), kernel=_kernel_pays())
+            checked = _Checked(delimiter.encode())
             for piece, newlines in _pieces(f.stream, checked):
                 table = _parse(piece, newlines, len(header), delimiter)
                 if any(_longest_field(col) > limit for col in table.columns):
@@ -120,15 +120,6 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
 
 
 # ------------------------------------------------------------------ CSV bytes
-def _kernel_pays() -> bool:
-    """Whether to check quotes with the numba kernel: not in a reading worker process, which
-    would start numba (about 0.3 s of CPU) only for this; its parent process scores, and
-    starts numba for that anyway."""
-    import multiprocessing
-
-    return multiprocessing.parent_process() is None
-
-
 def _pieces(stream: Any, checked: _Checked) -> Iterator[tuple[memoryview, bool]]:
     """The rows after the header, checked, in pieces of about CSV_PIECE bytes that end where a
     row ends (a newline outside quotes), so that each piece parses on all cores on its own;
@@ -245,14 +236,10 @@ class _Checked:
     Quotes are judged by parity: in a file that passes, a quote opens a field when an even
     number of quotes precede it, and ``""`` inside a field is a closing and an opening quote.
     ``quoted_newline`` is the file offset of the last newline fed that may be inside a quoted
-    field (-1: none).
-
-    ``kernel``: check the quotes with the numba kernel (``_csv_kernel``), which also finds
-    exactly the newlines inside quotes; otherwise with numpy, which takes any quote as a
-    possible one.
+    field (-1: none; any chunk with a quote counts as one that may hold such a newline).
     """
 
-    def __init__(self, delimiter: bytes, kernel: bool = False) -> None:
+    def __init__(self, delimiter: bytes) -> None:
         self._ok_before = delimiter + b'\n"'
         self._ok_after = delimiter + b'\n\r"'
         self.quotes = 0  # quotes fed so far
@@ -261,8 +248,6 @@ class _Checked:
         self._prev = 10  # the byte before the next chunk (the header's newline)
         self._check_next = False  # the last chunk ended with a closing quote
         self.bad = False
-        self._use_kernel = kernel
-        self._kernel: tuple | None = None  # loaded at the first quote: numba costs ~50 MB
 
     def feed(self, data: bytes | bytearray, start: int, end: int) -> None:
         """Check the next bytes, ``data[start:end]``; an empty range at the end."""
@@ -272,30 +257,14 @@ class _Checked:
         if self._prev == 13 or data.find(b"\r", start, end) >= 0:
             self.bad |= self._bare_cr(data, start, end)
         if self._check_next or data.find(b'"', start, end) >= 0:
-            buf = np.frombuffer(data, np.uint8, end - start, start)
-            if not self._use_kernel:
-                self._check_quotes(buf)
-                self.quoted_newline = self.fed + end - start - 1
-            else:
-                check, before, after = self._kernel or self._load_kernel()
-                bad, self.quotes, self._check_next, at = check(
-                    buf, before, after, self.quotes, self._prev, self._check_next)
-                self.bad |= bad
-                if at >= 0:
-                    self.quoted_newline = self.fed + at
+            self._check_quotes(np.frombuffer(data, np.uint8, end - start, start))
+            self.quoted_newline = self.fed + end - start - 1
         elif self.quotes % 2 == 1:  # no quote here, all of it inside a quoted field
             at = data.rfind(b"\n", start, end)
             if at >= 0:
                 self.quoted_newline = self.fed + at - start
         self._prev = data[end - 1]
         self.fed += end - start
-
-    def _load_kernel(self) -> tuple:
-        from . import _csv_kernel
-
-        self._kernel = (_csv_kernel.check_quotes, _csv_kernel.byte_table(self._ok_before),
-                        _csv_kernel.byte_table(self._ok_after))
-        return self._kernel
 
     def _bare_cr(self, data: bytes | bytearray, start: int, end: int) -> bool:
         """A carriage return not followed by a newline: the csv module and Arrow split it
@@ -440,7 +409,7 @@ def _int_array(arr: pa.Array, strings: bool) -> np.ndarray:
     elif not pa.types.is_integer(arr.type):
         raise Fallback
     x = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
-    if (np.abs(x) >= tables.MAX_COUNT).any():
+    if (np.abs(x) >= MAX_COUNT).any():
         raise Fallback
     return x
 
@@ -457,7 +426,7 @@ class _Plan:
         self.task = spec["task"]
         self.passed = None if self.counts else spec["passed"]
         self.value = self.passed if self.passed is not None else spec.get("reward")
-        layout = tables._Layout([] if self.counts else names, o.by)
+        layout = _Layout([] if self.counts else names, o.by)
         self.auto, self.watch = layout.auto, layout.watch
         self.groups = list(dict.fromkeys((*o.record_by, *self.auto)))
         used = [self.task, *self.groups, *self.watch]
@@ -619,8 +588,8 @@ class _Plan:
     def _judge(self, value: object) -> bool:
         try:
             if self.passed is not None:
-                return tables._flag(value, self.passed, self.threshold)
-            return tables._reward(value, self.value, self.strings) >= self.threshold
+                return _flag(value, self.passed, self.threshold)
+            return _reward(value, self.value, self.strings) >= self.threshold
         except BadRecord:
             raise Fallback from None
 

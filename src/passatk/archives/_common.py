@@ -191,20 +191,6 @@ def decode_json(data: bytes | bytearray | str) -> object:
         raise BadRecord(f"unreadable JSON value: {e}".split(";")[0]) from None
 
 
-def load_json_document(file: str) -> object:
-    """A JSON document, streamed: small members decoded, the per-task containers read one
-    member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``."""
-    from ._docfast import Unproved, fast_load
-    from ._jsondoc import load_document
-
-    try:
-        return fast_load(file)
-    # the exact path reads it again and locates any error (msgspec raises RecursionError
-    # on deep nesting, which the exact path reports as "JSON nested too deeply")
-    except (Unproved, ArchiveError, RecursionError):
-        return load_document(file)
-
-
 def find_beside(folder: str, name: str) -> str | None:
     """``folder/name``, or the first of its compressed forms (.gz, .zst) that exists."""
     for suffix in ("", *COMPRESSED_SUFFIXES):
