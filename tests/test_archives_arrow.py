@@ -511,14 +511,6 @@ def test_a_chunk_without_quotes_inside_a_quoted_field():
     assert not checked.bad and checked.quoted_newline >= 6
 
 
-@SETTINGS
-@given(data=st.text(st.sampled_from(list('ab1,"\n\r \té')), max_size=40))
-def test_csv_parsing_fuzz_reads_alike(tmp_path_factory, data):
-    path = write(tmp_path_factory.mktemp("k"), "s.csv", "task_id,passed\n" + data)
-    fast, slow, _ = both(path, threshold=0.5)
-    assert fast == slow
-
-
 def test_reading_a_csv_does_not_start_numba(tmp_path):
     """No module of archives/ imports numba (about 50 MB and 0.3 s), quoted or not."""
     import subprocess
