@@ -275,61 +275,77 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     ``kind=None`` decides from the columns. Returns the kind read.
     """
     box = container(file)
-    strings = box == "csv"
-    if box == "parquet":
-        head = next(_parquet_rows(file, ctx, None))[1]
-        header = head["__header__"]
-        spec = columns(header, kind, ctx, file)
-        wanted = [spec["task"], *(v for k, v in spec.items() if k in ("n", "c", "passed", "reward")
-                                  and v is not None), *ctx.options.record_by]
-        for col in wanted:
-            if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})')
-        fast = _fast_path(file, big=head["__rows__"] >= _ARROW_MIN_ROWS)
-        if fast is not None and fast.read_parquet(file, ctx, spec, header):
-            return spec["kind"]
-        rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
-        names = header
-    elif box == "csv":
-        rows = _csv_rows(file, ctx)
-        header = next(rows)[1]["__header__"]
-        spec = columns(header, kind, ctx, file)
-        for col in [spec["task"], *(v for k, v in spec.items()
-                                    if k in ("n", "c", "passed", "reward") and v is not None),
-                    *ctx.options.record_by]:
-            if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: '
-                                   f"{name_list(header)})", line=1)
-        fast = _fast_path(file, big=not is_stream(file) and _big_csv(file))
-        if fast is not None:
-            rows.close()
-            if fast.read_csv(file, ctx, spec, header):
-                return spec["kind"]
-            rows = _csv_rows(file, ctx)
-            next(rows)
-        names = header
-    else:
-        rows = _jsonl_rows(file, ctx)
-        first = next(rows, None)
-        if first is None:
-            raise ArchiveError(file, "empty file (no records)")
-        if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
-            raise ArchiveError(file, first[1].what, line=first[0])
-        names = list(first[1]) if isinstance(first[1], dict) else []
-        if ctx.first_names is not None:  # a byte range: the file's first record decides
-            names = ctx.first_names
-        spec = columns(names, kind, ctx, file)
-    source = rows
-    if box not in ("parquet", "csv"):
-        rows = _union_rows(itertools.chain((first,), rows), _Columns(names, kind, ctx, file, spec))
-        names = None
+    opened = {"parquet": _open_parquet, "csv": _open_csv}.get(box, _open_jsonl)(file, ctx, kind)
+    if opened[0] is None:  # the pyarrow reader read it
+        return opened[1]["kind"]
+    rows, spec, names, source = opened
     try:
-        _accumulate(file, ctx, spec, rows, strings, names)
+        _accumulate(file, ctx, spec, rows, box == "csv", names)
     finally:  # the file is closed now, also when a bad row stops the read
         source.close()
     if names is None:
         union_groups(ctx.acc, ctx.options.by)
     return spec["kind"]
+
+
+def _needed(spec: dict, ctx: Context) -> list[str]:
+    """The columns a table must have: task, counts or flag, and the record ``by`` fields."""
+    return [spec["task"], *(v for k, v in spec.items() if k in ("n", "c", "passed", "reward")
+                            and v is not None), *ctx.options.record_by]
+
+
+def _missing(file: str, header: list[str], wanted: list[str], line: int | None) -> None:
+    for col in wanted:
+        if col not in header:
+            raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})',
+                               line=line)
+
+
+def _open_parquet(file: str, ctx: Context, kind: str | None) -> tuple:
+    """``(rows, spec, names, source)``, or ``(None, spec)`` when pyarrow read the table."""
+    head = next(_parquet_rows(file, ctx, None))[1]
+    header = head["__header__"]
+    spec = columns(header, kind, ctx, file)
+    wanted = _needed(spec, ctx)
+    _missing(file, header, wanted, None)
+    fast = _fast_path(file, big=head["__rows__"] >= _ARROW_MIN_ROWS)
+    if fast is not None and fast.read_parquet(file, ctx, spec, header):
+        return None, spec
+    rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
+    return rows, spec, header, rows
+
+
+def _open_csv(file: str, ctx: Context, kind: str | None) -> tuple:
+    """As :func:`_open_parquet`, for CSV/TSV."""
+    rows = _csv_rows(file, ctx)
+    header = next(rows)[1]["__header__"]
+    spec = columns(header, kind, ctx, file)
+    _missing(file, header, _needed(spec, ctx), 1)
+    fast = _fast_path(file, big=not is_stream(file) and _big_csv(file))
+    if fast is not None:
+        rows.close()
+        if fast.read_csv(file, ctx, spec, header):
+            return None, spec
+        rows = _csv_rows(file, ctx)
+        next(rows)
+    return rows, spec, header, rows
+
+
+def _open_jsonl(file: str, ctx: Context, kind: str | None) -> tuple:
+    """As :func:`_open_parquet`, for JSON Lines: its columns are the union over the records
+    (``names`` None), checked as they grow (:class:`_Columns`)."""
+    source = _jsonl_rows(file, ctx)
+    first = next(source, None)
+    if first is None:
+        raise ArchiveError(file, "empty file (no records)")
+    if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
+        raise ArchiveError(file, first[1].what, line=first[0])
+    names = list(first[1]) if isinstance(first[1], dict) else []
+    if ctx.first_names is not None:  # a byte range: the file's first record decides
+        names = ctx.first_names
+    spec = columns(names, kind, ctx, file)
+    rows = _union_rows(itertools.chain((first,), source), _Columns(names, kind, ctx, file, spec))
+    return rows, spec, None, source
 
 
 def _union_rows(rows: Iterator, cols: _Columns) -> Iterator:
