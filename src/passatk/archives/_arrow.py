@@ -386,9 +386,10 @@ def _ordered(groups: list[tuple], g: np.ndarray, tasks: pa.ChunkedArray, n: np.n
     """The rows as a Block with the order Counts sorts them in; ``unique``: a (group, task)
     twice falls back (a count table holds one row per key)."""
     rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
-    where = np.empty(len(groups), np.int32)
-    where[rank] = np.arange(len(groups))
-    g = where[g]
+    if len(groups) > 1:
+        where = np.empty(len(groups), np.int32)
+        where[rank] = np.arange(len(groups))
+        g = where[g]
     order = natural_order(g if len(groups) > 1 else None, tasks)
     if unique:
         for s in range(0, len(order) - 1, 1 << 20):

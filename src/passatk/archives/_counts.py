@@ -242,6 +242,7 @@ def _taken(block: Block) -> tuple:
     """(group, task, n, c) of an ordered block, in its order, one array at a time (each
     input array is let go as soon as its sorted copy is made)."""
     import numpy as np
+    import pyarrow as pa
 
     groups, g, task, n, c, order = block
     del block
@@ -249,9 +250,10 @@ def _taken(block: Block) -> tuple:
         g = np.broadcast_to(np.int64(0), (len(order),))
     else:
         g = g[order].astype(np.int64)
+    task = strings(task, order)  # first: the Arrow ids are let go before n and c widen,
+    pa.default_memory_pool().release_unused()  # and their pages given back
     n = n[order].astype(np.int64, copy=False)
     c = c[order].astype(np.int64, copy=False)
-    task = strings(task, order)
     return g, task, n, c
 
 
