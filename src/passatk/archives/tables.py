@@ -215,57 +215,63 @@ def columns(
 
     ``strict=False`` (detection) does not insist on a threshold for a reward column.
     """
-    o = ctx.options
-    have = set(names)
-
-    def pick(explicit: str | None, candidates: tuple[str, ...], role: str) -> str | None:
-        if explicit is not None:
-            return explicit
-        return next((c for c in candidates if c in have), None)
-
-    task = pick(o.task, TASK_COLUMNS, "task")
+    o, have = ctx.options, set(names)
+    task = _pick(o.task, TASK_COLUMNS, have)
     ncol = o.n or ("n" if "n" in have else None)
     ccol = o.c or ("c" if "c" in have else None)
-    passed = pick(o.passed, PASSED_COLUMNS, "passed")
-    reward = pick(o.reward, REWARD_COLUMNS, "reward")
+    passed = _pick(o.passed, PASSED_COLUMNS, have)
+    reward = _pick(o.reward, REWARD_COLUMNS, have)
     if kind is None:
-        if o.n or o.c or (ncol and ccol):
-            kind = "counts"
-        elif o.passed or o.reward or passed or reward:
-            kind = "samples"
-        else:
-            raise ArchiveError(
-                file,
-                Message(f"cannot tell the table kind from columns {name_list(names)}: a count "
-                        "table needs columns n and c, a per-sample table a pass flag (passed) or "
-                        "a reward; map them with ", Option("task"), ", ", Option("n"), ", ",
-                        Option("c"), ", ", Option("passed"), ", ", Option("reward")),
-            )
-    spec = {"kind": kind, "task": task}
+        kind = _kind(o, ncol, ccol, passed, reward, names, file)
     if task is None:
         raise ArchiveError(
             file, Message(f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; "
                           "map it with ", Option("task"))
         )
     if kind == "counts":
-        spec.update(n=ncol or "n", c=ccol or "c")
-    else:
-        if o.passed is None and o.reward is not None:
-            passed = None
-        if passed is None:
-            if reward is None:
-                raise ArchiveError(
-                    file, Message(f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
-                                  f"{name_list(names)}, and no reward column; map one with ",
-                                  Option("passed"), " or ", Option("reward"))
-                )
-            if o.threshold is None and strict:
-                raise ArchiveError(
-                    file, Message(f'column "{reward}" holds rewards: give ', Option("threshold"),
-                                  " (a sample passes when reward >= threshold)")
-                )
-        spec.update(passed=passed, reward=reward if passed is None else None)
-    return spec
+        return {"kind": kind, "task": task, "n": ncol or "n", "c": ccol or "c"}
+    if o.passed is None and o.reward is not None:
+        passed = None
+    if passed is None:
+        _check_reward(o, reward, names, file, strict)
+    return {"kind": kind, "task": task, "passed": passed,
+            "reward": reward if passed is None else None}
+
+
+def _pick(explicit: str | None, candidates: tuple[str, ...], have: set[str]) -> str | None:
+    if explicit is not None:
+        return explicit
+    return next((c for c in candidates if c in have), None)
+
+
+def _kind(o, ncol, ccol, passed, reward, names: list[str], file: str) -> str:
+    if o.n or o.c or (ncol and ccol):
+        return "counts"
+    if o.passed or o.reward or passed or reward:
+        return "samples"
+    raise ArchiveError(
+        file,
+        Message(f"cannot tell the table kind from columns {name_list(names)}: a count "
+                "table needs columns n and c, a per-sample table a pass flag (passed) or "
+                "a reward; map them with ", Option("task"), ", ", Option("n"), ", ",
+                Option("c"), ", ", Option("passed"), ", ", Option("reward")),
+    )
+
+
+def _check_reward(o, reward: str | None, names: list[str], file: str, strict: bool) -> None:
+    """A per-sample table without a flag column: a reward column, and (``strict``) a
+    threshold."""
+    if reward is None:
+        raise ArchiveError(
+            file, Message(f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
+                          f"{name_list(names)}, and no reward column; map one with ",
+                          Option("passed"), " or ", Option("reward"))
+        )
+    if o.threshold is None and strict:
+        raise ArchiveError(
+            file, Message(f'column "{reward}" holds rewards: give ', Option("threshold"),
+                          " (a sample passes when reward >= threshold)")
+        )
 
 
 # ------------------------------------------------------------------ reading
