@@ -428,7 +428,7 @@ def union_groups(acc, by: tuple[str, ...]) -> None:
     >>> t = Tally()
     >>> _ = t.add((), "A", 1, 1), t.add((("filter", "x"),), "A", 1, 0)
     >>> union_groups(t, ())
-    >>> sorted(t.rows)
+    >>> list(t.rows)
     [(('filter', 'x'),), (('filter', None),)]
     """
     auto = [c for c in AUTO_GROUP_COLUMNS if c not in by]
