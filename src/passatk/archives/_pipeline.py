@@ -16,11 +16,12 @@ from ._counts import Counts, Tally
 from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._document import load_json_document
 from ._errors import ArchiveError
+from ._overlap import check_overlap, repeated_records
 from ._registry import get, specs
 from ._remote import is_url
 from ._sources import is_path_spec, logical_name
 
-__all__ = ["add_outcome", "assemble", "read_into"]
+__all__ = ["ALLOW_DUPLICATES", "add_outcome", "assemble", "read_into"]
 
 
 def read_into(file: str, fmt: str | None, ctx: Context, filtering: bool,
@@ -56,6 +57,10 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
     each archive's groups, when the runs' counts were pooled before (merge=True)."""
     hints.add_notes(ctx)
     acc, stored, run_groups = _combine(runs, merge, ctx.options.by)
+    if merge is True and len(runs) > 1:  # records repeated across pooled shards: a note
+        note = repeated_records(files)
+        if note is not None:
+            ctx.notes.append(note)
     groups = run_groups if groups is None else groups
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
@@ -69,6 +74,8 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
 
 #: the group field that keeps several archives apart (each is its own run)
 RUN_FIELD = "path"
+#: read_counts' ``merge`` that pools archives even when one repeats what others hold
+ALLOW_DUPLICATES = "allow-duplicates"
 
 
 def _archive_of(file: str, kind: str) -> str:
@@ -86,6 +93,8 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
     must then keep their groups apart. Returns the counts, the stored numbers and the groups
     of each archive."""
     labels: dict[str, str] = {}
+    if merge and merge != ALLOW_DUPLICATES and len(runs) > 1:
+        check_overlap({a: part for a, (part, _) in runs.items()})
     if not merge and len(runs) > 1:
         if any(is_path_spec(b) for b in by):
             _check_apart(runs, by)

@@ -12,7 +12,7 @@ from ..errors import HintedError, Option
 from ._common import Context, Options
 from ._counts import Counts, Tally
 from ._patterns import DATE
-from ._pipeline import add_outcome, assemble, read_into
+from ._pipeline import ALLOW_DUPLICATES, add_outcome, assemble, read_into
 from ._processes import check_workers, pool_size, read_in_processes
 from ._registry import canonical_format
 from ._remote import is_url
@@ -137,7 +137,7 @@ def read_counts(
     c: str | None = None,
     skip_bad: bool = False,
     filters: Mapping[str, object] | None = None,
-    merge: bool = False,
+    merge: bool | str = False,
     progress: Callable[[int, int], None] | None = None,
     scheduler: object | None = None,
     storage_options: Mapping[str, object] | None = None,
@@ -179,9 +179,12 @@ def read_counts(
     filters : mapping, optional
         LiveCodeBench only: ``since`` and ``until`` (contest date ``YYYY-MM-DD``, both
         inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
-    merge : bool, default False
+    merge : bool or "allow-duplicates", default False
         Pool the archives as shards of one run: n and c of a (group, task) found in several
-        archives are summed. By default archives are never pooled: when several archives
+        archives are summed. An archive whose tasks and samples are those of other archives
+        together (a merged file beside the shards it was made from, or a copy) raises
+        ArchiveError naming the files; ``"allow-duplicates"`` pools them anyway (the repeats
+        are real samples). By default archives are never pooled: when several archives
         (files; a MultiPL-E directory is one archive) are read, every row gets the group field
         ``path``, its archive's path relative to the common parent folder, unless ``by`` holds
         a path spec, which must then keep the archives' groups apart.
@@ -244,8 +247,10 @@ def read_counts(
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
-    if not isinstance(merge, bool):
-        raise TypeError(f"merge must be a bool, got {merge!r}")
+    if not isinstance(merge, bool) and merge != ALLOW_DUPLICATES:
+        if not isinstance(merge, str):
+            raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {merge!r}")
+        raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {merge!r}")
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
     try:
         return _read(paths, fmt, opts, filtering, merge, progress, scheduler, storage_options,

@@ -16,7 +16,8 @@ __all__ = ["AUTO_GROUP_COLUMNS", "MAX_COUNT", "PASSED_COLUMNS", "REWARD_COLUMNS"
            "TASK_COLUMNS"]
 
 TASK_COLUMNS = ("task_id", "task", "id")
-PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
+#: ``is_solved``/``solved``: MapCoder, Reflexion and the harnesses derived from them
+PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success", "is_solved", "solved")
 REWARD_COLUMNS = ("reward", "rewards")
 #: group columns a per-sample table brings itself: lm-eval writes one row per filter
 AUTO_GROUP_COLUMNS = ("filter",)

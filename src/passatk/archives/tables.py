@@ -678,7 +678,7 @@ SAMPLES = register(FormatSpec(
     FormatInfo(
         "samples", "training logs, custom harnesses", "*.jsonl, *.csv, *.tsv, *.parquet",
         "a table with a task column and a pass flag (passed, pass, correct, is_correct, "
-        "success) or a reward column (with threshold=)",
+        "success, is_solved, solved) or a reward column (with threshold=)",
         "one row per sample; flag true/1, or reward >= threshold"),
     kind="table", read=read_samples_table, write=write_samples_table,
     aliases=("sample-table", "per-sample"), names=("*.jsonl", "*.ndjson"), byte_ranges=True,
