@@ -7,6 +7,7 @@ Run:
   for the 1 GB case): peak RSS at most 300 MB.
 * A count table of 1M tasks (``PASSATK_BENCH_TASKS``): peak RSS above the after-import
   baseline, per task, at most 300 bytes.
+* A count table of 10M distinct task ids (``PASSATK_BENCH_IDS``): peak RSS at most 600 MB.
 * A 2 MB gzip bomb (a 2 GiB line): one error line, peak RSS at most 300 MB.
 
 Peak RSS is ``VmHWM`` from ``/proc/self/status`` (Linux): ``ru_maxrss`` would include the RSS
@@ -105,6 +106,23 @@ def test_many_tasks_memory_per_task(tmp_path, capsys):
               f"imports {base:.0f} MB), {per_task:.0f} bytes per task")
     assert result == str(8 * tasks)
     assert per_task <= 300
+
+
+def test_ten_million_distinct_ids_peak_rss(tmp_path, capsys):
+    """Issue 25 item 9: 10M distinct task ids (``t0`` .. ``t9999999``, as the reliability
+    audit wrote them; ``PASSATK_BENCH_IDS`` for another count) at most 600 MB peak RSS."""
+    ids = int(os.environ.get("PASSATK_BENCH_IDS", "10000000"))
+    path = tmp_path / "ids.csv"
+    with open(path, "w") as f:
+        f.write("task_id,n,c\n")
+        for s in range(0, ids, 100_000):
+            f.write("".join(f"t{i},10,{i % 11}\n" for i in range(s, min(s + 100_000, ids))))
+    base, peak, result, wall = _peak(path)
+    with capsys.disabled():
+        print(f"\n{ids} distinct task ids: {wall:.1f} s, peak RSS {peak:.0f} MB (after imports "
+              f"{base:.0f} MB)")
+    assert result == str(10 * ids)
+    assert peak <= 600
 
 
 def test_gzip_bomb_peak_rss(tmp_path, capsys):

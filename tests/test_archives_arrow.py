@@ -439,7 +439,7 @@ def test_generated_parquet_tables_read_alike(tmp_path_factory, table):
         assert fast[0] == "ok" and finished
 
 
-# ------------------------------------------------------------------ the quote check's kernel
+# ------------------------------------------------------------------ the quote check
 def _quoted_newlines(data: bytes) -> list[int]:
     """The offsets of the newlines inside quoted fields, by parity, one byte at a time."""
     inside, out = False, []
@@ -451,8 +451,8 @@ def _quoted_newlines(data: bytes) -> list[int]:
     return out
 
 
-def _fed(data: bytes, cuts: list[int], kernel: bool) -> _arrow._Checked:
-    checked = _arrow._Checked(b",", kernel=kernel)
+def _fed(data: bytes, cuts: list[int]) -> _arrow._Checked:
+    checked = _arrow._Checked(b",")
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
     for start, end in itertools.pairwise(bounds):
         if start < end:
@@ -481,77 +481,38 @@ def _csv_bytes(draw) -> bytes:
 @SETTINGS
 @given(data=_csv_bytes(), cuts=st.lists(st.integers(0, 60), max_size=6),
        after_quotes=st.booleans())
-def test_the_quote_kernel_checks_as_numpy_does(data, cuts, after_quotes):
-    """Fed in any chunks, the numba kernel and the numpy check agree on what is bad and on the
-    quotes counted; the kernel's last quoted newline is the exact one, numpy's one at or after
-    it. ``after_quotes``: a chunk ends after every quote too."""
+def test_the_quote_check_counts_quotes_in_any_chunks(data, cuts, after_quotes):
+    """Fed in any chunks, the check judges alike, counts every quote, and its last quoted
+    newline is at or after the exact one (parity, one byte at a time). ``after_quotes``: a
+    chunk ends after every quote too."""
     if after_quotes:
         cuts += [i + 1 for i, b in enumerate(data) if b == 34]
-    exact, rough = _fed(data, cuts, True), _fed(data, cuts, False)
-    assert exact.bad == rough.bad
-    if not exact.bad:
-        assert exact.quotes == rough.quotes == data.count(b'"')
-        assert exact.quoted_newline == max(_quoted_newlines(data), default=-1)
-        assert rough.quoted_newline >= exact.quoted_newline
+    checked, whole = _fed(data, cuts), _fed(data, [])
+    assert checked.bad == whole.bad
+    if not checked.bad:
+        assert checked.quotes == data.count(b'"')
+        assert checked.quoted_newline >= max(_quoted_newlines(data), default=-1)
 
 
-@pytest.mark.parametrize("kernel", [True, False])
 @pytest.mark.parametrize(("data", "bad"), [
     (b'"a"b\n', True), (b'"a",b\n', False), (b'"a"\n', False), (b'"a""b"\n', False),
     (b'a,b"c"\n', True), (b'"a\nb"\n', False)])
-def test_chunks_that_end_at_a_quote(data, bad, kernel):
+def test_chunks_that_end_at_a_quote(data, bad):
     """Cut after every byte: a closing quote is judged by the first byte of the next chunk,
     an opening quote by the last byte of the one before."""
-    assert _fed(data, list(range(len(data))), kernel).bad is bad
-    assert _fed(data, [], kernel).bad is bad
+    assert _fed(data, list(range(len(data)))).bad is bad
+    assert _fed(data, []).bad is bad
 
 
-@pytest.mark.parametrize("kernel", [True, False])
-def test_a_chunk_without_quotes_inside_a_quoted_field(kernel):
-    """Its newlines are inside quotes too (the kernel only sees chunks with a quote)."""
+def test_a_chunk_without_quotes_inside_a_quoted_field():
+    """Its newlines are inside quotes too."""
     data = b'x,"a\nb\nc"\nd,e\n'
-    checked = _fed(data, [4, 7], kernel)  # the middle chunk is b"\nb\n"
+    checked = _fed(data, [4, 7])  # the middle chunk is b"\nb\n"
     assert not checked.bad and checked.quoted_newline >= 6
-    if kernel:
-        assert checked.quoted_newline == 6
 
 
-@pytest.mark.parametrize("name", sorted(VALID))
-def test_valid_csv_reads_alike_without_the_kernel(tmp_path, name, monkeypatch):
-    """A reading worker checks quotes with numpy: the same counts as the kernel's reader."""
-    path = write(tmp_path, "s.csv", VALID[name])
-    with_kernel = both(path)
-    monkeypatch.setattr(_arrow, "_kernel_pays", lambda: False)
-    assert both(path) == with_kernel
-    assert with_kernel[2]
-
-
-@SETTINGS
-@given(data=st.text(st.sampled_from(list('ab1,"\n\r \té')), max_size=40))
-def test_csv_parsing_fuzz_reads_alike_without_the_kernel(tmp_path_factory, data):
-    path = write(tmp_path_factory.mktemp("k"), "s.csv", "task_id,passed\n" + data)
-    saved = _arrow._kernel_pays
-    _arrow._kernel_pays = lambda: False
-    try:
-        fast, slow, _ = both(path, threshold=0.5)
-    finally:
-        _arrow._kernel_pays = saved
-    assert fast == slow
-
-
-def test_a_reading_worker_does_not_start_numba():
-    """In a multiprocessing child the quote check stays on numpy; in the main process numba's
-    kernel checks them."""
-    import multiprocessing
-
-    assert _arrow._kernel_pays()
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        assert pool.apply(_arrow._kernel_pays) is False
-
-
-def test_a_csv_without_quotes_does_not_start_numba(tmp_path):
-    """The quote kernel loads at the first quote: numba costs about 50 MB, and a count table
-    of a million tasks has 300 bytes per task (bench/test_bench_archives_rss.py)."""
+def test_reading_a_csv_does_not_start_numba(tmp_path):
+    """No module of archives/ imports numba (about 50 MB and 0.3 s), quoted or not."""
     import subprocess
     import sys
 
@@ -563,4 +524,4 @@ def test_a_csv_without_quotes_does_not_start_numba(tmp_path):
             "tables._ARROW_MIN_BYTES = 0; read_counts(sys.argv[1]); print('numba' in sys.modules)")
     seen = [subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
                            check=True).stdout.split() for p in (plain, quoted)]
-    assert seen == [["False"], ["True"]]
+    assert seen == [["False"], ["False"]]

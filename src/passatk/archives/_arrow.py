@@ -5,9 +5,10 @@ on all cores) is checked with ``pyarrow.compute``. Per-sample tables are summed 
 task) with ``Table.group_by`` (Parquet keys and sample values are read as the dictionaries
 Parquet stores, so the sums run on integer indices), and each distinct text value is judged
 once; the partial sums are merged as they grow, so memory follows the batch size and the
-number of keys, not the file. A count table's rows go to the file's own ``Tally`` batch by
-batch (a repeated key falls back). Nothing is added to the context until the whole file has
-passed.
+number of keys, not the file. A count table's rows are kept per batch as Arrow arrays
+(a repeated key falls back). Both reach the context as one sorted ``Block``: the task ids stay
+Arrow strings, never a Python str each. Nothing is added to the context until the whole file
+has passed.
 
 The stdlib path (``tables._csv_rows``/``_parquet_rows`` and ``_accumulate``) stays the
 reference. Its rules, and how this path keeps each, are:
@@ -16,8 +17,8 @@ reference. Its rules, and how this path keeps each, are:
   columns present (checked by the stdlib code before this path starts). This path also
   needs the header to be that one line.
 * CSV syntax: ``csv.reader(strict=True)`` over lines of at most the record cap, decoded as
-  UTF-8: ``_Checked`` (its quotes by the numba kernel of ``_csv_kernel``, or by numpy in a
-  reading worker) refuses the quotes and carriage returns the two parsers read apart;
+  UTF-8: ``_Checked`` (numpy, no numba: reading a CSV loads no kernel) refuses the quotes
+  and carriage returns the two parsers read apart;
   every column is read as text, so Arrow validates the UTF-8 of every field; fields over
   ``csv.field_size_limit()``, lines over the cap and rows with another number of fields
   (an Arrow error) fall back. Blank rows, skipped by the stdlib path, have a blank task.
@@ -51,12 +52,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from . import tables
 from ._common import BadRecord, Context, group_from, path_groups
-from ._counts import Tally
+from ._counts import Block, _group_key, natural_order, take
 from ._errors import ArchiveError
 from ._remote import is_url
 from ._sources import UTF8_BOM, logical_name, max_record_bytes, open_raw, read_into
+from ._table_rules import MAX_COUNT, _flag, _Layout, _reward
 
 #: the private switch: False sends every table to the stdlib path (tests, benchmarks)
 FAST = True
@@ -85,7 +86,7 @@ def read_csv(file: str, ctx: Context, spec: dict, header: list[str]) -> bool:
     try:
         with ctx.open(file) as f:
             _header_line(f.stream.readline(max_record_bytes() + 1), delimiter.encode())
-            checked = _Checked(delimiter.encode(), kernel=_kernel_pays())
+            checked = _Checked(delimiter.encode())
             for piece, newlines in _pieces(f.stream, checked):
                 table = _parse(piece, newlines, len(header), delimiter)
                 if any(_longest_field(col) > limit for col in table.columns):
@@ -119,15 +120,6 @@ def read_parquet(file: str, ctx: Context, spec: dict, header: list[str]) -> bool
 
 
 # ------------------------------------------------------------------ CSV bytes
-def _kernel_pays() -> bool:
-    """Whether to check quotes with the numba kernel: not in a reading worker process, which
-    would start numba (about 0.3 s of CPU) only for this; its parent process scores, and
-    starts numba for that anyway."""
-    import multiprocessing
-
-    return multiprocessing.parent_process() is None
-
-
 def _pieces(stream: Any, checked: _Checked) -> Iterator[tuple[memoryview, bool]]:
     """The rows after the header, checked, in pieces of about CSV_PIECE bytes that end where a
     row ends (a newline outside quotes), so that each piece parses on all cores on its own;
@@ -207,13 +199,32 @@ def _parse(piece: memoryview, newlines: bool, columns: int, delimiter: str) -> p
                    quoted_strings_can_be_null=False)}
     try:
         return pacsv.read_csv(pa.py_buffer(piece), read_options=pacsv.ReadOptions(
-            column_names=names, block_size=CSV_BLOCK), **options)
+            column_names=names, block_size=CSV_BLOCK), memory_pool=_parse_pool(), **options)
     except pa.ArrowInvalid:
         if len(piece) < CSV_BLOCK:
             raise
     # a row longer than a block: the piece as one block
     return pacsv.read_csv(pa.py_buffer(piece), read_options=pacsv.ReadOptions(
-        column_names=names, block_size=len(piece) + 1, use_threads=False), **options)
+        column_names=names, block_size=len(piece) + 1, use_threads=False),
+        memory_pool=_parse_pool(), **options)
+
+
+_POOL: list = []
+
+
+def _parse_pool() -> pa.MemoryPool:
+    """The pool CSV pieces are parsed into: Arrow's jemalloc pool, returning freed pages at
+    once (``decay_ms=0``), where pyarrow has one. The default mimalloc pool keeps the pages of
+    every parsing thread: 637 MB against 613 MB for 10M distinct task ids (docs/benchmarks.md,
+    issue 19). Only this reader uses that pool, so the decay setting changes nothing else."""
+    if not _POOL:
+        try:
+            pool = pa.jemalloc_memory_pool()
+            pa.jemalloc_set_decay_ms(0)
+        except (NotImplementedError, pa.ArrowException):
+            pool = pa.default_memory_pool()
+        _POOL.append(pool)
+    return _POOL[0]
 
 
 def _header_line(line: bytes, delimiter: bytes) -> None:
@@ -244,14 +255,10 @@ class _Checked:
     Quotes are judged by parity: in a file that passes, a quote opens a field when an even
     number of quotes precede it, and ``""`` inside a field is a closing and an opening quote.
     ``quoted_newline`` is the file offset of the last newline fed that may be inside a quoted
-    field (-1: none).
-
-    ``kernel``: check the quotes with the numba kernel (``_csv_kernel``), which also finds
-    exactly the newlines inside quotes; otherwise with numpy, which takes any quote as a
-    possible one.
+    field (-1: none; any chunk with a quote counts as one that may hold such a newline).
     """
 
-    def __init__(self, delimiter: bytes, kernel: bool = False) -> None:
+    def __init__(self, delimiter: bytes) -> None:
         self._ok_before = delimiter + b'\n"'
         self._ok_after = delimiter + b'\n\r"'
         self.quotes = 0  # quotes fed so far
@@ -260,8 +267,6 @@ class _Checked:
         self._prev = 10  # the byte before the next chunk (the header's newline)
         self._check_next = False  # the last chunk ended with a closing quote
         self.bad = False
-        self._use_kernel = kernel
-        self._kernel: tuple | None = None  # loaded at the first quote: numba costs ~50 MB
 
     def feed(self, data: bytes | bytearray, start: int, end: int) -> None:
         """Check the next bytes, ``data[start:end]``; an empty range at the end."""
@@ -271,30 +276,14 @@ class _Checked:
         if self._prev == 13 or data.find(b"\r", start, end) >= 0:
             self.bad |= self._bare_cr(data, start, end)
         if self._check_next or data.find(b'"', start, end) >= 0:
-            buf = np.frombuffer(data, np.uint8, end - start, start)
-            if not self._use_kernel:
-                self._check_quotes(buf)
-                self.quoted_newline = self.fed + end - start - 1
-            else:
-                check, before, after = self._kernel or self._load_kernel()
-                bad, self.quotes, self._check_next, at = check(
-                    buf, before, after, self.quotes, self._prev, self._check_next)
-                self.bad |= bad
-                if at >= 0:
-                    self.quoted_newline = self.fed + at
+            self._check_quotes(np.frombuffer(data, np.uint8, end - start, start))
+            self.quoted_newline = self.fed + end - start - 1
         elif self.quotes % 2 == 1:  # no quote here, all of it inside a quoted field
             at = data.rfind(b"\n", start, end)
             if at >= 0:
                 self.quoted_newline = self.fed + at - start
         self._prev = data[end - 1]
         self.fed += end - start
-
-    def _load_kernel(self) -> tuple:
-        from . import _csv_kernel
-
-        self._kernel = (_csv_kernel.check_quotes, _csv_kernel.byte_table(self._ok_before),
-                        _csv_kernel.byte_table(self._ok_after))
-        return self._kernel
 
     def _bare_cr(self, data: bytes | bytearray, start: int, end: int) -> bool:
         """A carriage return not followed by a newline: the csv module and Arrow split it
@@ -371,14 +360,45 @@ def _task_array(arr: pa.Array) -> tuple[Any, pa.Array | None]:
     return codes, values
 
 
-def _tasks(column: pa.ChunkedArray) -> list[str]:
-    """The distinct task ids of a file as text: integers in decimal, no blank string."""
+def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """The task ids of a file as text: integers in decimal, no blank string (``str.strip``
+    judges the few ids without a printable ASCII character)."""
     if pa.types.is_integer(column.type):
-        return pc.cast(column, pa.string()).to_pylist()
-    tasks = column.to_pylist()
-    if any(not t.strip() for t in tasks):
+        return pc.cast(column, pa.string())
+    rare = column.filter(pc.invert(pc.match_substring_regex(column, "[!-~]")))
+    if any(not t.strip() for t in rare.to_pylist()):
         raise Fallback
-    return tasks
+    return column
+
+
+def _narrow(pieces: list[np.ndarray]) -> np.ndarray:
+    """One array of the pieces (emptied), in the smallest unsigned type that holds them
+    when none is negative (counts of 10 take a byte a row, not eight)."""
+    out = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]
+    pieces.clear()
+    if len(out) and out.min() >= 0:
+        out = out.astype(np.min_scalar_type(out.max()), copy=False)
+    return out
+
+
+def _ordered(groups: list[tuple], g: np.ndarray, tasks: pa.ChunkedArray, n: np.ndarray,
+             c: np.ndarray, unique: bool = False) -> Block:
+    """The rows as a Block with the order Counts sorts them in; ``unique``: a (group, task)
+    twice falls back (a count table holds one row per key)."""
+    rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
+    if len(groups) > 1:
+        where = np.empty(len(groups), np.int32)
+        where[rank] = np.arange(len(groups))
+        g = where[g]
+    order = natural_order(g if len(groups) > 1 else None, tasks)
+    if unique:
+        for s in range(0, len(order) - 1, 1 << 20):
+            at = order[s:s + (1 << 20) + 1]
+            t = take(tasks, at)
+            same = pc.equal(t.slice(1), t.slice(0, len(t) - 1)).to_numpy(zero_copy_only=False)
+            if (same & (g[at[1:]] == g[at[:-1]])).any():
+                raise Fallback  # a duplicate row: the stdlib path names its lines
+    return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
 
 def _key_array(arr: pa.Array) -> tuple[Any, pa.Array | None]:
@@ -409,7 +429,7 @@ def _int_array(arr: pa.Array, strings: bool) -> np.ndarray:
     elif not pa.types.is_integer(arr.type):
         raise Fallback
     x = pc.cast(arr, pa.int64()).to_numpy(zero_copy_only=False)
-    if (np.abs(x) >= tables.MAX_COUNT).any():
+    if (np.abs(x) >= MAX_COUNT).any():
         raise Fallback
     return x
 
@@ -426,7 +446,7 @@ class _Plan:
         self.task = spec["task"]
         self.passed = None if self.counts else spec["passed"]
         self.value = self.passed if self.passed is not None else spec.get("reward")
-        layout = tables._Layout([] if self.counts else names, o.by)
+        layout = _Layout([] if self.counts else names, o.by)
         self.auto, self.watch = layout.auto, layout.watch
         self.groups = list(dict.fromkeys((*o.record_by, *self.auto)))
         used = [self.task, *self.groups, *self.watch]
@@ -439,8 +459,9 @@ class _Plan:
         self.by = o.by
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
         self.spec = spec
-        #: a count table's rows, in this file's own Tally (its rows are checked as added)
-        self.tally = Tally()
+        #: a count table's rows per batch: (group number, task, n, c)
+        self.rows: list[tuple] = []
+        self.file_groups: dict[tuple, int] = {}  # group key -> its number in this file
         self.made: dict[tuple, tuple] = {}  # group values -> group key (group_from)
         self.parts: list[pa.Table] = []
         self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
@@ -480,18 +501,15 @@ class _Plan:
             self.pairs[i].append(_decode(pairs, {"t": names, "w": seen}))
 
     def _count_rows(self, table: pa.Table) -> None:
-        """Add the rows of a count table (one row per key) to ``self.tally``, as the stdlib path
-        adds them; a (group, task) seen before in the file falls back."""
-        tasks = _tasks(table.column("t"))
+        """Keep the rows of a count table (one row per key, checked at the commit)."""
         index, groups = self._groups(table)
-        n, c = (table.column(k).to_numpy() for k in ("n", "c"))
+        ids = np.array([self.file_groups.setdefault(g, len(self.file_groups)) for g in groups],
+                       np.int64)
+        self.rows.append((_narrow([ids[index]]), table.column("t"),
+                          _narrow([table.column("n").to_numpy()]),
+                          _narrow([table.column("c").to_numpy()])))
         del table
         _release()
-        tally, row = self.tally, len(self.tally)
-        for task, g, ni, ci in zip(tasks, index.tolist(), n.tolist(), c.tolist(), strict=True):
-            if tally.add(groups[g], task, ni, ci) != row:
-                raise Fallback  # a duplicate row: it was added to an earlier row
-            row += 1
 
     def _keep(self, part: pa.Table) -> None:
         _release()
@@ -590,8 +608,8 @@ class _Plan:
     def _judge(self, value: object) -> bool:
         try:
             if self.passed is not None:
-                return tables._flag(value, self.passed, self.threshold)
-            return tables._reward(value, self.value, self.strings) >= self.threshold
+                return _flag(value, self.passed, self.threshold)
+            return _reward(value, self.value, self.strings) >= self.threshold
         except BadRecord:
             raise Fallback from None
 
@@ -599,12 +617,13 @@ class _Plan:
     def commit(self, ctx: Context) -> None:
         """Check what needs the whole file, then add the sums to ``ctx``."""
         if self.counts:
-            if not len(self.tally):
+            if not self.rows:
                 raise Fallback  # no rows: the stdlib path says how the file is empty
-            if len(ctx.acc):  # pragma: no cover - read_into gives every file a fresh Tally
-                ctx.acc.merge(self.tally)
-            else:
-                ctx.acc = self.tally
+            tasks = _tasks(pa.chunked_array([r[1] for r in self.rows]))
+            g, n, c = ([r[i] for r in self.rows] for i in (0, 2, 3))
+            self.rows = []
+            g, n, c = _narrow(g), _narrow(n), _narrow(c)
+            ctx.acc.add_block(_ordered(list(self.file_groups), g, tasks, n, c, unique=True))
             return
         if not self.parts:
             raise Fallback  # no rows: the stdlib path says how the file is empty
@@ -622,11 +641,7 @@ class _Plan:
         n, c = (table.column(k).to_numpy() for k in ("n", "c"))
         del table
         _release()
-        for s in range(0, len(tasks), _MERGE_ROWS):
-            e = s + _MERGE_ROWS
-            for task, g, ni, ci in zip(tasks[s:e], index[s:e].tolist(), n[s:e].tolist(),
-                                       c[s:e].tolist(), strict=True):
-                ctx.add(groups[g], task, ni, ci)
+        ctx.acc.add_block(_ordered(groups, index, tasks, n, c))
 
     def _groups(self, table: pa.Table) -> tuple[np.ndarray, list[tuple]]:
         """Per row the index of its group in a list of group keys (``group_from``, once per

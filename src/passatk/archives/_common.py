@@ -67,6 +67,8 @@ class Context:
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
     #: reading a byte range of a JSON Lines table: the columns of the file's first record
     first_names: list[str] | None = None
+    #: a JSON Lines table row held a group or run column (its byte ranges cannot stand alone)
+    layout_seen: bool = False
 
     def open(self, file: str) -> Any:
         """Open ``file`` for the line readers (a byte-range reader overrides this)."""
@@ -187,20 +189,6 @@ def decode_json(data: bytes | bytearray | str) -> object:
         raise BadRecord("JSON nested too deeply") from None
     except ValueError as e:  # an integer of more than 4300 digits
         raise BadRecord(f"unreadable JSON value: {e}".split(";")[0]) from None
-
-
-def load_json_document(file: str) -> object:
-    """A JSON document, streamed: small members decoded, the per-task containers read one
-    member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``."""
-    from ._docfast import Unproved, fast_load
-    from ._jsondoc import load_document
-
-    try:
-        return fast_load(file)
-    # the exact path reads it again and locates any error (msgspec raises RecursionError
-    # on deep nesting, which the exact path reports as "JSON nested too deeply")
-    except (Unproved, ArchiveError, RecursionError):
-        return load_document(file)
 
 
 def find_beside(folder: str, name: str) -> str | None:

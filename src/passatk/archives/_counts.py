@@ -6,7 +6,7 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ._errors import Skipped, show
@@ -53,6 +53,210 @@ def _natural_sorted(tasks) -> list[str]:
     return out
 
 
+class Block(NamedTuple):
+    """Rows added in bulk: per row an index into ``groups``, the task id (a pyarrow string
+    array: bytes and offsets), n and c (integers). ``order``: the rows are unique, ``groups``
+    is in Counts' group order, and ``order`` sorts the rows as Counts sorts them."""
+
+    groups: tuple[GroupKey, ...]
+    g: np.ndarray
+    task: Any
+    n: np.ndarray
+    c: np.ndarray
+    order: np.ndarray | None = None
+
+
+def task_array(tasks: list[str]) -> np.ndarray:
+    """Task ids as a NumPy array of str: ``StringDType`` (16 bytes an id of up to 15 bytes,
+    longer ones in an arena), or ``object`` before NumPy 2."""
+    import numpy as np
+
+    kind = getattr(np.dtypes, "StringDType", None)
+    return np.array(tasks, dtype=kind() if kind is not None else object)
+
+
+_CHUNK = 1 << 16  # ids converted at a time from Arrow to NumPy
+
+
+def strings(arr: Any, order: np.ndarray) -> np.ndarray:
+    """``arr.take(order)`` (pyarrow strings) as :func:`task_array` gives it, a chunk of Python
+    str at a time: no sorted copy of the Arrow array, no str per task kept."""
+    import numpy as np
+
+    out = np.empty(len(order), dtype=task_array([]).dtype)
+    for s in range(0, len(order), _CHUNK):
+        out[s:s + _CHUNK] = take(arr, order[s:s + _CHUNK]).to_pylist()
+    return out
+
+
+def take(arr: Any, at: np.ndarray) -> Any:
+    """``arr.take(at)`` for a pyarrow array or chunked array; a chunked one is taken from
+    chunk by chunk (pyarrow's own joins the chunks on every call)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not isinstance(arr, pa.ChunkedArray):
+        return arr.take(at)
+    if arr.num_chunks == 1:
+        return arr.chunk(0).take(at)
+    offsets = np.cumsum([0] + [len(c) for c in arr.chunks])
+    chunk = np.searchsorted(offsets, at, side="right") - 1
+    pieces, where = [], []
+    for j in np.unique(chunk).tolist():
+        sel = np.flatnonzero(chunk == j)
+        pieces.append(arr.chunk(j).take(at[sel] - offsets[j]))
+        where.append(sel)
+    inverse = np.empty(len(at), np.int64)
+    inverse[np.concatenate(where)] = np.arange(len(at))
+    return pa.concat_arrays(pieces).take(inverse) if pieces else arr.chunk(0).take(at)
+
+
+def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
+    """The permutation that sorts rows by (group ``g``, :func:`_sort_key` of task ``t``);
+    ``g`` None: one group.
+
+    The key of each id is built by pyarrow: every ASCII digit run, its leading zeros dropped,
+    left-padded with zeros to the width W of the longest such run, between NULs; equal widths
+    compare as (length, digits) do, and the NULs as tuple parts do (no id holds a NUL, else
+    the ids are sorted in Python).
+
+    >>> import pyarrow as pa
+    >>> ids = ["T/10", "T/9", "T/09", "x1\u00b2", "U", "a0", "a000"]
+    >>> [ids[i] for i in natural_order(None, pa.array(ids))]
+    ['T/09', 'T/9', 'T/10', 'U', 'a0', 'a000', 'x1²']
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    width = _key_width(t)
+    if width is None:
+        ids = t.to_pylist()
+        gs = g.tolist() if g is not None else [0] * len(ids)
+        return np.array(sorted(range(len(ids)), key=lambda i: (gs[i], _sort_key(ids[i]))),
+                        np.int64)
+    if _in_order(g, t, width):  # files are mostly written in task order: no key kept
+        return np.arange(len(t), dtype=np.int32 if len(t) < 1 << 31 else np.int64)
+    key = pa.chunked_array([c for s in range(0, len(t), _STEP)
+                            for c in _chunks(_key(t.slice(s, _STEP), width))], pa.string())
+    table = pa.table({"k": key} if g is None else {"g": g, "k": key})
+    order = pc.sort_indices(table, [(k, "ascending") for k in table.column_names])
+    del table
+    order = order.to_numpy().astype(np.int32 if len(order) < 1 << 31 else np.int64)
+    _break_ties(order, key, g, t)
+    return order
+
+
+def _break_ties(order: np.ndarray, key: Any, g: np.ndarray | None, t: Any) -> None:
+    """Rows of equal (group, key) (ids that differ only in leading zeros) sorted by id, in
+    place; the sort by key was stable."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    step, parts = 1 << 20, []
+    for s in range(0, len(order) - 1, step):
+        at = order[s:s + step + 1]
+        k = take(key, at)
+        tie = pc.equal(k.slice(1), k.slice(0, len(k) - 1)).to_numpy(zero_copy_only=False)
+        parts.append(tie if g is None else tie & (g[at[1:]] == g[at[:-1]]))
+    if not parts or not any(p.any() for p in parts):
+        return
+    tie = np.concatenate(parts)  # tie[i]: rows i and i + 1 (in order) tie
+    edge = np.diff(np.concatenate(([0], tie.view(np.int8), [0])))
+    for a, b in zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist(),
+                    strict=True):
+        run = order[a:b + 1]
+        ids = take(t, run).to_pylist()
+        order[a:b + 1] = run[sorted(range(len(run)), key=ids.__getitem__)]
+
+
+_STEP = 1 << 20  # ids keyed at a time
+
+
+def _key_width(t: Any) -> int | None:
+    """The digit width of the keys of ``t`` (a power of two), or None: sort in Python."""
+    import pyarrow.compute as pc
+
+    if len(t) and pc.any(pc.match_substring(t, "\0")).as_py():
+        return None
+    width = 8
+    while len(t) and pc.any(pc.match_substring_regex(t, f"[1-9][0-9]{{{width}}}")).as_py():
+        width *= 2
+        if width > 64:
+            return None
+    return width
+
+
+def _key(t: Any, width: int) -> Any:
+    """The sort keys of the ids ``t`` (see :func:`natural_order`)."""
+    import pyarrow.compute as pc
+
+    a = pc.replace_substring_regex(t, "0*([0-9]+)", "\0" + "0" * width + r"\1" + "\0")
+    return pc.replace_substring_regex(a, f"[0-9]*([0-9]{{{width}}})\\x00", r"\1" + "\0")
+
+
+def _in_order(g: np.ndarray | None, t: Any, width: int) -> bool:
+    """Whether the rows are already sorted, every (group, id) once (a step of keys at a time)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    last = None
+    for s in range(0, len(t), _STEP):
+        ids = t.slice(s, _STEP)
+        k = _key(ids, width)
+        here = [(k[i].as_py(), ids[i].as_py()) for i in (0, len(k) - 1)]
+        gs = g[s:s + _STEP] if g is not None else None
+        if last is not None and (last[0], last[1]) >= (gs[0] if gs is not None else 0, here[0]):
+            return False
+        last = (gs[-1] if gs is not None else 0, here[1])
+
+        def pairs(a):
+            return a.slice(0, len(a) - 1), a.slice(1)
+
+        (k0, k1), (i0, i1) = pairs(k), pairs(ids)
+        after = pc.or_(pc.less(k0, k1), pc.and_(pc.equal(k0, k1), pc.less(i0, i1)))
+        after = after.to_numpy(zero_copy_only=False) if len(k) > 1 else np.ones(0, bool)
+        if gs is not None:
+            after = (gs[1:] > gs[:-1]) | ((gs[1:] == gs[:-1]) & after)
+        if not after.all():
+            return False
+    return True
+
+
+def _dict_block(acc: Tally) -> Block:
+    import numpy as np
+    import pyarrow as pa
+
+    groups = tuple(acc.rows)
+    g = np.concatenate([np.full(len(acc.rows[x]), i, np.int64) for i, x in enumerate(groups)])
+    order = np.fromiter((i for x in groups for i in acc.rows[x].values()), np.int64, len(g))
+    return Block(groups, g, pa.array([t for x in groups for t in acc.rows[x]], pa.large_string()),
+                 np.frombuffer(acc.n, np.int64)[order], np.frombuffer(acc.c, np.int64)[order])
+
+
+def _chunks(arr: Any) -> list:
+    return arr.chunks if hasattr(arr, "chunks") else [arr]
+
+
+def _taken(block: Block) -> tuple:
+    """(group, task, n, c) of an ordered block, in its order, one array at a time (each
+    input array is let go as soon as its sorted copy is made)."""
+    import numpy as np
+    import pyarrow as pa
+
+    groups, g, task, n, c, order = block
+    del block
+    if len(groups) == 1:  # a read of millions of tasks is one group: no array of zeros
+        g = np.broadcast_to(np.int64(0), (len(order),))
+    else:
+        g = g[order].astype(np.int64)
+    task = strings(task, order)  # first: the Arrow ids are let go before n and c widen,
+    pa.default_memory_pool().release_unused()  # and their pages given back
+    n = n[order].astype(np.int64, copy=False)
+    c = c[order].astype(np.int64, copy=False)
+    return g, task, n, c
+
+
 def _value_key(value: object) -> tuple:
     if value is None:
         return (0, 0, "")
@@ -82,24 +286,50 @@ class Tally:
         self.rows: dict[GroupKey, dict[str, int]] = {}
         self.n = array("q")
         self.c = array("q")
+        #: rows added in bulk by the pyarrow readers, their task ids kept as Arrow strings
+        self.blocks: list[Block] = []
 
     def __len__(self) -> int:
-        return len(self.n)
+        return len(self.n) + sum(len(b.n) for b in self.blocks)
 
     def items(self) -> Iterator[tuple[tuple[GroupKey, str], tuple[int, int]]]:
-        """``((group, task), (n, c))`` per row, as a dict of the sums would give."""
+        """``((group, task), (n, c))`` per row (a key of several blocks more than once)."""
         n, c = self.n, self.c
         for group, rows in self.rows.items():
             for task, i in rows.items():
                 yield (group, task), (n[i], c[i])
+        for b in self.blocks:
+            for g, task, ni, ci in zip(b.g.tolist(), b.task.to_pylist(), b.n.tolist(),
+                                       b.c.tolist(), strict=True):
+                yield (b.groups[g], task), (ni, ci)
 
     def __iter__(self) -> Iterator[tuple[GroupKey, str]]:
         return (key for key, _ in self.items())
 
+    def group_keys(self) -> set[GroupKey]:
+        """The groups that hold rows."""
+        return set(self.rows).union(*(b.groups for b in self.blocks))
+
+    def add_block(self, block: Block) -> None:
+        """Add rows in bulk (summed with any equal key when the Counts are made)."""
+        if len(block.n):
+            self.blocks.append(block)
+
     def merge(self, other: Tally, label: GroupKey = ()) -> None:
         """Add every row of ``other``, its group prefixed with ``label``."""
-        for (group, task), (n, c) in other.items():
-            self.add(label + group, task, n, c)
+        n, c = other.n, other.c
+        for group, rows in other.rows.items():
+            for task, i in rows.items():
+                self.add(label + group, task, n[i], c[i])
+        for b in other.blocks:
+            self.blocks.append(b._replace(groups=tuple(label + g for g in b.groups)))
+
+    def relabel(self, old: GroupKey, new: GroupKey) -> None:
+        """Move the rows of group ``old`` into group ``new`` (summed with its rows)."""
+        rows = self.rows.pop(old)
+        for task, i in rows.items():
+            self.add(new, task, self.n[i], self.c[i])
+            self.n[i] = self.c[i] = 0
 
     def find(self, group: GroupKey, task: str) -> int | None:
         """The row number of (group, task), or None."""
@@ -190,8 +420,9 @@ class Counts:
     groups : tuple of tuples of (field, value) pairs
         The distinct groups, e.g. ``(("model", "a"), ("metric_set", "plus"))``; ``()`` when
         the archive is not grouped. ``group_dicts`` gives them as dicts.
-    task : numpy.ndarray of object
-        Task id of each row (Python str, kept exactly: trailing NULs and long ids included).
+    task : numpy.ndarray of str
+        Task id of each row, kept exactly (trailing NULs and long ids included), in NumPy's
+        variable-width ``StringDType`` (16 bytes a short id; ``object`` before NumPy 2).
     n : numpy.ndarray of int64
         Number of samples of the task.
     c : numpy.ndarray of int64
@@ -275,22 +506,61 @@ class Counts:
 
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
+        if acc.blocks:
+            return cls._from_blocks(acc, metric, stored, skipped, files)
         groups = sorted(acc.rows, key=_group_key)
         group_parts, task_parts, index_parts = [], [], []
         for g, group in enumerate(groups):
             rows = acc.rows[group]
             tasks = _natural_sorted(rows)
-            task_parts.append(np.array(tasks, dtype=object))
+            task_parts.append(task_array(tasks))
             index_parts.append(np.fromiter((rows[t] for t in tasks), np.int64, len(tasks)))
             group_parts.append(np.full(len(tasks), g, dtype=np.int64))
         order = np.concatenate(index_parts) if groups else np.zeros(0, np.int64)
         n = np.frombuffer(acc.n, dtype=np.int64)[order] if len(acc) else order.copy()
         c = np.frombuffer(acc.c, dtype=np.int64)[order] if len(acc) else order.copy()
-        task = np.concatenate(task_parts) if groups else np.array([], dtype=object)
+        task = np.concatenate(task_parts) if groups else task_array([])
         group = np.concatenate(group_parts) if groups else order.copy()
-        big = np.flatnonzero(n >= MAX_COUNT)
+        return cls._made(groups, group, task, n, c, metric, stored, skipped, files)
+
+    @classmethod
+    def _from_blocks(cls, acc: Tally, metric: str, stored: tuple, skipped: Skipped | None,
+                     files: tuple) -> Counts:
+        """The Counts of a Tally with blocks (which it consumes): the rows summed per key and
+        sorted with pyarrow, the ids never one Python str each (see :func:`natural_order`)."""
+        import numpy as np
+        import pyarrow as pa
+
+        blocks, acc.blocks = list(acc.blocks), []
+        if acc.rows:
+            blocks.append(_dict_block(acc))
+        groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
+        if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
+            return cls._made(groups, *_taken(blocks.pop()), metric, stored, skipped, files)
+        rank = {g: i for i, g in enumerate(groups)}
+        table = pa.table({
+            "g": np.concatenate([np.array([rank[g] for g in b.groups], np.int64)[b.g]
+                                 for b in blocks]),
+            "t": pa.chunked_array([c.cast(pa.large_string()) for b in blocks
+                                   for c in _chunks(b.task)], pa.large_string()),
+            "n": np.concatenate([b.n for b in blocks]).astype(np.int64),
+            "c": np.concatenate([b.c for b in blocks]).astype(np.int64)})
+        del blocks
+        table = table.group_by(["g", "t"]).aggregate([("n", "sum"), ("c", "sum")])
+        g = table.column("g").to_numpy()
+        block = Block(tuple(groups), g, table.column("t"), table.column("n_sum").to_numpy(),
+                      table.column("c_sum").to_numpy(),
+                      natural_order(g if len(groups) > 1 else None, table.column("t")))
+        del table, g
+        return cls._made(groups, *_taken(block), metric, stored, skipped, files)
+
+    @classmethod
+    def _made(cls, groups, group, task, n, c, metric, stored, skipped, files) -> Counts:
+        import numpy as np
+
+        big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
         if big.size:
-            raise ValueError(_too_many(groups[group[big[0]]], task[big[0]]))
+            raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
         return cls(
             group=_readonly(group),
             groups=tuple(groups),
@@ -325,6 +595,9 @@ class Counts:
 
     def iter_groups(self) -> Iterator[GroupCounts]:
         """Yield one ``GroupCounts(group, task, n, c)`` per group, in order."""
+        if len(self.groups) == 1:  # views, not copies: a read of 10M tasks is one group
+            yield GroupCounts(dict(self.groups[0]), self.task, self.n, self.c)
+            return
         for i, g in enumerate(self.groups):
             rows = self.group == i
             yield GroupCounts(dict(g), self.task[rows], self.n[rows], self.c[rows])

@@ -6,7 +6,8 @@ import os
 
 from ..errors import Message, Option
 from . import tables
-from ._common import BadRecord, Context, decode_json, load_json_document
+from ._common import BadRecord, Context, decode_json
+from ._document import load_json_document
 from ._errors import ArchiveError
 from ._registry import FormatInfo, canonical_format, probing_order, specs
 from ._sources import PARQUET_MAGIC, ZIP_MAGIC, is_regular, logical_name, read_head

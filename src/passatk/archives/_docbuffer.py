@@ -93,3 +93,29 @@ class _Buffer:
                     raise Unproved from None
         if needles and not needles_occur(self.data, needles, start, end):
             raise Unproved
+
+
+class Summary:
+    """What the fast pass found in the per-task container, for one reader (``kind``)."""
+
+    kind = ""
+    pieces = False  # members small enough to decode many at a time (see _docpieces)
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, int, int, int]] = []  # (task, n, c, plus c)
+        self.expected: dict[bytes, int] = {}
+
+    def count(self, name: bytes, times: int) -> None:
+        self.expected[name] = self.expected.get(name, 0) + times
+
+    def finish(self) -> None:
+        """Checks that need the whole container (none but EvalPlus v1's)."""
+
+    def decoded(self) -> int:
+        """How many members of an object were decoded so far (see _docpieces), if counted."""
+        return -1
+
+    def piece_members(self, data: bytearray, start: int, end: int, before: int) -> int:
+        """How many members the piece ``data[start:end]`` of an object holds (``before``:
+        :meth:`decoded` before it was decoded); -1 when it cannot be told."""
+        return -1 if before < 0 else self.decoded() - before

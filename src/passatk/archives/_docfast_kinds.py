@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from ._common import BadRecord, task_id
-from ._docfast import Summary, Unproved
+from ._docbuffer import Summary, Unproved
 from ._flags import is_flag
 from ._hints import FailureText
 from ._jsondoc import STREAM_KEYS

@@ -12,8 +12,7 @@ from typing import Any
 import msgspec
 
 from ._decode import decoder
-from ._docbuffer import Unproved, _Buffer
-from ._docfast import Summary
+from ._docbuffer import Summary, Unproved, _Buffer
 
 __all__ = ["Pieces"]
 

@@ -108,7 +108,7 @@ def _part_of(ctx: Context, file: str, outcome: tuple[str, object]) -> Part:
 def read_file(file: str, fmt: str | None, opts: Options, filtering: bool, named: bool = False,
               storage: dict | None = None) -> Part:
     """Read one whole file, as the sequential read does (``named``: given explicitly)."""
-    from ._read import read_into
+    from ._pipeline import read_into
 
     ctx = Context(opts)
     with storage_options(storage):
@@ -233,7 +233,7 @@ def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
 
 def _rows_stand_alone(names: list[str], opts: Options) -> bool:
     """No run column whose values must agree over all rows of a task (a whole-file check)."""
-    from .tables import RUN_COLUMNS
+    from ._table_rules import RUN_COLUMNS
 
     return not any(c.strip() in RUN_COLUMNS and c.strip() not in opts.by for c in names)
 
@@ -241,7 +241,7 @@ def _rows_stand_alone(names: list[str], opts: Options) -> bool:
 def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, filtering: bool,
                named: bool = False, storage: dict | None = None) -> RangeResult:
     """Read the lines of ``file`` that start in ``[start, end)`` (see the module docstring)."""
-    from ._read import _read_one
+    from ._pipeline import _read_one
 
     with storage_options(storage):
         plan = _split_plan(file, fmt, opts)
@@ -257,7 +257,7 @@ def read_range(file: str, start: int, end: int, fmt: str | None, opts: Options, 
             _read_one(file, kind, ctx, filtering, named)
         except ArchiveError:
             return RangeResult(fallback=True)
-    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars
+    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars or ctx.layout_seen
             or set(ctx.failures) - {file}):  # pragma: no cover - not a plain line reader
         return RangeResult(fallback=True)
     return RangeResult(
@@ -367,7 +367,7 @@ def _pooled(part: Part) -> Part:
     groups = dict(part.groups)
     for archive, acc, _ in part.runs:
         if acc is not None:
-            groups[archive] = groups.get(archive, frozenset()) | {key[0] for key in acc}
+            groups[archive] = groups.get(archive, frozenset()) | acc.group_keys()
     pooled = _pool(([part.pooled] if part.pooled is not None else []) + accs)
     return dataclasses.replace(part, runs=tuple((a, None, s) for a, _, s in part.runs),
                                pooled=pooled, groups=tuple(groups.items()))
@@ -420,7 +420,7 @@ def _not_same(texts: Any) -> Any:
 def to_counts(part: Part, opts: Options, files: list[str] | tuple[str, ...],
               merge: bool) -> Counts:
     """The final Counts of a merged part, as read_counts assembles them; raises its error."""
-    from ._read import add_outcome, assemble
+    from ._pipeline import add_outcome, assemble
 
     if part.error is not None:
         raise part.error

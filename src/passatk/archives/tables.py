@@ -12,13 +12,11 @@ from __future__ import annotations
 import codecs
 import csv
 import itertools
-import math
 import operator
 import re
 from array import array
 from collections.abc import Iterator
 
-from .._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
 from ..errors import Message, Option
 from ._common import (
     BadRecord,
@@ -29,7 +27,6 @@ from ._common import (
     path_groups,
 )
 from ._errors import ArchiveError, show
-from ._flags import pass_flag
 from ._registry import FormatInfo, FormatSpec, register
 from ._remote import is_url
 from ._sources import (
@@ -43,19 +40,20 @@ from ._sources import (
     read_head,
     too_long,
 )
+from ._table_rules import (
+    AUTO_GROUP_COLUMNS,
+    MAX_COUNT,
+    PASSED_COLUMNS,
+    REWARD_COLUMNS,
+    RUN_COLUMNS,
+    TASK_COLUMNS,
+    _flag,
+    _Layout,
+    _reward,
+)
 from ._writers import WriteOptions, table_rows
 
-TASK_COLUMNS = ("task_id", "task", "id")
-#: ``is_solved``/``solved``: MapCoder, Reflexion and the harnesses derived from them
-PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success", "is_solved", "solved")
-REWARD_COLUMNS = ("reward", "rewards")
-#: group columns a per-sample table brings itself: lm-eval writes one row per filter
-AUTO_GROUP_COLUMNS = ("filter",)
-#: columns that name a run variant: rows of one task that disagree in one are several runs
-RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
-
 _INTEGER = re.compile(r"[+-]?[0-9]{1,19}\Z")
-_TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
 PARQUET_BATCH = 65536  # rows per Parquet batch
 #: CSV smaller than this is read by the stdlib path: importing pyarrow and its first use
 #: (which imports pandas) take about 0.3 s, what the stdlib path needs for about 3 MB
@@ -199,38 +197,6 @@ def _int(value: object, name: str, strings: bool) -> int:
     raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
 
 
-def _flag(value: object, name: str, threshold: float | None = None) -> bool:
-    """A pass flag (see ``_flags``) or its text; with ``threshold`` any number."""
-    if isinstance(value, str):
-        key = value.strip().lower()
-        if key in _TRUE:
-            return _TRUE[key]
-        if threshold is not None:
-            return _reward(value, name, True) >= threshold
-    elif threshold is not None and isinstance(value, (int, float)) \
-            and not isinstance(value, bool):
-        return _reward(value, name, False) >= threshold
-    return pass_flag(value, f'column "{name}"', threshold=True)
-
-
-def _reward(value: object, name: str, strings: bool) -> float:
-    if strings and isinstance(value, str):
-        try:
-            x = float(value)
-        except ValueError:
-            raise BadRecord(f'column "{name}" must be a number, got {show(value)}') from None
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            x = float(value)
-        except OverflowError:
-            x = math.inf
-    else:
-        raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
-    if not math.isfinite(x):
-        raise BadRecord(f'column "{name}" must be finite, got {show(value)}')
-    return x
-
-
 def _task(value: object, name: str) -> str:
     if isinstance(value, str):
         if not value.strip():
@@ -249,57 +215,63 @@ def columns(
 
     ``strict=False`` (detection) does not insist on a threshold for a reward column.
     """
-    o = ctx.options
-    have = set(names)
-
-    def pick(explicit: str | None, candidates: tuple[str, ...], role: str) -> str | None:
-        if explicit is not None:
-            return explicit
-        return next((c for c in candidates if c in have), None)
-
-    task = pick(o.task, TASK_COLUMNS, "task")
+    o, have = ctx.options, set(names)
+    task = _pick(o.task, TASK_COLUMNS, have)
     ncol = o.n or ("n" if "n" in have else None)
     ccol = o.c or ("c" if "c" in have else None)
-    passed = pick(o.passed, PASSED_COLUMNS, "passed")
-    reward = pick(o.reward, REWARD_COLUMNS, "reward")
+    passed = _pick(o.passed, PASSED_COLUMNS, have)
+    reward = _pick(o.reward, REWARD_COLUMNS, have)
     if kind is None:
-        if o.n or o.c or (ncol and ccol):
-            kind = "counts"
-        elif o.passed or o.reward or passed or reward:
-            kind = "samples"
-        else:
-            raise ArchiveError(
-                file,
-                Message(f"cannot tell the table kind from columns {name_list(names)}: a count "
-                        "table needs columns n and c, a per-sample table a pass flag (passed) or "
-                        "a reward; map them with ", Option("task"), ", ", Option("n"), ", ",
-                        Option("c"), ", ", Option("passed"), ", ", Option("reward")),
-            )
-    spec = {"kind": kind, "task": task}
+        kind = _kind(o, ncol, ccol, passed, reward, names, file)
     if task is None:
         raise ArchiveError(
             file, Message(f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; "
                           "map it with ", Option("task"))
         )
     if kind == "counts":
-        spec.update(n=ncol or "n", c=ccol or "c")
-    else:
-        if o.passed is None and o.reward is not None:
-            passed = None
-        if passed is None:
-            if reward is None:
-                raise ArchiveError(
-                    file, Message(f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
-                                  f"{name_list(names)}, and no reward column; map one with ",
-                                  Option("passed"), " or ", Option("reward"))
-                )
-            if o.threshold is None and strict:
-                raise ArchiveError(
-                    file, Message(f'column "{reward}" holds rewards: give ', Option("threshold"),
-                                  " (a sample passes when reward >= threshold)")
-                )
-        spec.update(passed=passed, reward=reward if passed is None else None)
-    return spec
+        return {"kind": kind, "task": task, "n": ncol or "n", "c": ccol or "c"}
+    if o.passed is None and o.reward is not None:
+        passed = None
+    if passed is None:
+        _check_reward(o, reward, names, file, strict)
+    return {"kind": kind, "task": task, "passed": passed,
+            "reward": reward if passed is None else None}
+
+
+def _pick(explicit: str | None, candidates: tuple[str, ...], have: set[str]) -> str | None:
+    if explicit is not None:
+        return explicit
+    return next((c for c in candidates if c in have), None)
+
+
+def _kind(o, ncol, ccol, passed, reward, names: list[str], file: str) -> str:
+    if o.n or o.c or (ncol and ccol):
+        return "counts"
+    if o.passed or o.reward or passed or reward:
+        return "samples"
+    raise ArchiveError(
+        file,
+        Message(f"cannot tell the table kind from columns {name_list(names)}: a count "
+                "table needs columns n and c, a per-sample table a pass flag (passed) or "
+                "a reward; map them with ", Option("task"), ", ", Option("n"), ", ",
+                Option("c"), ", ", Option("passed"), ", ", Option("reward")),
+    )
+
+
+def _check_reward(o, reward: str | None, names: list[str], file: str, strict: bool) -> None:
+    """A per-sample table without a flag column: a reward column, and (``strict``) a
+    threshold."""
+    if reward is None:
+        raise ArchiveError(
+            file, Message(f"no pass flag column: none of {list(PASSED_COLUMNS)} in "
+                          f"{name_list(names)}, and no reward column; map one with ",
+                          Option("passed"), " or ", Option("reward"))
+        )
+    if o.threshold is None and strict:
+        raise ArchiveError(
+            file, Message(f'column "{reward}" holds rewards: give ', Option("threshold"),
+                          " (a sample passes when reward >= threshold)")
+        )
 
 
 # ------------------------------------------------------------------ reading
@@ -309,58 +281,83 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     ``kind=None`` decides from the columns. Returns the kind read.
     """
     box = container(file)
-    strings = box == "csv"
-    if box == "parquet":
-        head = next(_parquet_rows(file, ctx, None))[1]
-        header = head["__header__"]
-        spec = columns(header, kind, ctx, file)
-        wanted = [spec["task"], *(v for k, v in spec.items() if k in ("n", "c", "passed", "reward")
-                                  and v is not None), *ctx.options.record_by]
-        for col in wanted:
-            if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})')
-        fast = _fast_path(file, big=head["__rows__"] >= _ARROW_MIN_ROWS)
-        if fast is not None and fast.read_parquet(file, ctx, spec, header):
-            return spec["kind"]
-        rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
-        names = header
-    elif box == "csv":
-        rows = _csv_rows(file, ctx)
-        header = next(rows)[1]["__header__"]
-        spec = columns(header, kind, ctx, file)
-        for col in [spec["task"], *(v for k, v in spec.items()
-                                    if k in ("n", "c", "passed", "reward") and v is not None),
-                    *ctx.options.record_by]:
-            if col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: '
-                                   f"{name_list(header)})", line=1)
-        fast = _fast_path(file, big=not is_stream(file) and _big_csv(file))
-        if fast is not None:
-            rows.close()
-            if fast.read_csv(file, ctx, spec, header):
-                return spec["kind"]
-            rows = _csv_rows(file, ctx)
-            next(rows)
-        names = header
-    else:
-        rows = _jsonl_rows(file, ctx)
-        first = next(rows, None)
-        if first is None:
-            raise ArchiveError(file, "empty file (no records)")
-        if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
-            raise ArchiveError(file, first[1].what, line=first[0])
-        names = list(first[1]) if isinstance(first[1], dict) else []
-        if ctx.first_names is not None:  # a byte range: the file's first record decides
-            names = ctx.first_names
-        spec = columns(names, kind, ctx, file)
-    source = rows
-    if box not in ("parquet", "csv"):
-        rows = itertools.chain((first,), rows)
+    opened = {"parquet": _open_parquet, "csv": _open_csv}.get(box, _open_jsonl)(file, ctx, kind)
+    if opened[0] is None:  # the pyarrow reader read it
+        return opened[1]["kind"]
+    rows, spec, names, source = opened
     try:
-        _accumulate(file, ctx, spec, rows, strings, names)
+        _accumulate(file, ctx, spec, rows, box == "csv", names)
     finally:  # the file is closed now, also when a bad row stops the read
         source.close()
+    if names is None:
+        union_groups(ctx.acc, ctx.options.by)
     return spec["kind"]
+
+
+def _needed(spec: dict, ctx: Context) -> list[str]:
+    """The columns a table must have: task, counts or flag, and the record ``by`` fields."""
+    return [spec["task"], *(v for k, v in spec.items() if k in ("n", "c", "passed", "reward")
+                            and v is not None), *ctx.options.record_by]
+
+
+def _missing(file: str, header: list[str], wanted: list[str], line: int | None) -> None:
+    for col in wanted:
+        if col not in header:
+            raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})',
+                               line=line)
+
+
+def _open_parquet(file: str, ctx: Context, kind: str | None) -> tuple:
+    """``(rows, spec, names, source)``, or ``(None, spec)`` when pyarrow read the table."""
+    head = next(_parquet_rows(file, ctx, None))[1]
+    header = head["__header__"]
+    spec = columns(header, kind, ctx, file)
+    wanted = _needed(spec, ctx)
+    _missing(file, header, wanted, None)
+    fast = _fast_path(file, big=head["__rows__"] >= _ARROW_MIN_ROWS)
+    if fast is not None and fast.read_parquet(file, ctx, spec, header):
+        return None, spec
+    rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
+    return rows, spec, header, rows
+
+
+def _open_csv(file: str, ctx: Context, kind: str | None) -> tuple:
+    """As :func:`_open_parquet`, for CSV/TSV."""
+    rows = _csv_rows(file, ctx)
+    header = next(rows)[1]["__header__"]
+    spec = columns(header, kind, ctx, file)
+    _missing(file, header, _needed(spec, ctx), 1)
+    fast = _fast_path(file, big=not is_stream(file) and _big_csv(file))
+    if fast is not None:
+        rows.close()
+        if fast.read_csv(file, ctx, spec, header):
+            return None, spec
+        rows = _csv_rows(file, ctx)
+        next(rows)
+    return rows, spec, header, rows
+
+
+def _open_jsonl(file: str, ctx: Context, kind: str | None) -> tuple:
+    """As :func:`_open_parquet`, for JSON Lines: its columns are the union over the records
+    (``names`` None), checked as they grow (:class:`_Columns`)."""
+    source = _jsonl_rows(file, ctx)
+    first = next(source, None)
+    if first is None:
+        raise ArchiveError(file, "empty file (no records)")
+    if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
+        raise ArchiveError(file, first[1].what, line=first[0])
+    names = list(first[1]) if isinstance(first[1], dict) else []
+    if ctx.first_names is not None:  # a byte range: the file's first record decides
+        names = ctx.first_names
+    spec = columns(names, kind, ctx, file)
+    rows = _union_rows(itertools.chain((first,), source), _Columns(names, kind, ctx, file, spec))
+    return rows, spec, None, source
+
+
+def _union_rows(rows: Iterator, cols: _Columns) -> Iterator:
+    for lineno, row in rows:
+        cols.see(lineno, row)
+        yield lineno, row
 
 
 def _fast_path(file: str, big: bool):
@@ -423,33 +420,56 @@ def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -
     return len(values), c
 
 
-class _Layout:
-    """Group columns a per-sample table brings itself (lm-eval's ``filter``), and the columns
-    whose disagreement within one task means the rows are several runs (asks for ``by``)."""
+def union_groups(acc, by: tuple[str, ...]) -> None:
+    """Give every group of a JSON Lines table the auto group columns that any of its rows
+    brings (null where a row lacks one), in place: the result does not depend on row order.
 
-    def __init__(self, names: list[str], by: tuple[str, ...]) -> None:
-        self.auto = tuple(c for c in AUTO_GROUP_COLUMNS if c in names and c not in by)
-        self.watch = tuple(c for c in RUN_COLUMNS if c in names and c not in by)
-        self.first: dict[str, tuple] = {}
+    >>> from passatk.archives._counts import Tally
+    >>> t = Tally()
+    >>> _ = t.add((), "A", 1, 1), t.add((("filter", "x"),), "A", 1, 0)
+    >>> union_groups(t, ())
+    >>> list(t.rows)
+    [(('filter', 'x'),), (('filter', None),)]
+    """
+    auto = [c for c in AUTO_GROUP_COLUMNS if c not in by]
+    present = [c for c in auto if any(c in dict(g) for g in acc.rows)]
+    for group in [g for g in acc.rows if present]:
+        have = dict(group)
+        if all(c in have for c in present):
+            continue
+        base = tuple((k, v) for k, v in group if k not in auto)
+        acc.relabel(group, base + tuple((c, have.get(c)) for c in present))
 
-    def extra(self, row: dict) -> tuple:
-        return tuple((c, row.get(c)) for c in self.auto)
 
-    def check(self, file: str, lineno: int, task: str, row: dict) -> None:
-        if not self.watch:
+class _Columns:
+    """The columns of a JSON Lines table so far, the union over its records: a row that brings
+    a column which changes how the table is read (a task, flag or count column ranked before
+    the one chosen) is an error, whatever the order of the rows."""
+
+    def __init__(self, names: list[str], kind: str | None, ctx: Context, file: str,
+                 spec: dict) -> None:
+        self.names = dict.fromkeys(names)
+        self.kind, self.ctx, self.file, self.spec = kind, ctx, file, spec
+
+    def see(self, lineno: int, row: object) -> None:
+        if not isinstance(row, dict) or row.keys() <= self.names.keys():
             return
-        values = tuple(row.get(c) for c in self.watch)
-        first = self.first.setdefault(task, (lineno, values))
-        for col, a, b in zip(self.watch, first[1], values, strict=True):
-            if a != b:
-                raise ArchiveError(
-                    file, Message(f'rows of task {task!r} differ in column "{col}" ({show(a)} at '
-                                  f"line {first[0]}, {show(b)} here): these are separate runs; "
-                                  "pass ", Option("by", [col]), " to score each"), line=lineno)
+        new = [k for k in row if k not in self.names]
+        self.names.update(dict.fromkeys(new))
+        spec = columns(list(self.names), self.kind, self.ctx, self.file, strict=False)
+        changed = [k for k in ("kind", "task", "n", "c", "passed", "reward")
+                   if spec.get(k) != self.spec.get(k)]
+        if changed:
+            k = changed[0]
+            raise ArchiveError(self.file, f"this record brings column(s) {name_list(new)}, "
+                               f"which earlier records lack: read with them, the {k} would "
+                               f"be {show(spec.get(k))}, not {show(self.spec.get(k))}; give "
+                               "every record the same columns, or map them explicitly",
+                               line=lineno)
 
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
-                names: list[str]) -> None:
+                names: list[str] | None) -> None:
     if spec["kind"] != "counts":
         _accumulate_samples(file, ctx, spec, rows, strings, names)
         return
@@ -490,7 +510,7 @@ class _Judged:
 
 
 def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
-                        names: list[str]) -> None:
+                        names: list[str] | None) -> None:
     """Per-sample rows. Each distinct combination of the fields read (task, pass flag or
     reward, group and run columns, with their types: ``1`` is not ``True``) is judged once,
     and its rows are counted; the sums are added in the order each combination first
@@ -499,9 +519,14 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
     the rows repeated one (rewards that all differ, one row per task), the rest of the file
     is judged row by row."""
     o = ctx.options
-    judge = _Judge(file, ctx, spec, strings, _Layout(names, o.by))
-    get = operator.itemgetter(spec["task"], judge.value, *judge.read, *judge.layout.auto,
-                              *judge.layout.watch)
+    layout = _Layout(names, o.by)
+    judge = _Judge(file, ctx, spec, strings, layout)
+    if layout.union:
+        fields = operator.itemgetter(spec["task"], judge.value, *judge.read)
+        get = lambda row: (*fields(row), *layout.optional(row))  # noqa: E731
+    else:
+        get = operator.itemgetter(spec["task"], judge.value, *judge.read, *layout.auto,
+                                  *layout.watch)
     seen: dict[tuple, _Judged] = {}
     rows = iter(rows)
     records, skips_before, since = 0, ctx.skip_count, 0
@@ -530,6 +555,7 @@ def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, str
         since += 1
     _add_judged(ctx, seen)
     records += row_by_row(judge, ctx, rows)
+    ctx.layout_seen = ctx.layout_seen or layout.seen
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
 
