@@ -74,7 +74,7 @@ def test_score_a_folder_of_every_format(tmp_path, metric, capsys):
         if name != "multipl-e":
             assert detect_format(path) == name
     assert cli.main(["score", str(tmp_path), "-k", "1", "--format", "json"]) == 0
-    got = by_archive(json.loads(capsys.readouterr().out), str(tmp_path))
+    got = by_archive(json.loads(capsys.readouterr().out)["rows"], str(tmp_path))
     assert set(got) == set(want)
     for path, (_, tasks) in want.items():
         n_tasks, samples, value = expected(tasks)

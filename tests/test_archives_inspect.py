@@ -240,7 +240,7 @@ def test_compare_two_logs(tmp_path, capsys):
     assert cli.main(["compare", str(tmp_path / "a.eval"), str(tmp_path / "b.eval"),
                      "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    row = out[0] if isinstance(out, list) else out
+    row = out["rows"][0]
     diff = sum(flags["a.eval"].values()) / 90 - sum(flags["b.eval"].values()) / 90
     assert row["tasks"] == 30 and abs(row["diff"] - diff) < 1e-12
 

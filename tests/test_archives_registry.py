@@ -97,7 +97,7 @@ def test_toy_format_is_detected_read_written_and_listed(tmp_path, capsys, spec, 
         other = str(tmp_path / "other.json")
         archives.write_archive(other, ["a"], [[True, False]], format=spec.name)
         assert archives.read_counts(other, format=spec.name).c.tolist() == [1]
-        listed = json.loads(_formats_listing(capsys, "json"))
+        listed = json.loads(_formats_listing(capsys, "json"))["rows"]
         assert listed[-1] == {"name": spec.name, "harness": spec.info.harness,
                               "metric": "pass@k", "files": spec.info.files,
                               "detection": spec.info.detection, "passes": spec.info.passes}
@@ -106,7 +106,8 @@ def test_toy_format_is_detected_read_written_and_listed(tmp_path, capsys, spec, 
         assert any(line.startswith(f"{spec.name} ") and spec.info.harness in line
                    for line in table)
     assert [s.name for s in specs()] == before
-    assert spec.name not in [r["name"] for r in json.loads(_formats_listing(capsys, "json"))]
+    listed = json.loads(_formats_listing(capsys, "json"))["rows"]
+    assert spec.name not in [r["name"] for r in listed]
     with pytest.raises(ValueError, match="format must be one of"):
         archives.read_counts(path, format=spec.name)
     with pytest.raises(archives.ArchiveError, match="cannot detect the format"):

@@ -161,8 +161,7 @@ def test_cli_scores_pass_hat_k(tmp_path):
     path.write_text(json.dumps(results(sims), indent=2))
     out = subprocess.run([sys.executable, "-m", "passatk", "score", str(path), "-k", "1,2",
                           "--format", "json"], capture_output=True, text=True, check=True)
-    rows_out = json.loads(out.stdout)
-    rows_out = rows_out["rows"] if isinstance(rows_out, dict) else rows_out
+    rows_out = json.loads(out.stdout)["rows"]
     values = {r["k"]: r["value"] for r in rows_out}
     # per task c of 3: task 0: trials 1,2 pass; task 1: 0,1; task 2: 0,2 -> c = 2 each
     assert values[1] == pytest.approx(2 / 3, abs=1e-15)

@@ -77,13 +77,13 @@ def test_hand_written_evalplus_pair(tmp_path):
 def test_cli_score_keeps_models_apart(cli, evalplus_folder):
     code, out, _ = cli(["score", str(evalplus_folder), "--format", "json"])
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert len(records) == 4 and all("path" in r["group"] for r in records)
     want = passatk.score([5] * 6, [sum(f) for f in FLAGS_B], 1)[0].value
     assert [r["value"] for r in records if r["group"]["path"].startswith("model-b")
             and r["group"]["metric_set"] == "base"] == [want]
     code, out, _ = cli(["score", str(evalplus_folder), "--merge", "--format", "json"])
-    assert [r["group"] for r in json.loads(out)] == [{"metric_set": "base"},
+    assert [r["group"] for r in json.loads(out)["rows"]] == [{"metric_set": "base"},
                                                      {"metric_set": "plus"}]
 
 
@@ -179,7 +179,7 @@ def test_human_eval_runs_of_two_models_and_compare(cli, tmp_path):
     code, out, err = cli(["compare", str(tmp_path / "new"), str(tmp_path / "old"),
                                   "--format", "json"])
     assert code == 0, err
-    assert [r["group"]["path"] for r in json.loads(out)] == [
+    assert [r["group"]["path"] for r in json.loads(out)["rows"]] == [
         os.path.join(m, "samples.jsonl_results.jsonl") for m in ("m1", "m2")]
 
 
@@ -241,8 +241,8 @@ def test_plot_draws_one_curve_per_archive(cli, tmp_path, monkeypatch):
     assert code == 0, err
     paths = [os.path.join(m, "x_results.jsonl") for m in "ab"]
     assert list(dict.fromkeys(r.group["path"] for r in seen["rows"])) == paths
-    ax = draw(seen["rows"])
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == paths
+    ax = draw(seen["rows"])  # labelled by the part of the path that differs
+    assert [t.get_text() for t in ax.figure.legends[0].get_texts()] == ["a", "b"]
 
 
 def test_merge_argument_is_checked(tmp_path):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HintedError, Message
 
-__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "kind", "show"]
+__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "kind", "show", "stored_float"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -166,3 +166,22 @@ class Skipped:
             "count": self.count,
             "records": [{"location": r.location, "reason": r.reason} for r in self.records],
         }
+
+
+def stored_float(value: float, file: str, path: tuple) -> float:
+    """A number an archive stores about itself as a float; an integer too large for one (a
+    500-digit ``pass@1``) is an :class:`ArchiveError` at ``file: $.path``, not an OverflowError.
+
+    >>> stored_float(1, "a.json", ("pass@1",))
+    1.0
+    >>> stored_float(10**400, "a.json", ("pass@1",))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passatk.archives._errors.ArchiveError: a.json: $["pass@1"]: stored number too large ...
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        digits = len(str(abs(value))) if abs(value) < 10**4000 else "over 4000"
+        raise ArchiveError(file, f"stored number too large for a float (an integer of {digits} "
+                           "digits)", path=path) from None

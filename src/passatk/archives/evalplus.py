@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups
 from ._counts import StoredMetric
-from ._errors import ArchiveError, kind, location, show
+from ._errors import ArchiveError, kind, location, show, stored_float
 from ._patterns import PASS_AT, stored_numbers
 from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, check_passes, dump_json, mean_pass_at_k
@@ -144,7 +144,7 @@ def _stored(file: str, ctx: Context, stored: object, gbase, gplus) -> None:
             continue
         for key, k, value in stored_numbers(values, PASS_AT):
             ctx.stored.append(StoredMetric(
-                group, "pass@k", k, float(value),
+                group, "pass@k", k, stored_float(value, file, ("pass_at_k", mset, key)),
                 location(file, path=("pass_at_k", mset, key)), "fraction"))
 
 
