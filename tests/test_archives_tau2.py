@@ -199,3 +199,27 @@ def test_rewards_at_the_bounds_follow_tau2_to_the_ulp(tmp_path):
     want = {str(i): (1, int((1 - 1e-6) <= r <= (1 + 1e-6))) for i, r in enumerate(grid)}
     assert rows(read_counts(path)) == want
     assert want["3"] == (1, 1) and abs(grid[3] - 1) > 1e-6  # where abs(r - 1) <= 1e-6 differs
+
+
+def test_the_dir_format_reads_its_simulation_index(tmp_path):
+    """Voice runs save ``results.json`` without ``simulations`` but with ``simulation_index``,
+    and each simulation in ``simulations/<id>.json``: the index is read, the files skipped."""
+    sims = random_run(8)
+    doc = results(sims)
+    del doc["simulations"]
+    doc["simulation_index"] = [
+        {"id": s["id"], "task_id": s["task_id"], "trial": s["trial"],
+         "reward": (s["reward_info"] or {}).get("reward"),
+         "termination_reason": s["termination_reason"], "agent_cost": 0.01, "duration": 60.0}
+        for s in sims]
+    doc["format_version"] = 2
+    run = tmp_path / "voice_run"
+    (run / "simulations").mkdir(parents=True)
+    (run / "results.json").write_text(json.dumps(doc, indent=2))
+    for s in sims:
+        (run / "simulations" / f"{s['id']}.json").write_text(json.dumps(s, indent=2))
+    counts = read_counts(run)
+    assert rows(counts) == recount(sims)
+    assert "skipped" in " ".join(counts.notes)  # the simulation files, as summaries
+    assert rows(read_counts(run / "results.json", by=["termination_reason"]),
+                "termination_reason") == recount(sims, by_ending=True)

@@ -53,9 +53,29 @@ class _Simulation(msgspec.Struct):
     termination_reason: str | None = None
 
 
+class _IndexEntry(msgspec.Struct):
+    """A ``simulation_index`` entry: the "dir" format's ``results.json`` (voice runs) keeps
+    the simulations in ``simulations/<id>.json`` and this summary of each beside them."""
+
+    task_id: str | int
+    trial: int | None = None
+    reward: float | None = None
+    termination_reason: str | None = None
+
+
+def _trials(doc: dict) -> tuple[str, list, type]:
+    """Where the trials are: ``simulations``, or the "dir" format's ``simulation_index``."""
+    sims = doc.get("simulations")
+    index = doc.get("simulation_index")
+    if isinstance(index, list) and not (isinstance(sims, list) and sims):
+        return "simulation_index", index, _IndexEntry
+    return "simulations", sims, _Simulation
+
+
 def matches(doc: object, file: str = "") -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("simulations"), list)
-            and isinstance(doc.get("info"), dict) and "tasks" in doc)
+    return (isinstance(doc, dict) and isinstance(doc.get("info"), dict) and "tasks" in doc
+            and (isinstance(doc.get("simulations"), list)
+                 or isinstance(doc.get("simulation_index"), list)))
 
 
 def _extras(file: str, doc: dict) -> tuple:
@@ -68,13 +88,16 @@ def _extras(file: str, doc: dict) -> tuple:
     return (("model", llm), ("domain", domain))
 
 
-def _success(sim: _Simulation) -> bool:
-    reward = sim.reward_info.reward if sim.reward_info is not None else None
+def _success(sim: _Simulation | _IndexEntry) -> bool:
+    if isinstance(sim, _IndexEntry):
+        reward = sim.reward
+    else:
+        reward = sim.reward_info.reward if sim.reward_info is not None else None
     if reward is None:
         return False  # tau2: no reward is no success
     if not math.isfinite(reward):
-        raise BadRecord(f"reward must be a finite number, got {reward!r}",
-                        ("reward_info", "reward"))
+        where = ("reward",) if isinstance(sim, _IndexEntry) else ("reward_info", "reward")
+        raise BadRecord(f"reward must be a finite number, got {reward!r}", where)
     # tau2's is_successful literally: abs(reward - 1) <= 1e-6 differs at 1 - 1e-6 itself
     return (1 - SUCCESS_TOLERANCE) <= reward <= (1 + SUCCESS_TOLERANCE)
 
@@ -85,9 +108,10 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     pathvals, extras = path_groups(o.by, file), _extras(file, doc)
     endings: Counter = Counter()
     left_out = 0
-    for i, raw in enumerate(doc["simulations"]):
+    key, trials, typ = _trials(doc)
+    for i, raw in enumerate(trials):
         try:
-            sim = view(raw, _Simulation)
+            sim = view(raw, typ)
             if sim.termination_reason in EXCLUDED:
                 left_out += 1
                 continue
@@ -96,7 +120,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             group = group_from(o.by, pathvals, record, extras, "simulation")
             task = task_id(sim.task_id)
         except BadRecord as e:
-            ctx.bad(file, e.what, path=("simulations", i, *(e.path or ())))
+            ctx.bad(file, e.what, path=(key, i, *(e.path or ())))
             continue
         ctx.add(group, task, 1, int(ok))
         if not ok:
@@ -134,7 +158,7 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
 SPEC = register(FormatSpec(
     FormatInfo(
         "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
-        'JSON object with "info", "tasks" and a list "simulations"',
+        'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
         "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
         "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
     kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
