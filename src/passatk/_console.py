@@ -120,7 +120,9 @@ def run(main: Callable[[], int]) -> None:
         raise SystemExit(code)
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError):
+    except BrokenPipeError:
+        pass  # the reader left: status 0, as in main
+    except ValueError:  # standard output closed
         code = code or EXIT_ERROR
     try:
         sys.stderr.flush()

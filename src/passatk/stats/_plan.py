@@ -22,11 +22,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._limits import MAX_N, MAX_SIMULATED
+from .._types import CompareMetric, TaskMetric
 from .._validation import (
     RngLike,
     check_n,
     choice,
     count_arrays,
+    finite_float,
     int_array,
     normalize_rng,
     positive_int,
@@ -127,17 +130,18 @@ def _plan_iv_common(alpha, power):
 
 
 def _positive(v, name):
-    if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
-    if not (v > 0 and math.isfinite(v)):
+    x = finite_float(v, name)
+    if not x > 0:
         raise ValueError(f"{name} must be a finite number > 0, got {name}={v!r}")
-    return float(v)
+    return x
 
 
 def _power_iv(x, name, sd, alpha, power):
     """Validate (delta or n_tasks, sd, alpha, power) of the power-analysis functions."""
     if name == "n_tasks":
         x = positive_int(x, name, 2)  # a t test needs 2 tasks
+        if x >= MAX_N:
+            raise ValueError(f"n_tasks must be < 2**53, got {x if x < 10**30 else 'more'}")
     else:
         if isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool):
             x = abs(x)  # the sign of the difference does not matter to a two-sided test
@@ -202,7 +206,7 @@ def min_detectable_effect(n_tasks: int, sd: float, *, alpha: float = 0.05,
 
 def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
               task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-              metric: str = "pass@k") -> PlanResult:
+              metric: CompareMetric = "pass@k") -> PlanResult:
     """The sd of the per-task differences D_i from a pilot pair of runs (``sd`` for planning).
 
     sigma_D = sd(thetahat_A,i - thetahat_B,i, ddof=1) over matched tasks (matched like
@@ -243,7 +247,7 @@ def _samples_iv(n, c, k, target_se, metric):
 
 
 def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
-                   metric: str = "pass@k") -> PlanResult:
+                   metric: TaskMetric = "pass@k") -> PlanResult:
     """Samples per task needed for a fixed-benchmark SE of at most ``target_se``.
 
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
@@ -308,6 +312,9 @@ def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
     rng = normalize_rng(rng, seed)
     shape = (n_tasks,) if n_benchmarks is None else (
         positive_int(n_benchmarks, "n_benchmarks"), n_tasks)
+    if math.prod(shape) > MAX_SIMULATED:
+        raise ValueError(f"n_tasks x n_benchmarks must be at most {MAX_SIMULATED:,} (each draw "
+                         f"is held in memory), got {' x '.join(f'{s:,}' for s in shape)}")
     return n_tasks, nn, a, b, rng, shape
 
 
