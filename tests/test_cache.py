@@ -122,3 +122,24 @@ def test_warm_leaves_a_cache_that_a_read_only_copy_elsewhere_loads(tmp_path):
     assert "_kernels.bulk_reuse" not in "".join(
         line for line in edited.stdout.splitlines() if "data loaded from" in line)
 
+
+
+@pytest.mark.slow
+def test_a_corrupt_package_cache_index_is_a_miss(tmp_path):
+    from passatk import _kernels
+
+    dst = _copy_package(tmp_path / "site")
+    (dst / "__pycache__").mkdir()
+    line = _kernels.bulk_serial.py_func.__code__.co_firstlineno
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    (dst / "__pycache__" / f"_kernels.bulk_serial-{line}.{tag}.nbi").write_bytes(b"xyz")
+    env = _env(tmp_path, tmp_path / "site", NUMBA_CACHE_DIR=str(tmp_path / "empty"),
+               NUMBA_DEBUG_CACHE="1")
+    code = ("import numpy as np, passatk\n"
+            "print(repr(float(passatk.pass_at_k(np.full(100, 2000), 13, 10)[0])))")
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[-1] == repr(passatk.pass_at_k(2000, 13, 10))
+    saved = [line for line in run.stdout.splitlines() if "data saved to" in line]
+    assert any("_kernels.bulk_serial-" in line for line in saved)  # compiled, not loaded
