@@ -35,7 +35,7 @@ from ._common import _show
 from ._compare import _compare_iv, _match_runs
 from ._dist import norm_ppf, t_ppf
 from ._results import PlanResult, Simulation
-from ._task import _exact_task_var, _theta
+from ._task import _exact_var_at_n, _theta
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(120)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
@@ -129,9 +129,14 @@ def _plan_iv_common(alpha, power):
 def _positive(v, name):
     if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
         raise TypeError(f"{name} must be a number, got {type(v).__name__}")
-    if not (v > 0 and math.isfinite(v)):
+    try:
+        x = float(v)
+    except OverflowError:  # an int beyond the float range
+        raise ValueError(f"{name} must be a finite number > 0 within the float range, got "
+                         f"an int of {int(v).bit_length()} bits") from None
+    if not (x > 0 and math.isfinite(x)):
         raise ValueError(f"{name} must be a finite number > 0, got {name}={v!r}")
-    return float(v)
+    return x
 
 
 def _power_iv(x, name, sd, alpha, power):
@@ -234,12 +239,39 @@ def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k:
                       note="sample sd (ddof=1) of the paired per-task differences")
 
 
+#: the largest k that samples_needed plans for (its cost grows like k)
+MAX_PLAN_K = 1_000_000
+_MAX_SAMPLES = 2**52
+
+
 def _samples_iv(n, c, k, target_se, metric):
     n, c = count_arrays(n, c)
     k = positive_int(k, "k")
+    if k > MAX_PLAN_K:
+        raise ValueError(f"k must satisfy k <= {MAX_PLAN_K:,} for samples_needed, got "
+                         f"k={k:,}: the exact variance costs O(k) per candidate n")
     eps = _positive(target_se, "target_se")
     choice(metric, "metric", ("pass@k", "pass^k"))
     return n, c, k, eps, metric
+
+
+def _smallest_n(se_at, k, eps):
+    """The smallest n >= k with se_at(n) <= eps: doubling, then bisection (at most ~106 steps)."""
+    lo, hi = k, k
+    while se_at(hi) > eps:
+        lo, hi = hi, hi * 2
+        if hi > _MAX_SAMPLES:
+            raise ValueError(f"target_se={eps!r} cannot be reached with n < 2**52 samples "
+                             f"per task")
+    if se_at(lo) <= eps:
+        hi = lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if se_at(mid) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
@@ -248,7 +280,10 @@ def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
 
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
     of the estimator (Hoeffding's U-statistic form, see docs/statistics.md), and the
-    smallest common n with (1/N^2) sum_i Var_i(n) <= target_se^2 is found by bisection.
+    smallest common n with (1/N^2) sum_i Var_i(n) <= target_se^2 is found by doubling and
+    bisection (at most about 106 evaluations). Each evaluation sums only the window of the
+    U-statistic's terms that holds all but e^-50 of the variance, O(sqrt(k)) per distinct
+    rate; k is capped at :data:`MAX_PLAN_K`.
     A pilot task with c_i = 0 or c_i = n_i would say its variance is 0; it gets the
     Jeffreys posterior mean p_i = (c_i + 1/2) / (n_i + 1) instead, and
     ``inputs["boundary_tasks"]`` counts such tasks.
@@ -270,28 +305,17 @@ def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
     # tasks get the Jeffreys posterior mean (c + 1/2) / (n + 1) instead
     p = np.where(edge, (c + 0.5) / (n + 1.0), c / np.maximum(n, 1))
     size = n.size
+    q = 1.0 - p if metric == "pass@k" else p
+    q_u, mult = np.unique(q, return_counts=True)
 
     def se_at(m):
-        return math.sqrt(float(np.sum(_exact_task_var(p, m, k, metric)))) / size
+        return math.sqrt(float(np.sum(mult * _exact_var_at_n(q_u, m, k)))) / size
 
-    lo, hi = k, k
-    while se_at(hi) > eps:
-        lo, hi = hi, hi * 2
-        if hi > 2**52:
-            raise ValueError(f"target_se={eps!r} cannot be reached with n < 2**52")
-    if se_at(lo) <= eps:
-        hi = lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if se_at(mid) <= eps:
-            hi = mid
-        else:
-            lo = mid
-    q = 1.0 - p if metric == "pass@k" else p
-    approx = float(np.sum(k * k * q ** (2 * k - 2) * p * q)) / (size**2 * eps**2)
-    return PlanResult(quantity="samples_per_task", value=int(hi),
+    value = _smallest_n(se_at, k, eps)
+    approx = float(np.sum(k * k * q ** (2 * k - 2) * p * q)) / size**2 / eps / eps
+    return PlanResult(quantity="samples_per_task", value=int(value),
                       inputs={"tasks": size, "k": k, "target_se": eps, "metric": metric,
-                              "approximation": approx, "se_at_value": se_at(hi),
+                              "approximation": approx, "se_at_value": se_at(value),
                               "boundary_tasks": int(np.count_nonzero(edge))},
                       note="exact estimator variance at p_i = c_i / n_i from the pilot, "
                            "(c_i + 1/2) / (n_i + 1) where c_i is 0 or n_i")
