@@ -22,11 +22,15 @@ and ``_results`` (the result objects). Only the names below are public.
 
 from ._common import INTERVALS, MAX_ALL_K, METRICS
 from ._compare import compare
+from ._leaderboard import leaderboard
 from ._plan import min_detectable_effect, paired_sd, samples_needed, simulate, tasks_needed
 from ._results import (
     CompareResult,
     CompareRow,
     ConfidenceInterval,
+    LeaderboardResult,
+    LeaderboardRow,
+    PairRow,
     PlanResult,
     ScoreResult,
     ScoreRow,
@@ -44,6 +48,9 @@ __all__ = [
     "CompareResult",
     "CompareRow",
     "ConfidenceInterval",
+    "LeaderboardResult",
+    "LeaderboardRow",
+    "PairRow",
     "PlanResult",
     "ScoreResult",
     "ScoreRow",
@@ -51,6 +58,7 @@ __all__ = [
     "TaskResult",
     "TaskRow",
     "compare",
+    "leaderboard",
     "min_detectable_effect",
     "paired_sd",
     "samples_needed",
