@@ -60,7 +60,7 @@ def test_model_rows_are_the_score_rows():
     lb = passatk.leaderboard(runs, k=[1, 5])
     for r in lb.rows:
         t, n, c = runs[r.model]
-        s = [x for x in passatk.score(n, c, k=[1, 5], task_ids=t) if x.k == r.k][0]
+        s = next(x for x in passatk.score(n, c, k=[1, 5], task_ids=t) if x.k == r.k)
         assert (r.value, r.se, r.ci_low, r.ci_high, r.ci_method, r.tasks) == (
             s.value, s.se, s.ci_low, s.ci_high, s.ci_method, s.tasks)
     for k in (1, 5):
