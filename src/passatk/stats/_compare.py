@@ -32,6 +32,7 @@ from ._dist import _t_tail, norm_ppf, t_ppf
 from ._paired import _bh, _holm, mcnemar, signflip_test, wilcoxon_signed_rank
 from ._results import CompareResult, CompareRow
 from ._task import _theta
+from ._wild import PAIRS_BOOT_MIN, few_clusters_reason, wild_fields
 
 
 class _CompareArgs(NamedTuple):
@@ -207,8 +208,9 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V
     kvals = list(_k_values(a.ks, int(min(m.n_a.min(), m.n_b.min()))))
     cinv = None if m.cl is None else np.unique(m.cl, return_inverse=True)[1].reshape(-1)
     rows, diffs = _paired_rows(a, m, kvals, cinv)
+    few = cinv is not None and int(cinv.max()) + 1 < PAIRS_BOOT_MIN
     crit = (_compare_boot(rows, diffs, cinv, a.confidence, a.n_resamples, a.rng)
-            if diffs else None)
+            if diffs and not few else None)
     return CompareResult(rows=_adjust(rows, kvals), confidence=a.confidence,
                          only_in_a=tuple(m.only_a), only_in_b=tuple(m.only_b),
                          band_critical_value=crit, n_resamples=a.n_resamples)
@@ -312,7 +314,27 @@ def _compare_row(ta, tb, kv, a, m, cinv, base):
         fields.update(mcnemar_b=mb, mcnemar_c=mc, mcnemar_p_value=mcnemar(mb, mc))
     for key in ("se", "ci_low", "ci_high", "p_value"):
         fields.setdefault(key, None)
+    if cinv is not None:
+        reason = _join(reason, *_cluster_notes(d, cinv, a))
+        wild, why = wild_fields(d, cinv, a.confidence, a.n_resamples, a.rng, -1.0, 1.0, True)
+        fields.update(wild)
+        reason = _join(reason, why)
     return CompareRow(k=kv, diff=float(np.mean(d)), reason=reason, **base, **fields)
+
+
+def _join(*parts):
+    text = "; ".join(p for p in parts if p)
+    return text or None
+
+
+def _cluster_notes(d, cinv, a):
+    """The warnings of a clustered row: few clusters, and no pairs bootstrap below 10."""
+    g = int(cinv.max()) + 1
+    notes = [few_clusters_reason(g)]
+    if g < PAIRS_BOOT_MIN:
+        notes.append(f"the cluster pairs bootstrap (boot_low/boot_high, band_low/band_high) "
+                     f"is not offered below {PAIRS_BOOT_MIN} clusters")
+    return notes
 
 
 def _boot_t(mat, cinv, confidence, n_resamples, rng):

@@ -161,7 +161,7 @@ class ScoreRow(_Row):
     samples: int
     reason: str | None
     estimand: str
-    ci_method: str
+    ci_method: str | None
     confidence: float
     biased: bool = False
     se_super: float | None = None
@@ -177,6 +177,10 @@ class ScoreRow(_Row):
     interval: str | None = None
     posterior_sd: float | None = None
     tau: float | None = None
+    wild_low: float | None = None
+    wild_high: float | None = None
+    wild_weights: str | None = None
+    wild_resamples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``value``, ...)."""
@@ -256,6 +260,11 @@ class CompareRow(_Row):
     ci_method: str | None = None
     clusters: int | None = None
     wilcoxon_hypothesis: str | None = None
+    wild_low: float | None = None
+    wild_high: float | None = None
+    wild_p_value: float | None = None
+    wild_weights: str | None = None
+    wild_resamples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``diff``, ...)."""

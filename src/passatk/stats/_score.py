@@ -22,6 +22,7 @@ from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
 from . import _posterior as POST
+from . import _wild as WILD
 from ._common import (
     _BAYES,
     CI_METHODS,
@@ -356,10 +357,18 @@ def _score_row(metric, g, k, a, theta, common):
     se = {"fixed": se_fixed, "cluster": se_cl}.get(a.interval, se_super)
     spread = _Spread(theta, value, s2, se, n_cl, a.confidence, fixed_reason)
     lo, hi, method, used, reason = _row_interval(spread, a.interval)
-    common = dict(common, ci_method=method or common["ci_method"], interval=used)
+    method = method or common["ci_method"]
+    if lo is None and hi is None and reason is not None:
+        method = None  # a withheld interval has no method
+    common = dict(common, ci_method=method, interval=used)
+    wild = {}
+    if g.cl is not None and n_cl is not None and n_cl >= 2:
+        cinv = np.unique(g.cl, return_inverse=True)[1].reshape(-1)
+        wild, why = WILD.wild_fields(theta, cinv, a.confidence, a.n_resamples, a.rng, 0.0, 1.0)
+        reason = "; ".join(x for x in (reason, WILD.few_clusters_reason(n_cl), why) if x) or None
     return ScoreRow(value=value, se=se, ci_low=lo, ci_high=hi, reason=reason,
                     se_super=se_super, se_fixed=se_fixed, se_fixed_reason=fixed_reason,
-                    se_cluster=se_cl, clusters=n_cl, sd_between=sd_between, **common)
+                    se_cluster=se_cl, clusters=n_cl, sd_between=sd_between, **wild, **common)
 
 
 class _Spread(NamedTuple):
