@@ -15,8 +15,9 @@ import numpy as np
 
 import passatk
 
+_GEOM = 0.8 ** np.arange(20)
 LAYOUTS = {4: (630, 360, 40, 30), 8: (400, 250, 150, 100, 70, 50, 30, 10),
-           20: tuple(int(x) for x in np.round(1060 * 0.8 ** np.arange(20) / np.sum(0.8 ** np.arange(20))).clip(5))}
+           20: tuple(int(x) for x in np.round(1060 * _GEOM / _GEOM.sum()).clip(5))}
 
 
 def main(reps):
