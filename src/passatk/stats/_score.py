@@ -22,6 +22,7 @@ from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
 from . import _posterior as POST
+from . import _spike as SPIKE
 from . import _wild as WILD
 from ._common import (
     _BAYES,
@@ -463,14 +464,21 @@ def _boot_rows(out, thetas, interval, confidence, n_resamples, rng):
         out[k] = _replace(row, **upd)
 
 
-def _bayes_estimand(metric, prior):
+def _bayes_estimand(metric, prior, n_max=2):
     if metric == "bayes@n":
         a0, b0 = prior
         return (f"Bayes@N posterior mean of the pass rate on these tasks (Hariri et al. "
                 f"2025), independent Beta({a0:g},{b0:g}) prior per task (no pooling)")
     what = ("population pass@k (a new task), 1 - B(a, b+k)/B(a, b)"
             if metric == "posterior-population" else "pass@k on these tasks")
-    return f"Bayesian posterior of {what}; {POST.describe()}"
+    return f"Bayesian posterior of {what}; {(SPIKE if n_max > 1 else POST).describe()}"
+
+
+#: the reason of every bayes@n row (audit P3): what its interval is, and what it is not
+BAYES_N_NOTE = ("bayes@n is the posterior of the mean pass rate under an independent Beta "
+                "prior per task (Hariri et al. 2025): a credible interval for these tasks, "
+                "not a confidence interval for pass@1; the prior pulls every task towards "
+                "its mean, so with many tasks it can exclude the true pass rate")
 
 
 def _bayes_row(metric, n, c, k, prior, base, confidence):
@@ -487,13 +495,24 @@ def _bayes_row(metric, n, c, k, prior, base, confidence):
         lo, hi = max(value - h, 0.0), min(value + h, 1.0)
         method = "credible (normal approximation, clipped to [0, 1])"
     else:
-        value, sd, lo, hi = POST.summary(n, c, k, confidence,
-                                         metric == "posterior-population")
+        model = SPIKE if int(n.max()) > 1 else POST
+        value, sd, lo, hi = model.summary(n, c, k, confidence,
+                                          metric == "posterior-population")
         method = "credible (equal-tailed)"
     reason = None
-    if metric == "posterior" and int(n.max()) == 1:
+    if metric == "bayes@n":
+        reason = BAYES_N_NOTE
+    elif metric == "posterior" and int(n.max()) == 1:
         reason = ("with one sample per task the spread of the p_i is not identified: this "
                   "interval leans on the hyperprior (see docs/statistics.md)")
+    else:
+        unbiased, se = None, 0.0
+        if k <= int(n.min()):
+            theta = _theta("pass@k", n, c, k)
+            unbiased = float(np.mean(theta))
+            if metric == "posterior-population" and size > 1:
+                se = float(np.std(theta, ddof=1)) / math.sqrt(size)
+        reason = POST.misfit_reason(n, c, value, sd, unbiased, se, edges=model is POST)
     return ScoreRow(k=k, value=value, se=None, posterior_sd=sd, ci_low=lo, ci_high=hi,
-                    reason=reason, estimand=_bayes_estimand(metric, prior),
+                    reason=reason, estimand=_bayes_estimand(metric, prior, int(n.max())),
                     ci_method=method, interval="credible", **base)
