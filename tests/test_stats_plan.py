@@ -313,3 +313,44 @@ def test_samples_needed_huge_target_is_a_value_error_or_an_answer(target):
 def test_samples_needed_tiny_target_is_a_value_error():
     with pytest.raises(ValueError, match=r"target_se=1e-300 cannot be reached"):
         passatk.samples_needed([10] * 3, [2] * 3, 3, 1e-300)
+
+
+# --- issue 22: achieved power and planning without a pilot ---------------------------------
+
+
+@pytest.mark.parametrize("n_tasks", [2, 5, 10, 50, 164, 1000])
+@pytest.mark.parametrize("effect", [0.05, 0.3, 1.0])
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_achieved_power_matches_statsmodels(n_tasks, effect, alpha):
+    r = passatk.stats.achieved_power(n_tasks, effect * 0.2, 0.2, alpha=alpha)
+    want = TTestPower().power(effect_size=effect, nobs=n_tasks, alpha=alpha)
+    if math.isnan(want):  # statsmodels' nct underflows where the power is 1 to 1e-12
+        assert r.value > 1 - 1e-9
+    else:
+        assert r.value == pytest.approx(want, abs=1e-9)
+    # the planners agree with each other: the power at tasks_needed reaches the target
+    if n_tasks == 2:
+        need = passatk.tasks_needed(effect * 0.2, 0.2, alpha=alpha).value
+        assert passatk.stats.achieved_power(need, effect * 0.2, 0.2, alpha=alpha).value >= 0.8
+
+
+def test_paired_sd_from_rates_by_simulation():
+    rng = np.random.default_rng(11)
+    p, rho, n, sb, tasks = 0.5, 0.7, 8, 0.1, 200_000
+    z1, z2 = rng.normal(size=(2, tasks))
+    pa = p + sb * z1
+    pb = p + sb * (rho * z1 + math.sqrt(1 - rho**2) * z2)
+    d = rng.binomial(n, pa) / n - rng.binomial(n, pb) / n
+    r = passatk.stats.paired_sd_from_rates(p, rho, n, between_sd=sb)
+    assert r.value == pytest.approx(np.std(d), rel=0.01)
+    worst = passatk.stats.paired_sd_from_rates(p, rho, n)
+    assert worst.value >= r.value and worst.inputs["between_sd"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "match"), [
+    ((0.0, 0.5, 4), {}, "baseline"), ((1.0, 0.5, 4), {}, "baseline"),
+    ((0.5, 1.5, 4), {}, "rho"), ((0.5, 0.5, 0), {}, "samples_per_task"),
+    ((0.5, 0.5, 4), {"between_sd": 0.9}, "between_sd")])
+def test_paired_sd_from_rates_validation(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        passatk.stats.paired_sd_from_rates(*args, **kwargs)

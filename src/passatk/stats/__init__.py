@@ -23,7 +23,15 @@ and ``_results`` (the result objects). Only the names below are public.
 from ._common import INTERVALS, MAX_ALL_K, METRICS
 from ._compare import compare
 from ._leaderboard import leaderboard
-from ._plan import min_detectable_effect, paired_sd, samples_needed, simulate, tasks_needed
+from ._plan import (
+    achieved_power,
+    min_detectable_effect,
+    paired_sd,
+    paired_sd_from_rates,
+    samples_needed,
+    simulate,
+    tasks_needed,
+)
 from ._results import (
     CompareResult,
     CompareRow,
@@ -57,10 +65,12 @@ __all__ = [
     "Simulation",
     "TaskResult",
     "TaskRow",
+    "achieved_power",
     "compare",
     "leaderboard",
     "min_detectable_effect",
     "paired_sd",
+    "paired_sd_from_rates",
     "samples_needed",
     "score",
     "simulate",

@@ -205,6 +205,73 @@ def min_detectable_effect(n_tasks: int, sd: float, *, alpha: float = 0.05,
                       note="two-sided paired t test (noncentral t, N - 1 df)")
 
 
+def achieved_power(n_tasks: int, delta: float, sd: float, *, alpha: float = 0.05) -> PlanResult:
+    """Power of the two-sided paired t test on ``n_tasks`` tasks for a true difference
+    ``delta`` (noncentral t, N - 1 df; statsmodels' ``TTestPower().power``).
+
+    Examples
+    --------
+    >>> import passatk
+    >>> round(passatk.stats.achieved_power(10, 0.3, 0.3).value, 4)
+    0.8031
+    """
+    n_tasks, sd, alpha, _ = _power_iv(n_tasks, "n_tasks", sd, alpha, 0.5)
+    if isinstance(delta, int | float | np.integer | np.floating) and not isinstance(delta, bool):
+        delta = abs(delta)
+    delta = _positive(delta, "delta")
+    z = norm_ppf(1 - alpha / 2)
+    approx = 0.5 * math.erfc(-(delta * math.sqrt(n_tasks) / sd - z) / math.sqrt(2.0))
+    return PlanResult(quantity="power", value=_t_power(delta / sd, n_tasks, alpha),
+                      inputs={"n_tasks": n_tasks, "delta": delta, "sd": sd, "alpha": alpha,
+                              "z_approximation": approx},
+                      note="two-sided paired t test (noncentral t, N - 1 df)")
+
+
+def paired_sd_from_rates(baseline: float, rho: float, samples_per_task: int, *,
+                         between_sd: float | None = None) -> PlanResult:
+    """sigma_D for planning without a pilot, from a baseline pass rate, the correlation of
+    the two models' per-task rates and the samples per task (pass@1).
+
+    With per-task rates of mean p = ``baseline``, between-task sd sigma_b = ``between_sd``
+    and correlation rho between the models, and n samples per task drawn independently,
+    sigma_D^2 = 2 (1 - rho) sigma_b^2 + 2 (p (1 - p) - sigma_b^2) / n (equal variances in
+    both models, a small difference). Without ``between_sd`` the sigma_b^2 in
+    [0, p (1 - p)] that gives the largest sigma_D is used (the conservative choice): all of
+    p (1 - p) between tasks when rho < 1 - 1/n, else none.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> r = passatk.stats.paired_sd_from_rates(0.5, 0.8, 1)
+    >>> round(r.value, 4), r.inputs["between_sd"]
+    (0.7071, 0.0)
+    >>> round(passatk.stats.paired_sd_from_rates(0.5, 0.8, 10, between_sd=0.3).value, 4)
+    0.2608
+    """
+    p = _positive(baseline, "baseline")
+    if not p < 1.0:
+        raise ValueError(f"baseline must satisfy 0 < baseline < 1, got baseline={baseline!r}")
+    if isinstance(rho, bool) or not isinstance(rho, int | float | np.integer | np.floating):
+        raise TypeError(f"rho must be a number, got {type(rho).__name__}")
+    if not -1.0 <= rho <= 1.0:
+        raise ValueError(f"rho must satisfy -1 <= rho <= 1, got rho={rho!r}")
+    n = positive_int(samples_per_task, "samples_per_task")
+    total = p * (1.0 - p)
+    if between_sd is None:
+        sb2 = total if (1.0 - rho) > 1.0 / n else 0.0
+    else:
+        sb = float(between_sd) if not isinstance(between_sd, bool) else -1.0
+        if not 0.0 <= sb <= math.sqrt(total):
+            raise ValueError(f"between_sd must satisfy 0 <= between_sd <= sqrt(baseline (1 - "
+                             f"baseline)) = {math.sqrt(total):.4g}, got {between_sd!r}")
+        sb2 = sb * sb
+    var = 2.0 * (1.0 - rho) * sb2 + 2.0 * (total - sb2) / n
+    return PlanResult(quantity="sd", value=math.sqrt(var),
+                      inputs={"baseline": p, "rho": float(rho), "samples_per_task": n,
+                              "between_sd": math.sqrt(sb2)},
+                      note="sigma_D^2 = 2 (1 - rho) sigma_b^2 + 2 (p (1 - p) - sigma_b^2) / n")
+
+
 def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
               task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
               metric: str = "pass@k") -> PlanResult:
