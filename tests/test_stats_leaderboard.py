@@ -188,3 +188,31 @@ def test_identical_models_are_tied_never_ordered():
     assert all((r.rank_low, r.rank_high) == (1, 2) for r in lb.rows)
     p = lb.pairs[0]
     assert p.p_value == 1.0 and p.diff == 0.0 and p.reason and not p.significant
+
+
+def test_forest_plot_is_paper_sized_with_the_legend_off_the_data(tmp_path):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    from passatk import plot
+
+    before = dict(matplotlib.rcParams)
+    rng = np.random.default_rng(8)
+    lb = passatk.leaderboard(_runs(rng, m=6, shift=0.06), k=[1, 3])
+    ax = plot.plot_forest(lb, k=3)
+    fig = ax.figure
+    w, h = fig.get_size_inches()
+    assert w == plot.WIDTH and plot.HEIGHT <= h <= 4
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    top = int(np.argmax(ax.get_yticks()))
+    assert len(labels) == 6 and labels[top].startswith(lb.models[0])  # the best on top
+    fig.canvas.draw()
+    leg = ax.get_legend().get_window_extent()
+    assert leg.y1 <= ax.get_window_extent().y0  # below the axes, not on the data
+    plot.save(fig, str(tmp_path / "f.png"))
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+    assert dict(matplotlib.rcParams) == before
+    own = plot.figure(5, 3).subplots()
+    assert plot.plot_forest(lb, ax=own) is own
+    with pytest.raises(ValueError, match="k=7"):
+        plot.plot_forest(lb, k=7)
