@@ -194,6 +194,14 @@ def caption(result: Any) -> str:
     return "; ".join(dict.fromkeys(_band_text(rs) for rs in _curves(rows).values()))
 
 
+#: characters of a model name on the forest plot's axis (the end of a longer one is kept)
+NAME_CHARS = 24
+
+
+def _short_name(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else "..." + name[-(NAME_CHARS - 3):]
+
+
 def plot_forest(result: Any, k: int | None = None, ax: Any = None, *,
                 width: float = WIDTH, height: float | None = None) -> Any:
     """A forest plot of a :func:`passatk.leaderboard`: one line per model (best on top) with
@@ -231,7 +239,7 @@ def plot_forest(result: Any, k: int | None = None, ax: Any = None, *,
         ax.errorbar([r.value], [yi], xerr=[[lo], [hi]], fmt="o", color=color, markersize=3,
                     capsize=2, linewidth=1, label=label)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{r.model}  (rank {r.rank_low}"
+    ax.set_yticklabels([f"{_short_name(r.model)}  (rank {r.rank_low}"
                         + (f"-{r.rank_high})" if r.rank_high != r.rank_low else ")")
                         for r in rows])
     ax.set_xlabel(f"{rows[0].metric}, k = {k}")
