@@ -52,8 +52,8 @@ def test_table_latex_matrix_and_plot(cli, runs, tmp_path):
     assert fig.read_text().lstrip().startswith("<?xml")
 
 
-def test_one_path_split_by_a_group(cli, tmp_path, runs):
-    code, out, err = cli(["leaderboard", runs[0], "--format", "json"])
+def test_one_path_without_by_is_one_model(cli, runs):
+    code, _, err = cli(["leaderboard", runs[0], "--format", "json"])
     assert code == 2 and "at least 2 models" in err and "--by" in err
     assert err.count("\n") == 1
 
