@@ -14,6 +14,7 @@ from .. import _validation as V
 from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
+from ._combine import is_counts
 from ._common import (
     _P_FLOOR,
     _all_equal,
@@ -138,9 +139,10 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
                     only_a, only_b)
 
 
-def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V.KSpec = 1, *,
+def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
+            c_b: ArrayLike | None = None, k: V.KSpec = 1, *,
             task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-            metric: str = "pass@k", unmatched: str = "raise", duplicates: str = "raise",
+            metric: str | None = None, unmatched: str = "raise", duplicates: str = "raise",
             missing: str = "raise", confidence: float = 0.95, n_resamples: int = 10_000,
             rng: V.RngLike = None, seed: V.RngLike = None, group: Mapping | None = None,
             clusters: ArrayLike | None = None) -> CompareResult:
@@ -163,13 +165,17 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V
     Parameters
     ----------
     n_a, c_a, n_b, c_b : array_like of int
-        Samples and correct samples per task in run A and run B.
+        Samples and correct samples per task in run A and run B. Or ``compare(counts_a,
+        counts_b, k=...)`` with two ``Counts``: their groups are paired as
+        :func:`passatk.archives.pair_runs` pairs them, each pair compared on its task ids,
+        and the rows keep the group's name.
     k : int, sequence of int, "ladder" or "all"
         Budgets; ``"ladder"`` means 1, 2, 5, 10, ... and min(n) over both runs, ``"all"``
         1..min(n) (at most :data:`MAX_ALL_K` values).
     task_ids_a, task_ids_b : array_like, optional
         Task ids of each run (both or neither).
-    metric : {"pass@k", "pass^k", "plugin"}
+    metric : {"pass@k", "pass^k", "plugin"}, optional
+        Default ``"pass@k"`` (the Counts' own metric for two Counts).
     unmatched : {"raise", "exclude"}
         Tasks present in one run only: an error listing them, or excluded and reported in
         ``only_in_a`` / ``only_in_b``.
@@ -201,8 +207,16 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V
     >>> one.p_value, round(one.mcnemar_p_value, 12)   # A always wins: exact p, never 0
     (0.0625, 0.0625)
     """
-    a = _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b, metric, unmatched,
-                    duplicates, missing, confidence, n_resamples, rng, seed, group, clusters)
+    if is_counts(n_a):
+        return _compare_counts(n_a, c_a, n_b, c_b, k, dict(
+            task_ids_a=task_ids_a, task_ids_b=task_ids_b, metric=metric, unmatched=unmatched,
+            duplicates=duplicates, missing=missing, confidence=confidence,
+            n_resamples=n_resamples, rng=rng, seed=seed, group=group, clusters=clusters))
+    if n_b is None or c_b is None:
+        raise TypeError("compare needs n_a, c_a, n_b and c_b, or two Counts")
+    a = _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b,
+                    "pass@k" if metric is None else metric, unmatched, duplicates, missing,
+                    confidence, n_resamples, rng, seed, group, clusters)
     m = _match_runs(a.n_a, a.c_a, a.n_b, a.c_b, a.ids_a, a.ids_b, a.cl, a.unmatched,
                     a.duplicates)
     kvals = list(_k_values(a.ks, int(min(m.n_a.min(), m.n_b.min()))))
@@ -214,6 +228,40 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V
     return CompareResult(rows=_adjust(rows, kvals), confidence=a.confidence,
                          only_in_a=tuple(m.only_a), only_in_b=tuple(m.only_b),
                          band_critical_value=crit, n_resamples=a.n_resamples)
+
+
+def _compare_counts(counts_a, counts_b, n_b, c_b, k, kw):
+    """``compare(counts_a, counts_b)``: each pair of groups compared on its task ids."""
+    from ..archives._pairs import pair_runs  # counts -> statistics: the data's direction
+
+    if n_b is not None or c_b is not None:
+        raise TypeError("compare(counts_a, counts_b, k=...) takes k as a keyword")
+    for name in ("task_ids_a", "task_ids_b", "group", "clusters"):
+        if kw.pop(name) is not None:
+            raise TypeError(f"compare(counts_a, counts_b) takes {name} from the Counts")
+    if not is_counts(counts_b):
+        raise TypeError(f"with a Counts as run A, run B must be a Counts too, got "
+                        f"{type(counts_b).__name__}")
+    if kw["metric"] is None:
+        if counts_a.metric != counts_b.metric:
+            raise ValueError(f"run A holds {counts_a.metric} data and run B "
+                             f"{counts_b.metric} data; they cannot be compared")
+        kw["metric"] = counts_a.metric
+    rng = V.normalize_rng(kw.pop("rng"), kw.pop("seed"))
+    pairs = pair_runs(counts_a, counts_b)
+    rows, only_a, only_b, out = [], [], [], None
+    for p in pairs:
+        out = compare(p.a.n, p.a.c, p.b.n, p.b.c, k, task_ids_a=p.a.task,
+                      task_ids_b=p.b.task, group=p.group, rng=rng, **kw)
+        rows.extend(out.rows)
+        only_a.extend(out.only_in_a if len(pairs) == 1 else
+                      [(dict(p.group), t) for t in out.only_in_a])
+        only_b.extend(out.only_in_b if len(pairs) == 1 else
+                      [(dict(p.group), t) for t in out.only_in_b])
+    return CompareResult(rows=tuple(rows), confidence=out.confidence, only_in_a=tuple(only_a),
+                         only_in_b=tuple(only_b), n_resamples=out.n_resamples,
+                         band_critical_value=out.band_critical_value if len(pairs) == 1
+                         else None)
 
 
 def _paired_rows(a, m, kvals, cinv):

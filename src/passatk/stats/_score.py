@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -19,6 +20,7 @@ from .._validation import (
     normalize_rng,
 )
 from ..errors import HintedError, Option
+from . import _combine as CMB
 from . import _intervals as IV
 from . import _kernels as SK
 from . import _posterior as POST
@@ -165,12 +167,14 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
         choice(duplicates, "duplicates", ("raise", "merge")), _tau(tau))
 
 
-def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[str] = "pass@k",
+def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
+          metric: str | Sequence[str] | None = None,
           task_ids: ArrayLike | None = None, groups: Any = None,
           clusters: ArrayLike | None = None, interval: str = "auto", confidence: float = 0.95,
           n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
           prior: tuple[float, float] = (1, 1), missing: str = "raise",
-          duplicates: str = "raise", tau: float = 0.5) -> ScoreResult:
+          duplicates: str = "raise", tau: float = 0.5,
+          combine: str | None = None) -> ScoreResult:
     """Benchmark score per group and per k, with its standard errors and an interval.
 
     The score is the mean over tasks of the per-task estimate. For every (group, metric, k)
@@ -180,12 +184,15 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[st
 
     Parameters
     ----------
-    n, c : array_like of int
-        Samples and correct samples per task (1-d, same length; ragged n is fine).
+    n, c : array_like of int, or a Counts and no c
+        Samples and correct samples per task (1-d, same length; ragged n is fine). Or the
+        ``Counts`` that :func:`passatk.archives.read_counts` returns, alone: one group of
+        rows per group of the Counts, named by its fields, task ids from the Counts.
     k : int, sequence of int, "ladder" or "all"
         The budgets. ``"ladder"`` gives 1, 2, 5, 10, 20, 50, ... and min(n) of each group;
         ``"all"`` the full curve k = 1..min(n) (at most :data:`MAX_ALL_K` values).
-    metric : str or sequence of str
+    metric : str or sequence of str, optional
+        Default ``"pass@k"`` (a Counts' own metric, pass^k for tau-bench trials).
         ``"pass@k"`` (unbiased, Chen et al. 2021), ``"pass^k"`` (all k pass),
         ``"plugin"`` (1 - (1 - c/n)^k, biased low, for comparison only), ``"g-pass@k"``
         (at least ceil(``tau`` k) of k pass) and ``"mg-pass@k"`` (Liu et al. 2024),
@@ -232,6 +239,11 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[st
     duplicates : {"raise", "merge"}
     tau : float
         The threshold of ``"g-pass@k"``, 0 < tau <= 1 (default 0.5).
+    combine : {None, "mean", "size"}
+        Also report one combined row per metric and k over the groups (group
+        ``{"combined": combine}``): their mean (macro average) or their mean weighted by
+        task count, with a stratified SE (disjoint task sets: sqrt(sum w_g^2 se_g^2); tasks
+        shared by groups enter with their estimated covariance) and a t interval.
 
     Returns
     -------
@@ -253,22 +265,66 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *, metric: str | Sequence[st
     >>> {key: rec[key] for key in ("group", "metric", "k", "tasks", "samples")}
     {'group': {}, 'metric': 'pass@k', 'k': 1, 'tasks': 3, 'samples': 15}
     """
-    a = _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
-                  n_resamples, rng, seed, prior, missing, duplicates, tau)
+    if CMB.is_counts(n):
+        return _score_counts(n, c, k, task_ids, groups, clusters, combine, dict(
+            metric=metric, interval=interval, confidence=confidence,
+            n_resamples=n_resamples, rng=rng, seed=seed, prior=prior, missing=missing,
+            duplicates=duplicates, tau=tau))
+    if c is None:
+        raise TypeError("score needs c (the correct samples per task), unless n is a Counts")
+    a = _score_iv(n, c, k, "pass@k" if metric is None else metric, task_ids, groups,
+                  clusters, interval, confidence, n_resamples, rng, seed, prior, missing,
+                  duplicates, tau)
     rows = []
     merged = []
+    parts = []
     for labels, idx in _groups(a.cols, a.n.size):
         g, dup = _group(a, labels, idx)
         merged.extend((labels, d) for d in dup)
         gks = _k_values(a.ks, int(g.n.min()), g.where)
         for m in a.metrics:
             rows.extend(_score_group(m, g, gks, a))
+        parts.append(CMB.GroupData(labels, g.n, g.c, g.names))
+    if combine is not None:
+        rows.extend(_combined(parts, a.metrics, a.ks, combine, a.confidence, a.tau))
     bayes_only = all(m in _BAYES for m in a.metrics)
     boot = a.interval in ("percentile", "bca")
     return ScoreResult(rows=tuple(rows), interval="credible" if bayes_only else a.interval,
                        confidence=a.confidence,
                        merged_duplicates=tuple(merged),
                        n_resamples=a.n_resamples if boot else None)
+
+
+def _combined(parts, metrics, ks, combine, confidence, tau):
+    choice(combine, "combine", CMB.COMBINE)
+    if len(parts) < 2:
+        raise ValueError(f"combine={combine!r} needs at least 2 groups, got {len(parts)}")
+    kmax = min(int(p.n.min()) for p in parts)
+    return CMB.combined_rows(parts, metrics, _k_values(ks, kmax), combine, confidence, tau)
+
+
+def _score_counts(counts, c, k, task_ids, groups, clusters, combine, kw):
+    """``score(counts)``: each group of the Counts scored, its rows named by its fields."""
+    for name, v in (("c", c), ("task_ids", task_ids), ("groups", groups)):
+        if v is not None:
+            raise TypeError(f"score(counts) takes its {name} from the Counts; pass {name}=None")
+    if kw["metric"] is None:
+        kw["metric"] = counts.metric
+    if clusters is not None:
+        clusters = _label_array(clusters, "clusters", len(counts))
+    rows, parts, out = [], [], None
+    for i, g in enumerate(counts.iter_groups()):
+        sel = None if clusters is None else clusters[np.asarray(counts.group) == i]
+        out = score(g.n, g.c, k, task_ids=g.task, clusters=sel, **kw)
+        rows.extend(_replace(r, group=dict(g.group)) for r in out.rows)
+        parts.append(CMB.GroupData(dict(g.group), g.n, g.c, np.asarray(g.task)))
+    if out is None:
+        raise ValueError("the Counts holds no rows")
+    if combine is not None:
+        metrics = _metrics_arg(kw["metric"], _k_spec(k), k)
+        rows.extend(_combined(parts, metrics, _k_spec(k), combine, out.confidence,
+                              _tau(kw["tau"])))
+    return dataclasses.replace(out, rows=tuple(rows))
 
 
 def _group(a, labels, idx):
