@@ -27,7 +27,7 @@ def here(tmp_path, monkeypatch):
 
 ERRORS = [
     (["nonsense"], "argument COMMAND: invalid choice: 'nonsense' (choose from 'score', "
-     "'compare', 'check', 'plot', 'simulate', 'formats')"),
+     "'compare', 'check', 'plot', 'simulate', 'formats', 'leaderboard', 'plan')"),
     (["score"], "the following arguments are required: PATH"),
     (["score", "a_results.jsonl", "-k", "5"],
      "cannot report pass@k at k=5: k=5 exceeds n for 3 of 3 tasks: task ids ['T/0', 'T/1', "

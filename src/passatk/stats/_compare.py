@@ -274,6 +274,7 @@ def _paired_rows(a, m, kvals, cinv):
             + (", clustered" if m.cl is not None else "")}
     rows: dict = {}
     diffs: dict = {}
+    thetas: dict = {}
     for kv in kvals:
         if kv > nmin:
             short = np.flatnonzero((m.n_a < kv) | (m.n_b < kv))
@@ -285,11 +286,42 @@ def _paired_rows(a, m, kvals, cinv):
             rows[kv] = CompareRow(k=kv, diff=None, se=None, ci_low=None, ci_high=None,
                                   p_value=None, reason=reason, **base)
             continue
-        ta, tb = _theta(a.metric, m.n_a, m.c_a, kv), _theta(a.metric, m.n_b, m.c_b, kv)
-        rows[kv] = _compare_row(ta, tb, kv, a, m, cinv, base)
+        thetas[kv] = (_theta(a.metric, m.n_a, m.c_a, kv), _theta(a.metric, m.n_b, m.c_b, kv))
+    perm = _signflip_all({kv: ta - tb for kv, (ta, tb) in thetas.items()}, a.n_resamples,
+                         a.rng)
+    for kv, (ta, tb) in thetas.items():
+        rows[kv] = _compare_row(ta, tb, kv, a, m, cinv, base, perm[kv])
         if rows[kv].se is not None:
             diffs[kv] = ta - tb
-    return rows, diffs
+    return {kv: rows[kv] for kv in kvals}, diffs
+
+
+#: the sign patterns of one block of the random sign-flip test (bounds its memory)
+_FLIP_BLOCK = 2_000_000
+
+
+def _signflip_all(diffs, n_resamples, rng):
+    """{k: (p, exact)}: the sign-flip test of every k, with the same random signs for all k.
+
+    Exact enumeration for N <= 20 (as :func:`signflip_test`); above, B random patterns drawn
+    once, their sums for every k as one matrix product per block: p = (1 + #{|sum_b| >=
+    |sum|}) / (B + 1).
+    """
+    if not diffs:
+        return {}
+    kk = list(diffs)
+    mat = np.column_stack([diffs[kv] for kv in kk])
+    size = mat.shape[0]
+    if size <= 20:
+        return {kv: signflip_test(diffs[kv]) for kv in kk}
+    target = np.abs(mat.sum(axis=0)) - 1e-10 * np.maximum(np.abs(mat).sum(axis=0), 1e-300)
+    count = np.zeros(len(kk), dtype=np.int64)
+    step = max(1, _FLIP_BLOCK // size)
+    for lo in range(0, n_resamples, step):
+        signs = rng.integers(0, 2, size=(min(step, n_resamples - lo), size), dtype=np.int8)
+        sums = (2.0 * signs - 1.0) @ mat
+        count += np.count_nonzero(np.abs(sums) >= target[None, :], axis=0)
+    return {kv: (float((1 + count[j]) / (n_resamples + 1)), False) for j, kv in enumerate(kk)}
 
 
 def _adjust(rows, kvals):
@@ -341,12 +373,12 @@ def _paired_t(d, cinv, confidence, perm_p):
     return fields, None
 
 
-def _compare_row(ta, tb, kv, a, m, cinv, base):
+def _compare_row(ta, tb, kv, a, m, cinv, base, perm):
     """One k's paired row: t (or its degenerate fallback), sign-flip, Wilcoxon, McNemar."""
     d = ta - tb
     size = d.size
     fields = {"value_a": float(np.mean(ta)), "value_b": float(np.mean(tb))}
-    pp, exact = signflip_test(d, n_resamples=a.n_resamples, rng=a.rng)
+    pp, exact = perm
     reason = "a standard error needs at least 2 tasks"
     if size >= 2:
         t_fields, reason = _paired_t(d, cinv, a.confidence, pp)
@@ -385,6 +417,33 @@ def _cluster_notes(d, cinv, a):
     return notes
 
 
+#: resamples x rows up to which the bootstrap sums are one matrix product (the index
+#: matrix of the draws is held: 8 bytes each); above, the streaming kernel
+_MATMUL_DRAWS = 12_000_000
+_BLOCK = 1024
+
+
+def _resampled_sums(cols, seed, n_resamples):
+    """Sums of the columns of ``cols`` over each bootstrap resample of its rows.
+
+    The resamples are those of ``boot_means`` (the same indices from the same seed); for
+    moderate sizes the sums are the product of the resample counts with ``cols``, else
+    ``boot_means`` streams them.
+    """
+    g = cols.shape[0]
+    cols = np.ascontiguousarray(cols)
+    if g * n_resamples > _MATMUL_DRAWS:
+        return SK.boot_means(cols, seed, n_resamples) * g
+    idx = SK.boot_indices(g, seed, n_resamples)
+    out = np.empty((n_resamples, cols.shape[1]))
+    for lo in range(0, n_resamples, _BLOCK):
+        blk = idx[lo:lo + _BLOCK]
+        rows = np.arange(blk.shape[0])[:, None] * g
+        counts = np.bincount((rows + blk).ravel(), minlength=blk.shape[0] * g)
+        out[lo:lo + _BLOCK] = counts.reshape(blk.shape[0], g).astype(np.float64) @ cols
+    return out
+
+
 def _boot_t(mat, cinv, confidence, n_resamples, rng):
     """Studentized bootstrap over tasks (or clusters) of the column means of ``mat``.
 
@@ -397,11 +456,16 @@ def _boot_t(mat, cinv, confidence, n_resamples, rng):
     sums = np.column_stack([np.bincount(cinv, weights=mat[:, j], minlength=g)
                             for j in range(mat.shape[1])])
     size = np.bincount(cinv, minlength=g).astype(np.float64)[:, None]
-    cols = np.hstack([sums, sums * sums, sums * size, size, size * size])
-    reps = SK.boot_means(np.ascontiguousarray(cols), _seed64(rng), n_resamples) * g
     kk = mat.shape[1]
-    s, s2, sn = reps[:, :kk], reps[:, kk:2 * kk], reps[:, 2 * kk:3 * kk]
-    tot, tot2 = reps[:, 3 * kk:3 * kk + 1], reps[:, 3 * kk + 1:]
+    if g == mat.shape[0]:  # one task per cluster: sum(size * x) = sum(x), sum(size) = g
+        reps = _resampled_sums(np.hstack([sums, sums * sums]), _seed64(rng), n_resamples)
+        s, s2, sn = reps[:, :kk], reps[:, kk:], reps[:, :kk]
+        tot = tot2 = np.full((n_resamples, 1), float(g))
+    else:
+        cols = np.hstack([sums, sums * sums, sums * size, size, size * size])
+        reps = _resampled_sums(cols, _seed64(rng), n_resamples)
+        s, s2, sn = reps[:, :kk], reps[:, kk:2 * kk], reps[:, 2 * kk:3 * kk]
+        tot, tot2 = reps[:, 3 * kk:3 * kk + 1], reps[:, 3 * kk + 1:]
     mean = s / tot
     ss = np.maximum(s2 - 2.0 * mean * sn + mean * mean * tot2, 0.0)
     se = np.sqrt(g / (g - 1) * ss) / tot
