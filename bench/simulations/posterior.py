@@ -11,7 +11,7 @@ A row "covers" when its interval holds the truth. The table gives the share of r
 a reason, the coverage of the rows without one, and of all rows.
 A control block draws from a plain Beta population (no point masses), where the model fits.
 
-Usage: python bench/coverage/posterior.py REPS   (prints a Markdown table)
+Usage: python bench/simulations/posterior.py REPS   (prints a Markdown table)
 """
 import math
 import sys

@@ -6,7 +6,7 @@ unequal (one large cluster, a long tail), as the sources of real archives are.
 Rows: the CR1 t interval on G - 1 df, the wild cluster bootstrap (WCR, Rademacher or Webb
 weights) and the cluster pairs bootstrap (from 10 clusters on).
 
-Usage: python bench/coverage/wild_clusters.py REPS   (prints a Markdown table)
+Usage: python bench/simulations/wild_clusters.py REPS   (prints a Markdown table)
 """
 import sys
 import time
