@@ -64,7 +64,8 @@ def test_quick_commands_start_fast(capsys):
 _PHASES = """
 import io, contextlib, time, sys
 t0 = time.perf_counter()
-from passatk.cli import main, _without_scipy_blas
+from passatk.cli import main
+from passatk._console import _without_scipy_blas
 _blas = _without_scipy_blas()
 _blas.__enter__()  # as the console entry point does
 t1 = time.perf_counter()

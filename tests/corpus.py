@@ -30,7 +30,15 @@ LAYOUT = [
     ("code_eval", "code_eval.json", "code-eval"),
     ("qwen", "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl", "qwen-math"),
     ("tau", "tau.json", "tau-bench"),
+    ("tau2", "results.json", "tau2-bench"),
+    ("lcb_eval", "m_eval.json", "livecodebench-eval"),
+    ("inspect", "log.json", "inspect-ai"),
+    ("inspect_eval", "log.eval", "inspect-ai-eval"),
+    ("inspect_zst", "log.eval.zst", "inspect-ai-eval"),
 ]
+
+#: the folders of LAYOUT whose archives hold pass^k data (not scored with the others)
+PASS_HAT = ("tau", "tau2")
 
 
 def flags(seed: int, tasks: int = len(TASKS), samples: int = 20) -> list[list[bool]]:

@@ -191,7 +191,9 @@ def test_path_specs_and_document_fields_as_groups(tmp_path):
         {"path:-3": "b", "path:parent": "t0.8", "metric_set": "base"},
         {"path:-3": "b", "path:parent": "t0.8", "metric_set": "plus"},
     ]
-    counts = read_counts(tmp_path, by=["path:stem", "hash"], merge=True)
+    with pytest.raises(ArchiveError, match="holds the same tasks and samples as"):
+        read_counts(tmp_path, by=["path:stem", "hash"], merge=True)  # the two runs are copies
+    counts = read_counts(tmp_path, by=["path:stem", "hash"], merge="allow-duplicates")
     assert counts.group_dicts == [{"path:stem": "eval_results", "hash": "synthetic",
                                    "metric_set": s} for s in ("base", "plus")]
     assert counts.n.tolist() == [8, 4, 2] * 2

@@ -54,7 +54,7 @@ def test_check_statuses_and_findings():
                                           "ok", "MISSING"]
     assert result.rows[1].rel_diff == pytest.approx(1e-6 / (1 + 1e-6), rel=1e-6)
     assert result.rows[2].reason.startswith("undefined: k > n; the stored value is the "
-                                            "harness's 1.0 (k=8 exceeds n for 3 of 3 tasks")
+                                            "harness's 1.0 (k=8 exceeds n: every task has n = 4")
     assert result.rows[4].reason == "no samples of this group in the archives"
     assert result.rows[6].reason == "no samples of task T/9 in the archives"
     assert (result.findings, result.ok) == (4, False)

@@ -319,8 +319,9 @@ def test_undetectable(tmp_path):
 def test_format_list():
     names = [f.name for f in formats()]
     assert names == ["humaneval", "evalplus", "bigcodebench", "multipl-e", "lm-eval",
-                     "livecodebench", "opencompass", "cruxeval", "code-eval", "qwen-math",
-                     "tau-bench", "counts", "samples"]
+                     "livecodebench", "livecodebench-eval", "opencompass", "cruxeval",
+                     "code-eval", "qwen-math", "inspect-ai", "inspect-ai-eval", "tau-bench",
+                     "tau2-bench", "counts", "samples"]
     assert all(f.detection and f.passes and f.files for f in formats())
 
 

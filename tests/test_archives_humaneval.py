@@ -234,7 +234,7 @@ GOOD = '{"task_id": "T/0", "completion": "x", "result": "passed", "passed": true
      'field "passed" must be a pass flag (true/false, 1/0, 1.0/0.0), got 0.5'),
     ('{"task_id": null, "completion": "x", "result": "passed", "passed": true}',
      'field "task_id" must be a string or an integer, got None'),
-    ('["T/0", true]', "record must be a JSON object, got list"),
+    ('["T/0", true]', "record must be a JSON object, got a list"),
 ])
 def test_bad_line_message(tmp_path, bad, message):
     path = tmp_path / "x_results.jsonl"

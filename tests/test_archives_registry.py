@@ -97,7 +97,7 @@ def test_toy_format_is_detected_read_written_and_listed(tmp_path, capsys, spec, 
         other = str(tmp_path / "other.json")
         archives.write_archive(other, ["a"], [[True, False]], format=spec.name)
         assert archives.read_counts(other, format=spec.name).c.tolist() == [1]
-        listed = json.loads(_formats_listing(capsys, "json"))
+        listed = json.loads(_formats_listing(capsys, "json"))["rows"]
         assert listed[-1] == {"name": spec.name, "harness": spec.info.harness,
                               "metric": "pass@k", "files": spec.info.files,
                               "detection": spec.info.detection, "passes": spec.info.passes}
@@ -106,7 +106,8 @@ def test_toy_format_is_detected_read_written_and_listed(tmp_path, capsys, spec, 
         assert any(line.startswith(f"{spec.name} ") and spec.info.harness in line
                    for line in table)
     assert [s.name for s in specs()] == before
-    assert spec.name not in [r["name"] for r in json.loads(_formats_listing(capsys, "json"))]
+    listed = json.loads(_formats_listing(capsys, "json"))["rows"]
+    assert spec.name not in [r["name"] for r in listed]
     with pytest.raises(ValueError, match="format must be one of"):
         archives.read_counts(path, format=spec.name)
     with pytest.raises(archives.ArchiveError, match="cannot detect the format"):
@@ -135,8 +136,9 @@ def test_spec_checks_its_kind_and_probe():
 def test_probe_order_keeps_specific_probes_first():
     # a document may pass several probes; these orders are what detection always did
     assert [s.name for s in probing_order("document")] == [
-        "evalplus", "bigcodebench", "cruxeval", "multipl-e", "livecodebench", "opencompass",
-        "tau-bench", "code-eval"]
+        "inspect-ai", "evalplus", "bigcodebench", "cruxeval", "tau2-bench", "multipl-e",
+        "livecodebench", "livecodebench-eval", "opencompass", "tau-bench", "code-eval"]
+    assert [s.name for s in probing_order("zip")] == ["inspect-ai-eval"]
     assert [s.name for s in probing_order("lines")] == ["lm-eval", "qwen-math", "humaneval"]
 
 
@@ -145,7 +147,7 @@ def test_every_builtin_format_round_trips_through_its_spec(tmp_path):
              "livecodebench": "x_eval_all.json", "evalplus": "eval_results.json",
              "bigcodebench": "x_eval_results.json", "multipl-e": "run",
              "qwen-math": "test_cot_-1_seed0_t0.0_s0_e-1.jsonl", "counts": "c.csv",
-             "samples": "s.jsonl"}
+             "samples": "s.jsonl", "inspect-ai-eval": "x.eval", "livecodebench-eval": "x_eval.json"}
     for spec in specs():
         folder = tmp_path / spec.name
         path = str(folder / names.get(spec.name, "x.json"))

@@ -171,7 +171,7 @@ def test_one_error_string_on_every_failure_is_noted(cli, tmp_path):
     assert len(counts.notes) == 1
     assert repr(SIGNAL) in counts.notes[0] and "(16 of 20 samples, 80%)" in counts.notes[0]
     code, out, err = cli(["score", str(path), "--format", "json"])
-    assert code == 0 and json.loads(out)[0]["value"] == 0.2
+    assert code == 0 and json.loads(out)["rows"][0]["value"] == 0.2
     assert "every failed sample carries the error" in err
     code, _, err = cli(["score", str(path), "-q"])
     assert code == 0 and err == ""
@@ -314,7 +314,7 @@ def test_check_greedy_cruxeval_pass_at_5_is_undefined_not_a_finding(cli, tmp_pat
     path = _greedy_cruxeval(tmp_path / "greedy_output.json")
     code, out, err = cli(["check", str(path), "--format", "json"])
     assert code == 0, err
-    by_k = {r["k"]: r for r in json.loads(out)}
+    by_k = {r["k"]: r for r in json.loads(out)["rows"]}
     assert by_k[1]["status"] == "ok"
     assert by_k[5]["status"] == "undefined" and by_k[5]["recomputed"] is None
     assert by_k[5]["reason"].startswith(
@@ -455,8 +455,8 @@ def test_opencompass_failure_hint(tmp_path):
 
 
 def test_compare_folder_of_runs_against_one_file_says_what_to_do(cli, tmp_path):
-    for m in ("a", "b"):
-        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], [[True, False]])
+    for m, flags in (("a", [[True, False]]), ("b", [[False, False]])):  # two runs, not copies
+        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], flags)
     write_archive(tmp_path / "one_results.jsonl", ["T/0"], [[True]])
     code, _, err = cli(["compare", str(tmp_path / "many"),
                                 str(tmp_path / "one_results.jsonl")])
@@ -561,6 +561,8 @@ FORMAT_NAMES = {
     "livecodebench": "LiveCodeBench", "opencompass": "OpenCompass", "cruxeval": "CRUXEval",
     "code-eval": "`code_eval` result dict", "qwen-math": "Qwen2.5-Math evaluation JSONL",
     "tau-bench": "tau-bench", "counts": "count tables", "samples": "per-sample tables",
+    "livecodebench-eval": "LiveCodeBench", "tau2-bench": "tau2-bench",
+    "inspect-ai": "Inspect AI", "inspect-ai-eval": "Inspect AI",
 }
 
 

@@ -21,9 +21,11 @@ def test_help(capsys):
         assert command in out
 
 
-def test_no_command_prints_help(capsys):
-    assert main([]) == 0
-    assert "usage: passatk" in capsys.readouterr().out
+def test_no_command_prints_the_usage_and_exits_2(capsys):
+    assert main([]) == 2  # as git: a command is required
+    err = capsys.readouterr().err
+    assert err.startswith("usage: passatk") and err.splitlines()[-1] == (
+        "passatk: error: a command is required; run 'passatk --help' for the list")
 
 
 @pytest.mark.parametrize("argv", [["nonsense"], ["--no-such-flag"]])

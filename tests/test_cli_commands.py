@@ -46,7 +46,7 @@ COMPARE_KEYS = ["group", "metric", "k", "diff", "se", "ci_low", "ci_high", "p_va
 def test_compare_json_matches_library(cli, ab):
     code, out, err = cli(["compare", *ab, "-k", "1,3", "--seed", "0", "--format", "json"])
     assert (code, err) == (0, "")
-    got = json.loads(out)
+    got = json.loads(out)["rows"]
     assert [list(r)[: len(COMPARE_KEYS)] for r in got] == [COMPARE_KEYS] * 2
     na, ca = counts_of(PASSES_A)
     nb, cb = counts_of(PASSES_B)
@@ -61,7 +61,7 @@ def test_compare_json_matches_library(cli, ab):
 def test_compare_is_a_minus_b(cli, ab):
     _, ab_out, _ = cli(["compare", *ab, "--format", "json"])
     _, ba_out, _ = cli(["compare", *reversed(ab), "--format", "json"])
-    d_ab, d_ba = json.loads(ab_out)[0], json.loads(ba_out)[0]
+    d_ab, d_ba = json.loads(ab_out)["rows"][0], json.loads(ba_out)["rows"][0]
     na, ca = counts_of(PASSES_A)
     nb, cb = counts_of(PASSES_B)
     mean_a = sum(Fraction(c, n) for n, c in zip(na, ca, strict=True)) / len(na)
@@ -74,15 +74,17 @@ def test_compare_table_and_bootstrap(cli, ab):
     code, out, _ = cli(["compare", *ab, "-k", "1,2"])
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["metric", "k", "value_a", "value_b", "diff", "se", "ci_low",
-                                "ci_high", "p_value", "tasks", "estimand"]
+    assert lines[0].split() == ["metric", "k", "A:", "a", "B:", "b", "diff", "(A-B)",
+                                "se", "ci_low", "ci_high", "confidence", "ci_method", "p_value",
+                                "tasks", "estimand"]
     assert len({len(line) for line in lines[1:]}) == 1  # the last column, estimand, is text
     code, out, _ = cli(["compare", *ab, "--ci", "bootstrap", "--seed", "3", "--format",
                                 "json"])
     assert code == 0
-    rec = json.loads(out)[0]
+    rec = json.loads(out)["rows"][0]
     assert (rec["ci_low"], rec["ci_high"], rec["p_value"]) == (
         rec["boot_low"], rec["boot_high"], rec["perm_p_value"])
+    assert rec["ci_method"] == "paired-bootstrap-t" and json.loads(out)["seed"] == 3
     code, _, err = cli(["compare", *ab, "--ci", "bca"])
     assert code == 2 and err.startswith("passatk: error: argument --ci: invalid choice")
 
@@ -98,8 +100,9 @@ def test_compare_unmatched_tasks(cli, ab, tmp_path):
                                   "--format", "json"])
     assert code == 0
     assert "excluded 2 task(s) only in A" in err
-    rec = json.loads(out)[0]
-    assert rec["tasks"] == 6 and rec["only_in_a"] == TASKS[6:] and rec["only_in_b"] == []
+    doc = json.loads(out)
+    assert doc["rows"][0]["tasks"] == 6 and "only_in_a" not in doc["rows"][0]
+    assert doc["unmatched"] == [{"group": {}, "only_in_a": TASKS[6:], "only_in_b": []}]
 
 
 def test_compare_groups_by_field(cli, tmp_path):
@@ -113,7 +116,7 @@ def test_compare_groups_by_field(cli, tmp_path):
     code, out, _ = cli(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--format",
                                 "json"])
     assert code == 0
-    assert [r["group"] for r in json.loads(out)] == [{"metric_set": "base"},
+    assert [r["group"] for r in json.loads(out)["rows"]] == [{"metric_set": "base"},
                                                      {"metric_set": "plus"}]
 
 
@@ -132,7 +135,7 @@ def test_check_agrees(cli, tmp_path, fmt, name):
     write_archive(path, TASKS, PASSES_A, format=fmt)
     code, out, err = cli(["check", str(tmp_path), "--format", "json"])
     assert code == 0, err
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     stored = read_counts(str(tmp_path)).stored
     assert len(records) == len(stored) > 0
     for rec, s in zip(records, stored, strict=True):
@@ -218,9 +221,11 @@ def test_plot_writes_an_image(cli, ab, tmp_path):
     pytest.importorskip("matplotlib")
     target = tmp_path / "curve.png"
     code, out, err = cli(["plot", os.path.dirname(os.path.dirname(ab[0])), "--by",
-                                  "path:parent", "-k", "1-10", "-o", str(target)])
+                                  "path:parent", "-k", "1-10", "--ci", "t", "-o", str(target)])
     assert (code, out) == (0, "")
-    assert err == f"passatk: wrote {target} (band: 95% t interval, within [0, 1])\n"
+    # the method each row used: t, and the bounded Wilson where every per-task value is equal
+    assert err == (f"passatk: wrote {target} (band: 95% bounded Wilson interval (t at k = 1, 2, "
+                   "3, ...); t interval (bounded Wilson at k = 9, 10), within [0, 1])\n")
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(os.listdir(tmp_path)) == ["a", "b", "curve.png"]
 
@@ -270,8 +275,8 @@ def test_formats_table_and_json(cli):
     assert listed[: len(names)] == names
     assert out.count("detected:") == len(names)
     code, out, _ = cli(["formats", "--format", "json"])
-    assert [r["name"] for r in json.loads(out)] == names
-    assert [r["detection"] for r in json.loads(out)] == [f.detection for f in formats()]
+    assert [r["name"] for r in json.loads(out)["rows"]] == names
+    assert [r["detection"] for r in json.loads(out)["rows"]] == [f.detection for f in formats()]
     code, out, _ = cli(["formats", "--format", "markdown"])
     assert out.splitlines()[0].startswith("| name | harness |")
 
@@ -296,7 +301,7 @@ def test_console_script_version_and_score(tmp_path):
     assert (proc.returncode, proc.stderr) == (0, "")  # no progress bar: stderr is not a tty
     n, c = counts_of(PASSES_A)
     want = passatk.score(n, c, [1, 5], task_ids=TASKS).records()
-    assert [r["value"] for r in json.loads(proc.stdout)] == [w["value"] for w in want]
+    assert [r["value"] for r in json.loads(proc.stdout)["rows"]] == [w["value"] for w in want]
 
 
 def test_python_m_passatk_error_has_no_traceback(tmp_path):
@@ -318,10 +323,10 @@ def test_compare_one_group_each_labels_both(cli, ab):
     code, out, _ = cli(["compare", os.path.join(base, "a"), os.path.join(base, "b"),
                                 "--by", "path:parent", "--format", "json"])
     assert code == 0
-    rec = json.loads(out)[0]
+    rec = json.loads(out)["rows"][0]
     assert rec["group"] == {"a": "path:parent=a", "b": "path:parent=b"}
     _, plain, _ = cli(["compare", *ab, "--format", "json"])
-    assert rec["diff"] == json.loads(plain)[0]["diff"]
+    assert rec["diff"] == json.loads(plain)["rows"][0]["diff"]
 
 
 def test_check_livecodebench_per_problem_and_missing(cli, tmp_path):
@@ -332,7 +337,7 @@ def test_check_livecodebench_per_problem_and_missing(cli, tmp_path):
     path.write_text(json.dumps(doc))
     code, out, err = cli(["check", str(path), "--format", "json"])
     assert code == 1
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert [r["status"] for r in records].count("MISMATCH") == 1
     bad = next(r for r in records if r["status"] == "MISMATCH")
     n, c = counts_of(PASSES_A)
@@ -348,4 +353,4 @@ def test_bundled_example_scores(cli, name):
     assert (code, err) == (0, "")
     counts = read_counts(path)
     want = passatk.score(counts.n, counts.c, [1, 10], task_ids=counts.task).records()
-    assert json.loads(out) == want
+    assert json.loads(out)["rows"] == want

@@ -62,7 +62,7 @@ def test_jobs_run_the_same_from_the_console(tmp_path, jobs):
 
 
 def test_the_blas_probe_is_answered_only_inside_run(monkeypatch):
-    from passatk import cli
+    from passatk import _console as cli
 
     monkeypatch.delitem(sys.modules, "scipy.linalg", raising=False)
     monkeypatch.delitem(sys.modules, cli._SCIPY_BLAS, raising=False)
@@ -73,7 +73,7 @@ def test_the_blas_probe_is_answered_only_inside_run(monkeypatch):
 
 
 def test_the_blas_probe_is_left_alone_once_scipy_linalg_is_loaded(monkeypatch):
-    from passatk import cli
+    from passatk import _console as cli
 
     monkeypatch.setitem(sys.modules, "scipy.linalg", object())
     monkeypatch.delitem(sys.modules, cli._SCIPY_BLAS, raising=False)

@@ -45,13 +45,14 @@ def lib_records(passes, k, **kw):
     return passatk.score(n, c, k, task_ids=TASKS, **kw).records()
 
 
-SPEC_KEYS = ["group", "metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples"]
+SPEC_KEYS = ["group", "metric", "k", "value", "se", "ci_low", "ci_high", "confidence", "ci_method",
+             "tasks", "samples"]
 
 
 def test_score_json_matches_library(cli, he):
     code, out, err = cli(["score", he, "-k", "1,5,10", "--format", "json"])
     assert (code, err) == (0, "")
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert [list(r)[: len(SPEC_KEYS)] for r in records] == [SPEC_KEYS] * 3
     expected = lib_records(PASSES_A, [1, 5, 10])
     for got, want in zip(records, expected, strict=True):
@@ -62,15 +63,16 @@ def test_score_table_is_aligned_and_shows_library_values(cli, he):
     code, out, _ = cli(["score", he, "-k", "1-3"])
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["metric", "k", "value", "se", "ci_low", "ci_high", "tasks",
-                                "samples", "estimand"]
+    assert lines[0].split() == ["metric", "k", "value", "se", "ci_low", "ci_high", "confidence",
+                                "ci_method", "tasks", "samples", "estimand"]
     assert len({len(line) for line in lines[1:]}) == 1  # the last column, estimand, is text
     for line, want in zip(lines[1:], lib_records(PASSES_A, [1, 2, 3]), strict=True):
         cells = line.split()
         assert cells[:2] == ["pass@k", str(want["k"])]
         assert cells[2] == f"{want['value']:.4f}"
         assert cells[3] == f"{want['se']:.4f}"
-        assert cells[6:] == [str(want["tasks"]), str(want["samples"]), want["estimand"]]
+        assert cells[6:] == ["0.9500", want["ci_method"], str(want["tasks"]),
+                             str(want["samples"]), want["estimand"]]
 
 
 def test_score_csv_full_precision(cli, he):
@@ -80,25 +82,26 @@ def test_score_csv_full_precision(cli, he):
     want = lib_records(PASSES_A, [1, 2])
     assert [float(r["value"]) for r in rows] == [w["value"] for w in want]
     assert [float(r["ci_high"]) for r in rows] == [w["ci_high"] for w in want]
-    assert list(rows[0])[:8] == SPEC_KEYS[1:]
+    assert list(rows[0])[:10] == SPEC_KEYS[1:]
 
 
 def test_score_markdown(cli, he):
     code, out, _ = cli(["score", he, "--format", "markdown"])
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == ("| metric | k | value | se | ci_low | ci_high | tasks | samples | "
-                        "estimand |")
-    assert lines[1] == "|:--|--:|--:|--:|--:|--:|--:|--:|:--|"
+    assert lines[0] == ("| metric | k | value | se | ci_low | ci_high | confidence | ci_method | "
+                        "tasks | samples | estimand |")
+    assert lines[1] == "|:--|--:|--:|--:|--:|--:|--:|:--|--:|--:|:--|"
     assert lines[2].startswith(f"| pass@k | 1 | {lib_records(PASSES_A, 1)[0]['value']:.4f} |")
 
 
 def test_score_percent(cli, he):
     _, frac, _ = cli(["score", he, "-k", "1,3", "--format", "json"])
     _, pct, _ = cli(["score", he, "-k", "1,3", "--format", "json", "--percent"])
-    for f, p in zip(json.loads(frac), json.loads(pct), strict=True):
+    assert (json.loads(frac)["unit"], json.loads(pct)["unit"]) == ("fraction", "percent")
+    for f, p in zip(json.loads(frac)["rows"], json.loads(pct)["rows"], strict=True):
         for key in ("value", "se", "ci_low", "ci_high", "se_fixed"):
-            assert p[key] == f[key] * 100
+            assert p[key + "_pct"] == f[key] * 100 and key not in p
         assert (p["k"], p["tasks"], p["samples"]) == (f["k"], f["tasks"], f["samples"])
 
 
@@ -106,7 +109,7 @@ def test_score_by_path_groups(cli, runs):
     code, out, _ = cli(["score", runs, "--by", "path:parent", "-k", "1,2", "--format",
                                 "json"])
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert [r["group"] for r in records] == [{"path:parent": "model-a"}] * 2 + [
         {"path:parent": "model-b"}
     ] * 2
@@ -127,7 +130,7 @@ def test_score_bootstrap_is_seeded_and_from_the_library(cli, he, ci, interval):
     assert first == second
     want = lib_records(PASSES_A, [1, 2], interval=interval, n_resamples=500,
                        seed=np.random.default_rng(7))
-    got = json.loads(first)
+    got = json.loads(first)["rows"]
     assert [(r["ci_low"], r["ci_high"]) for r in got] == [
         (w["ci_low"], w["ci_high"]) for w in want
     ]
@@ -139,7 +142,7 @@ def test_score_tau_bench_defaults_to_pass_hat_k(cli, tmp_path):
     write_archive(path, list(range(7)), PASSES_B, format="tau-bench")
     code, out, _ = cli(["score", str(path), "-k", "1-3", "--format", "json"])
     assert code == 0
-    got = json.loads(out)
+    got = json.loads(out)["rows"]
     n = [len(p) for p in PASSES_B]
     c = [sum(p) for p in PASSES_B]
     want = passatk.score(n, c, [1, 2, 3], metric="pass^k").records()
@@ -150,7 +153,7 @@ def test_score_tau_bench_defaults_to_pass_hat_k(cli, tmp_path):
 def test_score_metric_plugin_is_labelled_biased(cli, he):
     code, out, _ = cli(["score", he, "-k", "5", "--metric", "plugin", "--format", "json"])
     assert code == 0
-    (rec,) = json.loads(out)
+    (rec,) = json.loads(out)["rows"]
     assert rec["biased"] is True
     assert rec["value"] == lib_records(PASSES_A, 5, metric="plugin")[0]["value"]
 
@@ -161,7 +164,7 @@ def test_score_count_table_with_mapped_columns(cli, tmp_path):
     code, out, err = cli(["score", str(path), "--task", "problem", "--n", "total", "--c",
                                   "good", "--by", "model", "-k", "1,4", "--format", "json"])
     assert (code, err) == (0, "")
-    got = json.loads(out)
+    got = json.loads(out)["rows"]
     want = passatk.score([10, 10, 4], [3, 9, 0], [1, 4]).records()
     assert [r["value"] for r in got] == [w["value"] for w in want]
     assert got[0]["group"] == {"model": "m"}
@@ -176,7 +179,7 @@ def test_score_samples_table_with_reward_threshold(cli, tmp_path):
     assert code == 0
     counts = read_counts(str(path), format="samples", reward="reward", threshold=0.5)
     want = passatk.score(counts.n, counts.c, 1).records()
-    assert json.loads(out)[0]["value"] == want[0]["value"]
+    assert json.loads(out)["rows"][0]["value"] == want[0]["value"]
 
 
 def test_score_livecodebench_filters(cli, tmp_path):
@@ -192,8 +195,8 @@ def test_score_livecodebench_filters(cli, tmp_path):
     keep = [i for i in range(7) if "2023-06-01" <= dates[i] <= "2023-10-01"
             and levels[i] in ("easy", "hard")]
     want = passatk.score([12] * len(keep), [sum(PASSES_A[i]) for i in keep], 1).records()
-    assert json.loads(out)[0]["value"] == want[0]["value"]
-    assert json.loads(out)[0]["tasks"] == len(keep)
+    assert json.loads(out)["rows"][0]["value"] == want[0]["value"]
+    assert json.loads(out)["rows"][0]["tasks"] == len(keep)
 
 
 def test_score_output_file_is_written_atomically(cli, he, tmp_path):
@@ -202,7 +205,9 @@ def test_score_output_file_is_written_atomically(cli, he, tmp_path):
     code, out, _ = cli(["score", he, "--format", "json", "-o", str(target)])
     assert (code, out) == (0, "")
     _, stdout_version, _ = cli(["score", he, "--format", "json"])
-    assert target.read_text() == stdout_version
+    written, shown = json.loads(target.read_text()), json.loads(stdout_version)
+    assert written["argv"][-2:] == ["-o", str(target)]
+    assert {**written, "argv": None} == {**shown, "argv": None}
     assert os.listdir(target.parent) == ["scores.json"]
 
 
@@ -306,7 +311,7 @@ def test_input_format_override(cli, he, flag):
     assert err.startswith(f"passatk: error: {he}")
     code, out, _ = cli(["score", he, flag, "humaneval", "--format", "json"])
     assert code == 0
-    assert json.loads(out)[0]["value"] == lib_records(PASSES_A, 1)[0]["value"]
+    assert json.loads(out)["rows"][0]["value"] == lib_records(PASSES_A, 1)[0]["value"]
 
 
 def test_unknown_input_format(cli, he):
@@ -318,12 +323,12 @@ def test_unknown_input_format(cli, he):
 def test_k_above_n_is_an_error_unless_reported(cli, he):
     code, out, err = cli(["score", he, "-k", "1,13"])
     assert (code, out) == (2, "")
-    assert err.startswith("passatk: error: cannot report pass@k at k=13")
+    assert err.startswith(f"passatk: error: {he}: cannot report pass@k at k=13")
     assert "--missing report" in err and err.count("\n") == 1
     code, out, _ = cli(["score", he, "-k", "1,13", "--missing", "report", "--format",
                                 "json"])
     assert code == 0
-    rec = json.loads(out)[1]
+    rec = json.loads(out)["rows"][1]
     assert rec["k"] == 13 and rec["value"] is None and "exceeds n" in rec["reason"]
     _, table, _ = cli(["score", he, "-k", "1,13", "--missing", "report"])
     assert table.splitlines()[0].split()[-1] == "note"
@@ -349,10 +354,10 @@ def test_skip_bad_reports_on_stderr_and_in_json(cli, capsys, tmp_path):
     assert code == 0
     assert err.splitlines()[0] == "passatk: skipped 2 bad record(s) (--skip-bad):"
     assert f"{path}:10: " in err and f"{path}:11: " in err
-    rec = json.loads(out)[0]
-    assert rec["skipped"]["count"] == 2
-    assert [r["location"] for r in rec["skipped"]["records"]] == [f"{path}:10", f"{path}:11"]
-    assert rec["samples"] == 9
+    doc = json.loads(out)
+    assert doc["skipped"]["count"] == 2 and "skipped" not in doc["rows"][0]
+    assert [r["location"] for r in doc["skipped"]["records"]] == [f"{path}:10", f"{path}:11"]
+    assert doc["rows"][0]["samples"] == 9
 
 
 class _Tty(io.StringIO):
@@ -380,7 +385,7 @@ def test_score_fixed_benchmark_se_and_level(cli, he):
     code, out, _ = cli(["score", he, "-k", "1,6,7", "--ci", "fixed", "--level", "0.9",
                                 "--format", "json"])
     assert code == 0
-    got = json.loads(out)
+    got = json.loads(out)["rows"]
     want = lib_records(PASSES_A, [1, 6, 7], interval="fixed", confidence=0.9)
     assert [(r["se"], r["ci_low"], r["ci_high"], r["reason"]) for r in got] == [
         (w["se"], w["ci_low"], w["ci_high"], w["reason"]) for w in want
@@ -393,14 +398,14 @@ def test_score_many_files_and_globs(cli, runs):
     pattern = os.path.join(runs, "**", "*_results.jsonl")
     code, out, _ = cli(["score", pattern, "--by", "path:-2", "--format", "json"])
     assert code == 0
-    assert [r["group"] for r in json.loads(out)] == [{"path:-2": "model-a"},
+    assert [r["group"] for r in json.loads(out)["rows"]] == [{"path:-2": "model-a"},
                                                      {"path:-2": "model-b"}]
     # two files are two runs unless --merge pools them as shards
     code, out, _ = cli(["score", pattern, "--format", "json"])
-    assert [r["group"] for r in json.loads(out)] == [
+    assert [r["group"] for r in json.loads(out)["rows"]] == [
         {"path": os.path.join(m, "x_results.jsonl")} for m in ("model-a", "model-b")]
-    assert [r["value"] for r in json.loads(out)] == [
+    assert [r["value"] for r in json.loads(out)["rows"]] == [
         lib_records(p, 1)[0]["value"] for p in (PASSES_A, PASSES_B)]
     code, out, _ = cli(["score", pattern, "--merge", "--format", "json"])
     merged = [a + b for a, b in zip(PASSES_A, PASSES_B, strict=True)]
-    assert json.loads(out)[0]["value"] == lib_records(merged, 1)[0]["value"]
+    assert json.loads(out)["rows"][0]["value"] == lib_records(merged, 1)[0]["value"]

@@ -51,6 +51,8 @@ _SEEDS = [
     ("counts", "c.csv"), ("counts", "c.parquet"), ("counts", "cj.jsonl"),
     ("samples", "s.tsv"), ("samples", "sj.jsonl.gz"), ("code-eval", "ce_results.json"),
     ("qwen-math", "test_qwen25-math-cot_-1_seed0_t0.7_s0_e-1.jsonl"),
+    ("tau2-bench", "t2.json"), ("livecodebench-eval", "m_eval.json"),
+    ("inspect-ai", "log.json"), ("inspect-ai-eval", "log.eval"),
 ]
 _PAYLOADS = [b'"', b"{", b"[", b"}", b",", b":", b"\\", b"\n", b"\x00", b"\xff", b"\xef\xbb\xbf",
              b"9" * 400, b"[" * 100_000, b'"T/0": 1, "T/0": 2, ', b"NaN", b"-1", b"1e999",

@@ -227,7 +227,7 @@ def test_c4_shards_summing_past_2_53_are_refused(tmp_path, cli):
     (tmp_path / "shards").mkdir()
     for name in ("a.csv", "b.csv"):
         _run(tmp_path, f"shards/{name}", "task_id,n,c\nT,5000000000000000,0\n")
-    _one_line(cli, tmp_path / "shards", "--merge",
+    _one_line(cli, tmp_path / "shards", "--merge", "--allow-duplicates",
               match=r"task 'T': n sums to 2\*\*53 or more")
 
 

@@ -35,7 +35,7 @@ def test_control_characters_in_labels_are_escaped(capsys, evil_counts, fmt):
 
 def test_json_and_csv_keep_the_label_exactly(capsys, evil_counts):
     assert main(["score", str(evil_counts), "--by", "model", "-q", "--format", "json"]) == 0
-    labels = {r["group"]["model"] for r in json.loads(capsys.readouterr().out)}
+    labels = {r["group"]["model"] for r in json.loads(capsys.readouterr().out)["rows"]}
     assert labels == {EVIL, "ok"}
 
 

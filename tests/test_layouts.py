@@ -77,13 +77,13 @@ def test_hand_written_evalplus_pair(tmp_path):
 def test_cli_score_keeps_models_apart(cli, evalplus_folder):
     code, out, _ = cli(["score", str(evalplus_folder), "--format", "json"])
     assert code == 0
-    records = json.loads(out)
+    records = json.loads(out)["rows"]
     assert len(records) == 4 and all("path" in r["group"] for r in records)
     want = passatk.score([5] * 6, [sum(f) for f in FLAGS_B], 1)[0].value
     assert [r["value"] for r in records if r["group"]["path"].startswith("model-b")
             and r["group"]["metric_set"] == "base"] == [want]
     code, out, _ = cli(["score", str(evalplus_folder), "--merge", "--format", "json"])
-    assert [r["group"] for r in json.loads(out)] == [{"metric_set": "base"},
+    assert [r["group"] for r in json.loads(out)["rows"]] == [{"metric_set": "base"},
                                                      {"metric_set": "plus"}]
 
 
@@ -179,7 +179,7 @@ def test_human_eval_runs_of_two_models_and_compare(cli, tmp_path):
     code, out, err = cli(["compare", str(tmp_path / "new"), str(tmp_path / "old"),
                                   "--format", "json"])
     assert code == 0, err
-    assert [r["group"]["path"] for r in json.loads(out)] == [
+    assert [r["group"]["path"] for r in json.loads(out)["rows"]] == [
         os.path.join(m, "samples.jsonl_results.jsonl") for m in ("m1", "m2")]
 
 
@@ -241,8 +241,8 @@ def test_plot_draws_one_curve_per_archive(cli, tmp_path, monkeypatch):
     assert code == 0, err
     paths = [os.path.join(m, "x_results.jsonl") for m in "ab"]
     assert list(dict.fromkeys(r.group["path"] for r in seen["rows"])) == paths
-    ax = draw(seen["rows"])
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == paths
+    ax = draw(seen["rows"])  # labelled by the part of the path that differs
+    assert [t.get_text() for t in ax.figure.legends[0].get_texts()] == ["a", "b"]
 
 
 def test_merge_argument_is_checked(tmp_path):
@@ -262,6 +262,22 @@ def test_livecodebench_one_file_per_model_checks_per_problem(cli, tmp_path):
     assert code == 0 and "12 of 12 stored number(s) agree" in err
     code, _, err = cli(["check", str(tmp_path), "--merge"])
     assert code == 1  # each file's per-problem pass@1 against the pooled problem
+
+
+def _by_key(counts) -> dict:
+    return {(counts.groups[g], t): (int(n), int(c))
+            for g, t, n, c in zip(counts.group, counts.task, counts.n, counts.c, strict=True)}
+
+
+def _one_repeats_others(tables: list[dict]) -> bool:
+    """Whether one table's rows are the sums of the rows of the tables that share one."""
+    for i, whole in enumerate(tables):
+        others = [t for j, t in enumerate(tables) if j != i and set(t) & set(whole)]
+        if others and all(set(t) <= set(whole) for t in others) and all(
+                tuple(map(sum, zip(*(t[k] for t in others if k in t), strict=True))) == v
+                for k, v in whole.items()):
+            return True
+    return False
 
 
 @settings(max_examples=25, deadline=None)
@@ -284,8 +300,13 @@ def test_archives_are_runs_and_merge_is_the_exact_pool(tmp_path_factory, archive
             f"{t},{m},{n},{min(c, n)}\n" for t, m, n, c in rows))
         files.append(path)
     alone = [read_counts(f, by=["model"]) for f in files]
-    merged = read_counts(root, by=["model"], merge=True)
+    merged = read_counts(root, by=["model"], merge="allow-duplicates")
     assert _by_group(merged) == _by_group(merge_counts(alone))
+    if _one_repeats_others([_by_key(a) for a in alone]):  # a copy, or a merged file
+        with pytest.raises(ArchiveError, match="holds the same tasks and samples as"):
+            read_counts(root, by=["model"], merge=True)
+    else:
+        assert _by_group(read_counts(root, by=["model"], merge=True)) == _by_group(merged)
     apart = read_counts(root, by=["model"])
     if len(files) == 1:
         assert _by_group(apart) == _by_group(alone[0])

@@ -30,7 +30,7 @@ def test_row_repr_names_the_main_fields():
     assert repr(row) == (f"ScoreRow(group={{'m': 'a'}}, metric='pass@k', k=1, "
                          f"value={row.value:.6g}, se={row.se:.6g}, ci_low={row.ci_low:.6g}, "
                          f"ci_high={row.ci_high:.6g}, tasks=3, interval='auto')")
-    short = passatk.score([3, 3], [1, 2], k=5, missing="report")[0]
+    short = passatk.score([3, 4], [1, 2], k=5, missing="report")[0]
     assert repr(short).endswith("reason='k=5 exceeds n for 2 of 2 tasks: task positions [0, "
                                 "1] hav...')")
 

@@ -180,8 +180,9 @@ def test_verl_adapter_options():
         fn(rewards, mask, index)[0][:, 0],
         rl.advantages(scores, index, k=2, estimator="maxk-training", normalize="group-std"),
     )
-    with pytest.raises(ValueError, match="groups have sizes"):
-        rl.verl.pkpo(rewards[:-1], mask[:-1], index[:-1])
+    ragged, _ = rl.verl.pkpo(rewards[:-1], mask[:-1], index[:-1])  # k=None: each group's n
+    np.testing.assert_array_equal(
+        ragged[:, 0], rl.advantages(scores[:-1], index[:-1], k="n", estimator="pkpo"))
     with pytest.raises(ValueError, match="epsilon"):
         rl.verl.pkpo(rewards, mask, index, epsilon=1e-8)
     with pytest.raises(ValueError, match="estimator"):
@@ -189,7 +190,8 @@ def test_verl_adapter_options():
 
 
 def test_verl_register_without_verl_says_so(monkeypatch):
-    monkeypatch.setitem(sys.modules, "verl", None)  # import verl now raises ImportError
+    for name in ("verl", "verl.trainer", "verl.trainer.ppo", "verl.trainer.ppo.core_algos"):
+        monkeypatch.setitem(sys.modules, name, None)  # importing them now raises ImportError
     with pytest.raises(ImportError, match="needs verl installed"):
         rl.verl.register(k=4)
 
@@ -521,3 +523,48 @@ def test_errors_name_the_rule_and_position():
         rl.advantages([1, 0, "1"], k=1, estimator="pkpo")
     with pytest.raises(ValueError, match=r"scores\[1\] is inf"):
         rl.advantages([1.0, np.inf], k=1, estimator="pkpo")
+
+
+@pytest.mark.parametrize("estimator", ["pkpo", "pkpo-loo1", "maxk-training", "grpo-passk"])
+def test_k_n_is_each_group_at_its_own_size(estimator):
+    """Ragged groups, interleaved: each group equals a call on it alone with k = its n."""
+    rng = np.random.default_rng(11)
+    sizes = [2, 7, 3, 8, 2, 5]
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    perm = rng.permutation(labels.size)
+    labels = labels[perm]
+    scores = rng.choice([0.0, 0.5, 1.0], labels.size)
+    got = rl.advantages(scores, labels, k="n", estimator=estimator)
+    for g, n in enumerate(sizes):
+        mine = labels == g
+        want = rl.advantages(scores[mine], k=n, estimator=estimator)
+        np.testing.assert_array_equal(got[mine], want)
+    dense = np.array([[1.0, 0.0, np.nan, 1.0], [0.0, 1.0, 1.0, 0.0]])
+    got = rl.advantages(dense, k="n", estimator=estimator)
+    np.testing.assert_array_equal(got[0, [0, 1, 3]], rl.advantages([1.0, 0.0, 1.0], k=3,
+                                                                   estimator=estimator))
+    assert np.isnan(got[0, 2])
+
+
+def test_short_groups_zero_and_empty_batches():
+    scores = np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0], np.float32)
+    groups = ["a", "a", "a", "b", "c", "c"]
+    got = rl.advantages(scores, groups, k=2, short_groups="zero")
+    assert got.dtype == np.float32 and got[3] == 0.0 and not np.signbit(got[3])
+    keep = [0, 1, 2, 4, 5]
+    np.testing.assert_array_equal(got[keep], rl.advantages(scores[keep], [groups[i] for i in keep],
+                                                           k=2))
+    with pytest.raises(ValueError, match=r"group 'b' \(first rollout at scores\[3\]\) has n=1"):
+        rl.advantages(scores, groups, k=2)
+    with pytest.raises(ValueError, match=r"k='n' and group 'b'.*short_groups='zero'"):
+        rl.advantages(scores, groups, k="n")
+    np.testing.assert_array_equal(rl.advantages(scores, groups, k="n", short_groups="zero")[3:4],
+                                  [0.0])
+    with pytest.raises(ValueError, match="k='n' is not possible"):
+        rl.advantages(scores, groups, k="n", estimator="pkpo-loo")
+    with pytest.raises(ValueError, match="short_groups must be one of"):
+        rl.advantages(scores, groups, k=2, short_groups="drop")
+    for k in (2, "n"):
+        empty = rl.advantages(np.zeros(0, np.float32), np.array([], dtype=object), k=k)
+        assert empty.shape == (0,) and empty.dtype == np.float32
+        assert rl.advantages(np.zeros((0, 4)), k=k).shape == (0, 4)

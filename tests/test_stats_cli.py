@@ -39,7 +39,7 @@ def _lib(passes, **kw):
 def test_binary_intervals_from_the_cli(cli, greedy, ci):
     code, out, _ = cli(["score", greedy, "--ci", ci, "--format", "json"])
     assert code == 0
-    rec = json.loads(out)[0]
+    rec = json.loads(out)["rows"][0]
     want = _lib(GREEDY, interval=ci)
     assert (rec["ci_low"], rec["ci_high"]) == (want["ci_low"], want["ci_high"])
     assert rec["estimand"] == "super-population"
@@ -49,7 +49,7 @@ def test_cluster_interval_from_the_cli(cli, many):
     code, out, _ = cli(["score", many, "--ci", "cluster", "--cluster-by", "^[a-z]+",
                                  "--format", "json"])
     assert code == 0
-    rec = json.loads(out)[0]
+    rec = json.loads(out)["rows"][0]
     want = _lib(MANY, interval="cluster", clusters=[t.split("/")[0] for t in TASKS])
     assert rec["se"] == want["se"] and rec["clusters"] == 3
     assert rec["estimand"] == "super-population (clustered)"
@@ -66,7 +66,7 @@ def test_compare_with_clusters_and_estimand_column(cli, many, tmp_path):
     code, out, _ = cli(["compare", many, str(other), "--cluster-by", "^[a-z]+",
                                  "--seed", "0", "--format", "json"])
     assert code == 0
-    rec = json.loads(out)[0]
+    rec = json.loads(out)["rows"][0]
     assert rec["clusters"] == 3 and rec["df"] == 2 and rec["estimand"].endswith("clustered")
     code, out, _ = cli(["score", many])
     assert out.splitlines()[0].split()[-1] == "estimand"

@@ -49,9 +49,9 @@ def test_t_interval_is_clipped_and_says_so():
     row = passatk.score([1] * 20, [1] * 19 + [0], interval="t")[0]
     q = ss.t.ppf(0.975, 19) * row.se
     assert row.ci_high == 1.0 and row.ci_low == pytest.approx(0.95 - q, rel=1e-12)
-    assert row.ci_method == "t, clipped to [0, 1]"
+    assert (row.ci_method, row.ci_text) == ("t", "t, clipped to [0, 1]")
     inside = passatk.score([10] * 20, np.arange(20) % 11, interval="t")[0]
-    assert inside.ci_method == "t"
+    assert inside.ci_method == inside.ci_text == "t"
 
 
 # ------------------------------------------------------------------ binary benchmarks
@@ -65,7 +65,7 @@ def test_clopper_pearson_vs_statsmodels(x, size, conf):
     lo, hi = proportion_confint(x, size, alpha=1 - conf, method="beta")
     assert row.ci_low == pytest.approx(lo, abs=1e-12) and row.ci_high == pytest.approx(hi,
                                                                                      abs=1e-12)
-    assert row.ci_method.startswith("Clopper-Pearson")
+    assert row.ci_method == "clopper-pearson" and row.ci_text.startswith("Clopper-Pearson")
 
 
 def test_clopper_pearson_needs_binary_values():
@@ -149,7 +149,8 @@ def test_clustered_se_is_cr1_like_statsmodels(groups):
     row = passatk.score(np.full(g.size, 10), c, clusters=g, interval="cluster")[0]
     fit = sm.OLS(c / 10, np.ones((g.size, 1))).fit(cov_type="cluster", cov_kwds={"groups": g})
     assert row.se_cluster == pytest.approx(fit.bse[0], rel=1e-12)
-    assert row.clusters == groups and row.ci_method.startswith("t (clusters - 1 df), CR1")
+    assert row.clusters == groups and row.ci_method == "cluster-t"
+    assert row.ci_text.startswith("t (clusters - 1 df), CR1")
     half = ss.t.ppf(0.975, groups - 1) * row.se
     assert row.ci_high - row.value == pytest.approx(half, rel=1e-12) or row.ci_high == 1.0
 

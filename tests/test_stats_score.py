@@ -228,7 +228,7 @@ def test_records_are_json_ready_with_the_cli_keys():
     assert recs[0]["group"] == {"model": "x"} and recs[0]["tasks"] == 3
     assert recs[0]["samples"] == 16
     d = r.to_dict()
-    assert d["kind"] == "score" and d["rows"] == recs
+    assert (d["schema"], d["command"]) == (1, "score") and d["rows"] == recs
     with pytest.raises(AttributeError):
         r.rows[0].value = 1.0  # frozen
 
@@ -290,7 +290,7 @@ def test_wilson_interval_vs_scipy(x, size):
     row = passatk.score(np.ones(size, dtype=np.int64), c, interval="wilson", confidence=0.9)[0]
     ci = ss.binomtest(x, size).proportion_ci(confidence_level=0.9, method="wilson")
     assert (row.ci_low, row.ci_high) == pytest.approx((ci.low, ci.high), rel=1e-12, abs=1e-15)
-    assert row.ci_method.startswith("Wilson")
+    assert row.ci_method == "wilson" and row.ci_text.startswith("Wilson")
 
 
 def test_wilson_needs_binary_outcomes():

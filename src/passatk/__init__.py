@@ -8,7 +8,23 @@ The public names are loaded on first use (PEP 562), so ``import passatk`` and
 0.5333333333333333
 """
 
-from importlib import import_module
+from importlib import import_module as _import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
+    from . import archives, plot, reference, rl, stats  # noqa: F401 (PEP 562 attributes)
+    from ._api import fail_at_k, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
+    from .stats import (
+        compare,
+        min_detectable_effect,
+        samples_needed,
+        score,
+        simulate,
+        task_variance,
+        tasks_needed,
+    )
+
+    __version__: str
 
 #: public name -> the module that defines it
 _LAZY = {
@@ -26,7 +42,7 @@ _LAZY = {
     "task_variance": ".stats",
     "tasks_needed": ".stats",
 }
-_SUBMODULES = ("archives", "reference", "stats")
+_SUBMODULES = ("archives", "plot", "reference", "rl", "stats")
 
 
 def _version():
@@ -38,11 +54,12 @@ def _version():
         return "0.0.0+unknown"
 
 
-def __getattr__(name):
+def _load(name: str) -> object:
+    """The public ``name``, imported on first use and kept in the module's namespace."""
     if name in _LAZY:
-        value = getattr(import_module(_LAZY[name], __name__), name)
+        value = getattr(_import_module(_LAZY[name], __name__), name)
     elif name in _SUBMODULES:
-        value = import_module("." + name, __name__)
+        value = _import_module("." + name, __name__)
     elif name == "__version__":
         value = _version()
     else:
@@ -51,8 +68,12 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+if not TYPE_CHECKING:  # type checkers see the imports above, and flag any other name
+    __getattr__ = _load
+
+
+def __dir__() -> list[str]:
+    return sorted({*__all__, *_SUBMODULES})
 
 
 __all__ = [

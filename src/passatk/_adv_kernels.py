@@ -317,7 +317,11 @@ def _group_scale(z, n, norm, batch_scale, eps):
 def _sort_group(raw, n, perm, z):
     """perm: a stable argsort of raw[:n]; z = raw[perm] (insertion sort for small groups)."""
     if n > 32:
-        perm[:n] = np.argsort(raw[:n], kind="mergesort")
+        # element by element: a slice assignment of an array compiles numba's shape-mismatch
+        # message (its string formatting), about a fifth of this module's cold compile
+        order = np.argsort(raw[:n], kind="mergesort")
+        for i in range(n):
+            perm[i] = order[i]
     else:
         for i in range(n):
             x = raw[i]

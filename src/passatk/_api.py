@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import operator
-from typing import Literal
+from collections.abc import Sequence
+from typing import Any, Literal, TypeAlias, overload
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from . import _kernels as K
 from ._jit import threads_usable
@@ -18,6 +20,54 @@ __all__ = ["fail_at_k", "pass_at_k", "pass_at_k_curve", "pass_at_k_plugin", "pas
 _SMALL = 1 << 14  # below this many triples the serial kernel beats the thread launch
 _SAMPLE = 1024  # triples sampled to decide whether repeated (n, k) pay for a table
 MAX_CURVE_VALUES = 1 << 25  # 256 MiB of float64: pass_at_k_curve refuses larger outputs
+
+# The overloads: three scalars give a float, an array (or list) in any place an array. A 0-d
+# array counts as a scalar at run time (a float), as in numpy's own typing of 0-d results.
+_Scalar: TypeAlias = int | np.integer[Any]
+_Array: TypeAlias = NDArray[Any] | Sequence[Any]
+_Errors: TypeAlias = Literal["raise", "nan"]
+_Floats: TypeAlias = NDArray[np.float64]
+
+#: An array call of at most EXACT_MAX_SIZE triples, all with n <= EXACT_MAX_N, is computed with
+#: exact integers (math.comb; the division rounds correctly) and never starts numba: a command
+#: on a small archive then skips numba's 0.3-0.5 s start. Larger calls, and Python-int scalars
+#: (the values training loops and ``rl.group_metrics`` share), run the kernels, which agree
+#: within their 2-ulp contract (tests/test_exact_switch.py shows both sides of the switch).
+EXACT_MAX_SIZE = 64
+EXACT_MAX_N = 1000
+
+
+def _exact(n: int, c: int, k: int, mode: int) -> float:
+    """The correctly rounded value of one valid triple, from exact binomials."""
+    if mode == K.MODE_HAT:
+        return math.comb(c, k) / math.comb(n, k)
+    if mode == K.MODE_FAIL:
+        return math.comb(n - c, k) / math.comb(n, k)
+    if c == 0:
+        return 0.0
+    if c + k > n:
+        return 1.0
+    d = math.comb(n, k)
+    return (d - math.comb(n - c, k)) / d
+
+
+def _exact_fill(flat, mode, out) -> int:
+    """:func:`_exact` over (broadcast) flat int64 arrays; NaN and a count for invalid ones."""
+    n, c, k = (a.tolist() for a in flat)
+    size = out.size
+    bad = 0
+    vals = []
+    for i in range(size):
+        ni = n[i if len(n) > 1 else 0]
+        ci = c[i if len(c) > 1 else 0]
+        ki = k[i if len(k) > 1 else 0]
+        if counts_ok(ni, ci, ki):
+            vals.append(_exact(ni, ci, ki, mode))
+        else:
+            vals.append(math.nan)
+            bad += 1
+    out[:] = vals
+    return bad
 
 
 def _raise_invalid(n, c, k, originals, shape):
@@ -86,13 +136,20 @@ def _compute(n, c, k, mode, errors):
             flat.append(np.ascontiguousarray(np.broadcast_to(a, shape)).reshape(-1))
     out = np.empty(shape, dtype=np.float64)
     if out.size:
-        th, tl = table()
-        bad = _dispatch(flat, mode, th, tl, out.reshape(-1))
+        bad = _fill(flat, mode, out.reshape(-1))
         if bad and errors == "raise":
             _raise_invalid(n64, c64, k64, (on, oc, ok), shape)
     if shape == ():
         return float(out[()])
     return out
+
+
+def _fill(flat, mode, out):
+    """Values of the flat triples into ``out``: exact for a small call, else the kernels."""
+    if out.size <= EXACT_MAX_SIZE and max(int(a.max()) for a in flat) <= EXACT_MAX_N:
+        return _exact_fill(flat, mode, out)
+    th, tl = table()
+    return _dispatch(flat, mode, th, tl, out)
 
 
 def _repeated_pairs(n, k, size):
@@ -115,8 +172,19 @@ def _dispatch(flat, mode, th, tl, out):
     return K.bulk(n, c, k, mode, th, tl, out)
 
 
+@overload
+def pass_at_k(n: _Scalar, c: _Scalar, k: _Scalar, *, errors: _Errors = ...) -> float: ...
+@overload
+def pass_at_k(n: _Array, c: ArrayLike, k: ArrayLike, *, errors: _Errors = ...) -> _Floats: ...
+@overload
+def pass_at_k(n: ArrayLike, c: _Array, k: ArrayLike, *, errors: _Errors = ...) -> _Floats: ...
+@overload
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: _Array, *, errors: _Errors = ...) -> _Floats: ...
+@overload
 def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
-              errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
+              errors: _Errors = ...) -> float | _Floats: ...
+def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+              errors: _Errors = "raise") -> float | _Floats:
     """Unbiased pass@k = 1 - C(n-c, k) / C(n, k) (Chen et al. 2021, eq. 1).
 
     The probability that at least one of k samples, drawn without replacement from n samples
@@ -156,8 +224,19 @@ def pass_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
     return _compute(n, c, k, K.MODE_PASS, errors)
 
 
+@overload
+def pass_hat_k(n: _Scalar, c: _Scalar, k: _Scalar, *, errors: _Errors = ...) -> float: ...
+@overload
+def pass_hat_k(n: _Array, c: ArrayLike, k: ArrayLike, *, errors: _Errors = ...) -> _Floats: ...
+@overload
+def pass_hat_k(n: ArrayLike, c: _Array, k: ArrayLike, *, errors: _Errors = ...) -> _Floats: ...
+@overload
+def pass_hat_k(n: ArrayLike, c: ArrayLike, k: _Array, *, errors: _Errors = ...) -> _Floats: ...
+@overload
 def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
-               errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
+               errors: _Errors = ...) -> float | _Floats: ...
+def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+               errors: _Errors = "raise") -> float | _Floats:
     """pass^k = C(c, k) / C(n, k): the probability that all k draws pass (tau-bench).
 
     Same inputs, rules and accuracy as :func:`pass_at_k`.
@@ -173,8 +252,19 @@ def pass_hat_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
     return _compute(n, c, k, K.MODE_HAT, errors)
 
 
+@overload
+def fail_at_k(n: _Scalar, c: _Scalar, k: _Scalar, *, errors: _Errors = ...) -> float: ...
+@overload
+def fail_at_k(n: _Array, c: ArrayLike, k: ArrayLike, *, errors: _Errors = ...) -> _Floats: ...
+@overload
+def fail_at_k(n: ArrayLike, c: _Array, k: ArrayLike, *, errors: _Errors = ...) -> _Floats: ...
+@overload
+def fail_at_k(n: ArrayLike, c: ArrayLike, k: _Array, *, errors: _Errors = ...) -> _Floats: ...
+@overload
 def fail_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
-              errors: Literal["raise", "nan"] = "raise") -> float | np.ndarray:
+              errors: _Errors = ...) -> float | _Floats: ...
+def fail_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
+              errors: _Errors = "raise") -> float | _Floats:
     """P0 = C(n-c, k) / C(n, k) = 1 - pass@k, with small relative error even when tiny.
 
     Examples
@@ -186,7 +276,17 @@ def fail_at_k(n: ArrayLike, c: ArrayLike, k: ArrayLike, *,
     return _compute(n, c, k, K.MODE_FAIL, errors)
 
 
-def pass_at_k_plugin(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> float | np.ndarray:
+@overload
+def pass_at_k_plugin(n: _Scalar, c: _Scalar, k: _Scalar) -> float: ...
+@overload
+def pass_at_k_plugin(n: _Array, c: ArrayLike, k: ArrayLike) -> _Floats: ...
+@overload
+def pass_at_k_plugin(n: ArrayLike, c: _Array, k: ArrayLike) -> _Floats: ...
+@overload
+def pass_at_k_plugin(n: ArrayLike, c: ArrayLike, k: _Array) -> _Floats: ...
+@overload
+def pass_at_k_plugin(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> float | _Floats: ...
+def pass_at_k_plugin(n: ArrayLike, c: ArrayLike, k: ArrayLike) -> float | _Floats:
     """The plug-in approximation 1 - (1 - c/n)**k, kept for comparison. It is biased.
 
     Replacing the without-replacement probability by (1 - c/n)**k underestimates pass@k:
@@ -233,7 +333,7 @@ def k_ladder(k_max: int) -> list[int]:
 
 
 def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
-                    errors: Literal["raise", "nan"] = "raise") -> np.ndarray:
+                    errors: _Errors = "raise") -> _Floats:
     """pass@k for every k = 1..k_max in one call, along a new trailing axis.
 
     Parameters
@@ -261,7 +361,8 @@ def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
     """
     check_errors(errors)
     (n64, _), (c64, _) = as_int(n, "n"), as_int(c, "c")
-    n64, c64 = np.broadcast_arrays(n64, c64)
+    # copies: numpy warns (FutureWarning) when numba reads the writeable flag of a broadcast view
+    n64, c64 = (a.copy() for a in np.broadcast_arrays(n64, c64))
     if k_max is None:
         if n64.size == 0:
             raise ValueError("k_max is required when n is empty")

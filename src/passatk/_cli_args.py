@@ -148,6 +148,15 @@ def _resamples(text: str) -> int:
     return value
 
 
+def _jobs(text: str) -> int:
+    from ._limits import check_worker_count
+
+    try:
+        return check_worker_count(_positive_int(text), "N")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _nonnegative_int(text: str) -> int:
     return _int_at_least(text, 0, "must not be negative")
 
@@ -180,6 +189,20 @@ def _storage_option(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _regex(text: str) -> re.Pattern[str]:
+    """``--cluster-by``: a compiled regex; ``re.error`` (neither TypeError nor ValueError, so
+    argparse would let it through as a traceback) becomes a usage error."""
+    import warnings
+
+    try:
+        with warnings.catch_warnings():  # "possible nested set" and the like: valid today
+            warnings.simplefilter("ignore", FutureWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return re.compile(text)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid regex {text!r}: {exc}") from None
+
+
 def _level(text: str) -> float:
     value = _finite_float(text)
     if not 0 < value < 1:
@@ -194,6 +217,8 @@ OUTPUT_FORMATS = ("table", "json", "jsonl", "csv", "markdown")
 METRICS = ("pass@k", "pass^k", "plugin")
 CIS = ("t", "fixed", "bootstrap", "bca")
 SCORE_CIS = ("auto", "t", "fixed", "bootstrap", "bca", "wilson", "clopper-pearson", "cluster")
+#: plot's --ci: score's (auto first, so that a paper's table and figure agree), less cluster
+PLOT_CIS = SCORE_CIS[:-1]
 
 
 def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
@@ -217,7 +242,14 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         "--merge",
         action="store_true",
         help="pool the archives as shards of one run (a task in two shards is summed); by "
-        "default separate archives are kept apart by a 'path' group",
+        "default separate archives are kept apart by a 'path' group. An archive that holds "
+        "what others hold together (a merged file beside its shards, a copy) is an error",
+    )
+    g.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help="--merge, and pool an archive that repeats others too: the repeats are real "
+        "samples",
     )
     g.add_argument(
         "--skip-bad",
@@ -263,11 +295,11 @@ def _add_execution_args(g: Any) -> None:
     )
     g.add_argument(
         "--jobs",
-        type=_positive_int,
+        type=_jobs,
         default=None,
         metavar="N",
         help="read in N local processes: files in parallel, large JSON Lines and CSV files in "
-        "byte ranges; same output for any N (default: the number of CPUs from 256 MiB of "
+        "byte ranges; same output for any N (default: the number of CPUs from 64 MiB of "
         "input, one process below)",
     )
     g.add_argument(
@@ -291,7 +323,7 @@ def _add_execution_args(g: Any) -> None:
 def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster-by",
-        type=re.compile,
+        type=_regex,
         default=None,
         metavar="REGEX",
         help="cluster of a task: the first match of REGEX in its task id (e.g. '^[^/]+/' for "
@@ -325,8 +357,9 @@ def _add_k_metric_ci(
             "interval: auto (Wilson for binary per-task values, else the hull of t and "
             "quasi-binomial Wilson), t (super-population SE, t interval), fixed "
             "(fixed-benchmark SE), bootstrap (percentile over tasks), bca, wilson or "
-            "clopper-pearson (binary per-task values), cluster (CR1, with --cluster-by) "
-            "(default: %(default)s); Python: interval= (bootstrap is 'percentile')"
+            "clopper-pearson (binary per-task values)"
+            + (", cluster (CR1, with --cluster-by)" if "cluster" in cis else "")
+            + " (default: %(default)s); Python: interval= (bootstrap is 'percentile')"
             if "wilson" in cis
             else "interval: t, fixed, bootstrap or bca (default: %(default)s); Python: interval= "
             "(bootstrap is 'percentile')"
@@ -347,7 +380,9 @@ def _add_k_metric_ci(
         help="bootstrap resamples (default: 10000); Python: n_resamples=",
     )
     g.add_argument(
-        "--seed", type=_nonnegative_int, default=None, help="random seed of the bootstrap"
+        "--seed", action=_SeedAction, default=0, metavar="S",
+        help="random seed of the bootstrap and permutations (default: 0, so that a run "
+        "repeats; 'random' draws one); the JSON output records it",
     )
     g.add_argument(
         "--missing",
@@ -363,17 +398,39 @@ def _add_output_args(p: argparse.ArgumentParser, *, percent: bool = True) -> Non
     g.add_argument(
         "--format",
         choices=OUTPUT_FORMATS,
-        default="table",
-        help="output format (default: %(default)s); json is a list of records, jsonl one "
-        "record per line",
+        default=None,
+        help="output format (default: from the extension of -o, .json .jsonl .csv .md .txt, "
+        "else table); json is one envelope {schema, passatk, command, inputs, seed, ..., rows} "
+        "(docs/cli.md), jsonl one record per line",
     )
     g.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
+    g.add_argument(
+        "--csv-safe", action=argparse.BooleanOptionalAction, default=None,
+        help="CSV: prefix ' to text cells a spreadsheet would run as a formula (starting with "
+        "= + - @, tab or CR; OWASP); default: on for -o *.csv, off on stdout",
+    )
     if percent:
         g.add_argument(
-            "--percent", action="store_true", help="report values in percent instead of fractions"
+            "--percent", action="store_true",
+            help="report values in percent instead of fractions; the fields are named "
+            "value_pct, se_pct, ... in every format",
         )
+
+
+class _SeedAction(argparse.Action):
+    """``--seed S`` or ``--seed random`` (a drawn seed, noted on stderr and in the output)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        from ._cli_output import seed_arg
+
+        try:
+            setattr(namespace, self.dest, seed_arg(values))
+        except argparse.ArgumentTypeError as exc:
+            raise argparse.ArgumentError(self, str(exc)) from None
+        namespace.seed_drawn = values == "random"
 
 
 def _subparser(sub: Any, name: str, help: str, description: str, examples: str) -> Any:
@@ -480,7 +537,7 @@ def _add_plot_parser(sub: Any) -> None:
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
     _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1 to the smallest n")
+    _add_k_metric_ci(p, k_default="1 to the smallest n", cis=PLOT_CIS)
     p.add_argument("-o", "--output", required=True, metavar="FILE",
                    help="image file to write: .pdf, .svg or .png (300 dpi)")
     p.add_argument("--title", help="title of the figure")
@@ -527,6 +584,7 @@ def _add_simulate_parser(sub: Any) -> None:
         action="store_true",
         help="do not write the numbers the harness stores about itself (pass_at_k, ...)",
     )
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.add_argument("-q", "--quiet", action="store_true", help="no note on stderr")
 
 
@@ -540,6 +598,25 @@ def _add_formats_parser(sub: Any) -> None:
         "  passatk formats\n  passatk formats --format json\n",
     )
     _add_output_args(p, percent=False)
+
+
+def _add_warm_parser(sub: Any) -> None:
+    """Add the ``warm`` subcommand (issue 20)."""
+    p = _subparser(
+        sub,
+        "warm",
+        "compile or load every kernel once, and say where the cache is",
+        "Compile (or load from numba's cache) every kernel passatk runs, and report the time "
+        "and the cache folder. Run it once per install (a Dockerfile's RUN step, a cluster "
+        "image): later processes load the kernels instead of compiling them. Without "
+        "NUMBA_CACHE_DIR the kernels go to the package's __pycache__ when it is writable; "
+        "that copy is read even from a read-only install with NUMBA_CACHE_DIR set elsewhere.",
+        "  passatk warm\n  python -m passatk warm --only pass_at_k --only stats\n",
+    )
+    p.add_argument("--only", action="append", choices=("pass_at_k", "stats", "rl"),
+                   default=None, metavar="GROUP",
+                   help="only these kernels: pass_at_k, stats or rl (repeatable; default all)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
 
 
 def build_parser(extra: Sequence[Any] = ()) -> argparse.ArgumentParser:
@@ -566,6 +643,7 @@ def build_parser(extra: Sequence[Any] = ()) -> argparse.ArgumentParser:
     _add_plot_parser(sub)
     _add_simulate_parser(sub)
     _add_formats_parser(sub)
+    _add_warm_parser(sub)
     for add in extra:
         add(sub)
     return parser

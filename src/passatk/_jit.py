@@ -2,14 +2,43 @@
 
 Kernels are compiled with ``cache=True`` and ``nogil=True`` and never with ``fastmath``:
 the error-free transformations of the double-double arithmetic rely on exact IEEE rounding.
+
+numba is imported at the first call of a kernel, not when a kernel module is imported, so
+that a command that computes nothing (``--help``), or only small inputs (the exact path of
+``_api``), never pays numba's 0.3-0.5 s start. Until then :func:`jit` hands out
+:class:`Kernel` placeholders; the first call of any of them (:func:`start`) imports numba,
+makes every placeholder a numba dispatcher and puts the dispatchers in place of the
+placeholders in passatk's modules, so that kernels calling kernels see dispatchers.
+
+The cache: numba's own choice (``NUMBA_CACHE_DIR``, else the package's ``__pycache__`` when
+writable, else numba's user-wide folder), and when that misses, the package's
+``__pycache__`` read-only, where ``passatk warm`` (run once per install, e.g. in a Docker
+image build) leaves every kernel. The entries are keyed on the source's content hash, the
+signature and the CPU, not on the install path, so a read-only install finds them.
 """
 
 import importlib
 import os
+import pickle
+import sys
+import threading
 import warnings
 
-import numba
-import numba.extending
+_numba = None  # the numba module, once imported
+_started = False  # every placeholder is a dispatcher (set last, under the lock)
+_lock = threading.RLock()
+_kernels = []  # every Kernel placeholder made before the start
+_dispatchers = []  # every dispatcher made, for ``passatk warm``
+
+
+class _Prange:
+    """Stands for ``numba.prange`` until numba is started (then replaced in the modules)."""
+
+    def __call__(self, *args):
+        return range(*args)
+
+
+prange = _Prange()
 
 
 def _threadsafe_layer_available():
@@ -32,6 +61,7 @@ _layer_chosen = False
 
 def _choose_threading_layer():
     global _layer_chosen
+    numba = start()
     _layer_chosen = True
     if "NUMBA_THREADING_LAYER" in os.environ or numba.config.THREADING_LAYER != "default":
         return
@@ -44,9 +74,15 @@ def _choose_threading_layer():
         numba.config.THREADING_LAYER = "threadsafe"
 
 
-prange = numba.prange
-get_num_threads = numba.get_num_threads
-set_num_threads = numba.set_num_threads
+def get_num_threads():
+    """``numba.get_num_threads()`` (starts numba)."""
+    return start().get_num_threads()
+
+
+def set_num_threads(n):
+    """``numba.set_num_threads(n)`` (starts numba)."""
+    return start().set_num_threads(n)
+
 
 # GNU OpenMP aborts a fork()ed child at its first parallel region when the parent had started
 # its threads ("fork() called from a process already using GNU OpenMP"), and a multiprocessing
@@ -56,6 +92,9 @@ _threads_usable = True
 
 def _after_fork_in_child():
     global _threads_usable
+    numba = sys.modules.get("numba")
+    if numba is None:
+        return
     try:
         layer = numba.threading_layer()
     except ValueError:  # the parent never started numba's threads: the child may
@@ -86,37 +125,174 @@ _NO_CACHE_NOTE = (
 )
 
 
+class Kernel:
+    """A kernel before numba is started: calling it starts numba, then calls the kernel.
+
+    After the start every module of passatk holds the dispatcher instead, so this object is
+    only called through references taken before (``f = module.kernel``).
+    """
+
+    def __init__(self, func, opts):
+        self.py_func = func
+        self.opts = opts
+        self.dispatcher = None
+        self.__name__ = func.__name__
+        self.__qualname__ = func.__qualname__
+        self.__module__ = func.__module__
+        self.__doc__ = func.__doc__
+        self.__wrapped__ = func
+
+    def __call__(self, *args):
+        if self.dispatcher is None:
+            start()
+        return self.dispatcher(*args)
+
+    def __getattr__(self, name):  # signatures, stats, inspect_*: those of the dispatcher
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if self.dispatcher is None:
+            start()
+        return getattr(self.dispatcher, name)
+
+
 def jit(*args, parallel=False, **kwargs):
-    """``numba.njit`` with the project's options: cache, nogil, no fastmath."""
-    opts = {"cache": _cache_ok, "nogil": True, "fastmath": False, "error_model": "numpy"}
+    """``numba.njit`` with the project's options: cache, nogil, no fastmath.
+
+    Before numba is started it returns a :class:`Kernel` placeholder.
+    """
+    opts = {"cache": True, "nogil": True, "fastmath": False, "error_model": "numpy"}
     opts["parallel"] = parallel
     opts.update(kwargs)
     if args and callable(args[0]):
-        return _njit(args[0], opts)
-    return lambda func: _njit(func, opts)
+        return _make(args[0], opts)
+    return lambda func: _make(func, opts)
+
+
+def _make(func, opts):
+    with _lock:
+        if _started:
+            return _njit(func, opts)
+        kernel = Kernel(func, opts)
+        _kernels.append(kernel)
+        return kernel
+
+
+def start():
+    """Import numba and turn every :class:`Kernel` placeholder into its dispatcher; returns
+    the numba module. Cheap once started."""
+    if _started:
+        return _numba
+    with _lock:
+        if not _started:
+            _start()
+    return _numba
+
+
+def _start():
+    global _numba, _started, prange
+    import numba
+    import numba.extending
+
+    g = globals()
+    g["_fma"] = numba.extending.intrinsic(_fma_intrinsic)
+    prange_placeholder = prange
+    prange = numba.prange
+    _numba = numba
+    for kernel in _kernels:
+        kernel.dispatcher = _njit(kernel.py_func, kernel.opts)
+    swap = {id(k): k.dispatcher for k in _kernels}
+    swap[id(prange_placeholder)] = numba.prange
+    homes = {k.py_func.__module__ for k in _kernels}
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "passatk" or name.startswith("passatk.")
+                                  or name in homes):
+            continue
+        space = vars(module)
+        for key, value in list(space.items()):
+            new = swap.get(id(value))
+            if new is not None:
+                space[key] = new
+    _kernels.clear()
+    _started = True
+
+
+def dispatchers():
+    """Every numba dispatcher passatk made so far (after :func:`start`)."""
+    return list(_dispatchers)
 
 
 def _njit(func, opts):
+    disp = _njit_one(func, opts)
+    _dispatchers.append(disp)
+    return disp
+
+
+def _njit_one(func, opts):
     global _cache_ok
-    try:
+    numba = _numba
+    opts = {**opts, "cache": opts["cache"] and _cache_ok}
+    if not opts["cache"]:
         return numba.njit(**opts)(func)
+    try:
+        disp = numba.njit(**opts)(func)
     except RuntimeError as exc:
-        if not opts["cache"] or "no locator available" not in str(exc):
+        if "no locator available" not in str(exc):
             raise
+    else:
+        if hasattr(disp, "_cache"):  # not under NUMBA_DISABLE_JIT (a plain function then)
+            disp._cache = _layered_cache(disp._cache, func)
+        return disp
     _cache_ok = False
     warnings.warn_explicit(_NO_CACHE_NOTE.format("no writable cache directory"),
                            RuntimeWarning, "passatk", 0, module="passatk")
     return numba.njit(**{**opts, "cache": False})(func)
 
 
-@numba.extending.intrinsic
-def _fma(typingctx, a, b, c):
+def package_cache_dir():
+    """The package's ``__pycache__``, where ``passatk warm`` leaves the kernels for every
+    later process (read-only is fine for loading)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+
+
+def _layered_cache(cache, func):
+    """numba's cache of ``func``, which on a miss also reads the package's ``__pycache__``."""
+    from numba.core.caching import IndexDataCacheFile
+
+    tree = os.path.join(os.path.dirname(os.path.abspath(func.__code__.co_filename)),
+                        "__pycache__")
+    if os.path.realpath(tree) == os.path.realpath(cache.cache_path):
+        return cache
+    impl = cache._impl
+    shipped = IndexDataCacheFile(tree, impl.filename_base, impl.locator.get_source_stamp())
+    own_load = cache._load_overload
+
+    def load(sig, target_context):
+        data = own_load(sig, target_context)
+        if data is None and cache._enabled:
+            try:
+                raw = shipped.load(cache._index_key(sig, target_context.codegen()))
+            except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # none, or partial
+                raw = None
+            if raw is not None:
+                data = impl.rebuild(target_context, raw)
+        return data
+
+    cache._load_overload = load
+    cache.shipped_path = tree
+    return cache
+
+
+def _fma_intrinsic(typingctx, a, b, c):
+    numba = _numba
     sig = numba.types.float64(numba.types.float64, numba.types.float64, numba.types.float64)
 
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
 
     return sig, codegen
+
+
+_fma = None  # numba's intrinsic of _fma_intrinsic, made at the start
 
 
 @jit(inline="always")

@@ -70,12 +70,49 @@ def flatten(record: Mapping[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    columns: dict[str, None] = {}
-    for row in rows:
-        for key in row:
-            columns.setdefault(key, None)
-    return list(columns)
+def columns(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The flat columns of ``records``: every group field first (in order of appearance over
+    all records, so a group found only in a later file still comes first), then the rest.
+
+    >>> columns([{"group": {"path": "a"}, "k": 1, "note": ""},
+    ...          {"group": {"path": "b", "filter": "x"}, "k": 1}])
+    ['path', 'filter', 'k', 'note']
+    """
+    group: dict[str, None] = {}
+    other: dict[str, None] = {}
+    for record in records:
+        fields = record.get("group")
+        size = len(fields) if isinstance(fields, Mapping) else 0
+        for i, key in enumerate(flatten(record)):
+            (group if i < size else other).setdefault(key, None)
+    return [*group, *(key for key in other if key not in group)]
+
+
+#: Significant digits a table keeps of a small number (se 0.00004 is not "0.0000").
+_DIGITS = 3
+
+
+def _float_cell(value: float, decimals: int) -> str:
+    """``decimals`` places; a number too small to keep two significant digits there gets
+    :data:`_DIGITS` significant digits (more places, or scientific notation).
+
+    >>> [_float_cell(v, 4) for v in (0.8934, 0.01234, 0.00738, 0.000123, 0.0, 0.00004567)]
+    ['0.8934', '0.0123', '0.0074', '0.000123', '0.0000', '4.57e-05']
+    """
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if value.is_integer() and abs(value) >= 10**6:
+        return f"{int(value)}"
+    if value == 0:
+        return f"{value:.{decimals}f}"
+    if abs(value) >= 10.0 ** (1 - decimals):
+        return f"{value:.{decimals}f}"
+    places = _DIGITS - 1 - math.floor(math.log10(abs(value)))
+    if places > decimals + 2:
+        return f"{value:.{_DIGITS - 1}e}"
+    return f"{value:.{places}f}"
 
 
 def _cell(value: Any, decimals: int = _DECIMALS) -> str:
@@ -84,13 +121,7 @@ def _cell(value: Any, decimals: int = _DECIMALS) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "-"
-        if value.is_integer() and abs(value) >= 10**6:
-            return f"{int(value)}"
-        if value != 0 and abs(value) < 10.0**-decimals:
-            return f"{value:.2e}"
-        return f"{value:.{decimals}f}"
+        return _float_cell(value, decimals)
     if isinstance(value, (list, tuple)):
         return ",".join(_cell(v, decimals) for v in value)
     return printable(str(value))
@@ -114,14 +145,14 @@ def _table_rows(
     records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS
 ) -> tuple[list[str], list[list[str]], list[bool]]:
     rows = [flatten(r) for r in records]
-    columns = _columns(rows)
-    cells = [[_cell(row.get(col), decimals) for col in columns] for row in rows]
+    names = columns(records)
+    cells = [[_cell(row.get(col), decimals) for col in names] for row in rows]
     numeric = [
         all(_is_number(row.get(col)) or row.get(col) is None for row in rows)
         and any(_is_number(row.get(col)) for row in rows)
-        for col in columns
+        for col in names
     ]
-    return columns, cells, numeric
+    return names, cells, numeric
 
 
 def render_table(records: Sequence[Mapping[str, Any]], decimals: int = _DECIMALS) -> str:
@@ -159,6 +190,25 @@ def render_markdown(records: Sequence[Mapping[str, Any]], decimals: int = _DECIM
     return "\n".join(lines) + "\n"
 
 
+def render_html(records: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+                decimals: int = _DECIMALS) -> str:
+    """An HTML table (for notebooks' ``_repr_html_``): group columns first, text escaped.
+
+    >>> print(render_html([{"group": {"m": "<a>"}, "k": 1, "value": 0.5}]))
+    <table><thead><tr><th>m</th><th>k</th><th>value</th></tr></thead><tbody><tr><td>&lt;a&gt;</td><td>1</td><td>0.5000</td></tr></tbody></table>
+    """
+    import html
+
+    if columns is not None:
+        records = [{"group": r.get("group") or {}, **{c: r.get(c) for c in columns}}
+                   for r in records]
+    names, cells, _ = _table_rows(records, decimals)
+    head = "".join(f"<th>{html.escape(n)}</th>" for n in names)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                   for row in cells)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
 def _csv_value(value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -169,16 +219,52 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def render_csv(records: Sequence[Mapping[str, Any]]) -> str:
-    """CSV with a header; floats at full precision, missing values empty."""
+#: What a spreadsheet takes for the start of a formula (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(text: str) -> str:
+    """``text`` with a ``'`` in front when a spreadsheet would run it as a formula (OWASP).
+
+    >>> csv_safe("=HYPERLINK(1)"), csv_safe("@SUM(A1)"), csv_safe("-1+2"), csv_safe("model")
+    ("'=HYPERLINK(1)", "'@SUM(A1)", "'-1+2", 'model')
+    """
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def render_csv(records: Sequence[Mapping[str, Any]], *, safe: bool = False,
+               escape: bool = False) -> str:
+    """CSV with a header; floats at full precision, missing values empty.
+
+    Only text cells (labels, names, notes; the header too) change, never a number: ``safe``
+    prefixes ``'`` to those a spreadsheet would take for a formula (:func:`csv_safe`), and
+    ``escape`` writes control characters as ``\\uXXXX`` (:func:`printable`), for a terminal.
+
+    >>> print(render_csv([{"group": {"m": "=1+1"}, "diff": -0.5}], safe=True), end="")
+    m,diff
+    '=1+1,-0.5
+    """
     rows = [flatten(r) for r in records]
-    columns = _columns(rows)
+    names = columns(records)
+
+    def text(value: Any) -> Any:
+        cell = _csv_value(value)
+        if isinstance(value, (str, list, tuple)):  # numbers are never rewritten
+            cell = printable(cell) if escape else cell
+            cell = csv_safe(cell) if safe else cell
+        return cell
+
+    # csv quotes a field holding a character of its line terminator: with "\r\n" a label with
+    # a lone CR is quoted too (with "\n" it was not, and the CR split the row); lines end "\n"
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow([_csv_value(row.get(col)) for col in columns])
-    return buf.getvalue()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    lines = []
+    for cells in ([text(name) for name in names], *([text(r.get(c)) for c in names] for r in rows)):
+        writer.writerow(cells)
+        lines.append(buf.getvalue()[:-2] + "\n")
+        buf.seek(0)
+        buf.truncate()
+    return "".join(lines)
 
 
 def jsonable(value: Any) -> Any:
@@ -194,9 +280,87 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def render_json(records: Sequence[Mapping[str, Any]]) -> str:
-    """A JSON list of records (strict JSON: NaN is written as null)."""
-    return json.dumps(jsonable(list(records)), indent=2, allow_nan=False) + "\n"
+def render_json(records: Sequence[Mapping[str, Any]] | Mapping[str, Any]) -> str:
+    """JSON of a list of records or of an :func:`envelope` (strict JSON: NaN is null)."""
+    data = dict(records) if isinstance(records, Mapping) else list(records)
+    return json.dumps(jsonable(data), indent=2, allow_nan=False) + "\n"
+
+
+#: The version of the JSON envelope (docs/cli.md, "JSON output"): raised on any change that
+#: could break a reader (a key removed or renamed, a meaning changed); new keys keep it.
+SCHEMA = 1
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("passatk")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0.0.0+unknown"
+
+
+def envelope(command: str, rows: Sequence[Mapping[str, Any]], *,
+             inputs: Sequence[Mapping[str, Any]] = (), seed: int | None = None,
+             **fields: Any) -> dict[str, Any]:
+    """The one JSON shape of every result: the command line's ``--format json`` and
+    ``to_dict()`` of the library's results.
+
+    >>> env = envelope("score", [{"k": 1, "value": 0.5}], seed=0, confidence=0.95)
+    >>> list(env)
+    ['schema', 'passatk', 'command', 'inputs', 'seed', 'confidence', 'rows']
+    >>> env["schema"], env["rows"]
+    (1, [{'k': 1, 'value': 0.5}])
+    """
+    return {"schema": SCHEMA, "passatk": _version(), "command": command,
+            "inputs": [dict(i) for i in inputs], "seed": seed, **fields,
+            "rows": [dict(r) for r in rows]}
+
+
+def check_envelope(data: Any, command: str) -> Mapping[str, Any]:
+    """``data`` if it is an :func:`envelope` of ``command`` this version reads, else an error."""
+    if not isinstance(data, Mapping):
+        raise TypeError(f"from_dict needs a dict (the JSON envelope), got {type(data).__name__}")
+    for key in ("schema", "command", "rows"):
+        if key not in data:
+            raise ValueError(f"not a passatk JSON envelope: the key {key!r} is missing")
+    if data["schema"] != SCHEMA:
+        raise ValueError(f"schema {data['schema']!r} is not one this passatk reads "
+                         f"(schema {SCHEMA}); upgrade passatk")
+    if data["command"] != command:
+        raise ValueError(f"this envelope holds the output of {data['command']!r}, not of "
+                         f"{command!r}")
+    if data.get("unit", "fraction") != "fraction":
+        raise ValueError(f"the values are in {data['unit']} (written with --percent); load the "
+                         "output written without --percent")
+    return data
+
+
+def input_record(path: str) -> dict[str, Any]:
+    """``{"path", "bytes", "sha256"}`` of one input: size and SHA-256 of a local file, read in
+    1 MiB blocks; None for standard input and for URLs (read once, not again to hash).
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> with open(p, "w") as fh:
+    ...     _ = fh.write("abc")
+    >>> r = input_record(p); r["bytes"], r["sha256"][:12]
+    (3, 'ba7816bf8f01')
+    """
+    record: dict[str, Any] = {"path": path, "bytes": None, "sha256": None}
+    if path == "-" or "://" in path:
+        return record
+    import hashlib
+
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as fh:
+        while block := fh.read(1 << 20):
+            h.update(block)
+            size += len(block)
+    record["bytes"] = size
+    record["sha256"] = h.hexdigest()
+    return record
 
 
 def render_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
@@ -209,8 +373,10 @@ def render_jsonl(records: Sequence[Mapping[str, Any]]) -> str:
     return "".join(json.dumps(jsonable(r), allow_nan=False) + "\n" for r in records)
 
 
-def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _DECIMALS) -> str:
-    """Render ``records`` in one of :data:`FORMATS` (``decimals`` for table and markdown)."""
+def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _DECIMALS,
+           csv_safe: bool = False, escape: bool = False) -> str:
+    """Render ``records`` in one of :data:`FORMATS` (``decimals`` for table and markdown;
+    ``csv_safe`` and ``escape`` for CSV, see :func:`render_csv`)."""
     if fmt == "table":
         return render_table(records, decimals)
     if fmt == "json":
@@ -218,7 +384,7 @@ def render(records: Sequence[Mapping[str, Any]], fmt: str, *, decimals: int = _D
     if fmt == "jsonl":
         return render_jsonl(records)
     if fmt == "csv":
-        return render_csv(records)
+        return render_csv(records, safe=csv_safe, escape=escape)
     if fmt == "markdown":
         return render_markdown(records, decimals)
     raise ValueError(f"unknown output format {fmt!r}; choose one of {', '.join(FORMATS)}")

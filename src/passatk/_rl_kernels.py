@@ -36,7 +36,9 @@ def _gather(x, order, lo, hi, sv):
         if not math.isnan(v):
             sv[lo + m] = v
             m += 1
-    sv[lo:lo + m] = np.sort(sv[lo:lo + m])
+    ordered = np.sort(sv[lo:lo + m])
+    for i in range(m):  # not a slice assignment: see _adv_kernels._sort_group
+        sv[lo + i] = ordered[i]
     return m
 
 

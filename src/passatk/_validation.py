@@ -9,19 +9,18 @@ purpose: it is the stdlib-only oracle the tests hold this code against
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from ._limits import MAX_N, MAX_RESAMPLES, TABLE_MAX  # noqa: F401 (re-exported)
+from ._types import KSpec  # noqa: F401 (re-exported)
 
 #: What ``rng=`` (and its alias ``seed=``) accepts: whatever numpy.random.default_rng does.
 RngLike = (None | int | Sequence[int] | np.random.SeedSequence | np.random.BitGenerator
            | np.random.Generator)
-#: The budgets of ``score``/``compare``: one k, several, or a named set.
-KSpec = int | Sequence[int] | ArrayLike | Literal["all", "ladder"]
 
 _CLIP = 2**62  # values beyond int64 are saturated here, so that the range rules reject them
 
@@ -108,6 +107,36 @@ def int_array(x: Any, name: str) -> np.ndarray:
     return arr
 
 
+def detached(x: Any) -> Any:
+    """``x.detach()`` for a torch tensor that requires grad (whose ``numpy()`` raises
+    RuntimeError), else ``x``: counts and budgets carry no gradient, only their values count."""
+    if getattr(x, "requires_grad", False) is True and callable(getattr(x, "detach", None)):
+        return x.detach()
+    return x
+
+
+def finite_float(v: Any, name: str) -> float:
+    """``float(v)`` for a real number ``v`` (not bool), or a TypeError / ValueError naming
+    ``name``: an int too large for a float is a ValueError, not an OverflowError.
+
+    >>> finite_float(10**400, "a")
+    Traceback (most recent call last):
+    ...
+    ValueError: a must be a finite number, got an integer of 401 digits
+    """
+    if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+    try:
+        x = float(v)
+    except OverflowError:
+        digits = len(str(abs(int(v)))) if abs(v) < 10**4000 else "over 4000"
+        raise ValueError(f"{name} must be a finite number, got an integer of {digits} "
+                         "digits") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} must be a finite number, got {name}={x!r}")
+    return x
+
+
 def checked_array(x: Any, name: str) -> np.ndarray:
     """``np.asarray(x)``, refusing what numpy would silently turn into numbers.
 
@@ -124,14 +153,22 @@ def checked_array(x: Any, name: str) -> np.ndarray:
         return np.asarray(x.data)
     if isinstance(x, np.ndarray):
         return x
-    if isinstance(x, list | tuple):
-        pos = _bool_position(x, ())
-        if pos is not None:
-            raise type_error(name, f"bool {_at(x, pos)!r} at index {fmt_index(pos)}")
+    x = detached(x)
     try:
+        if isinstance(x, list | tuple):
+            pos = _bool_position(x, ())
+            if pos is not None:
+                raise type_error(name, f"bool {_at(x, pos)!r} at index {fmt_index(pos)}")
         arr = np.asarray(x)
     except (ValueError, TypeError) as e:  # ragged nesting, unconvertible objects
-        raise type_error(name, f"{type(x).__name__} that numpy cannot convert ({e})") from None
+        if isinstance(e, TypeError) and str(e).startswith(name):
+            raise
+        raise type_error(name, f"{type(x).__name__} that numpy cannot convert "
+                               f"({' '.join(str(e).split())})") from None
+    except RecursionError:
+        raise type_error(name, f"a {type(x).__name__} nested too deeply") from None
+    except MemoryError:  # range(2**62): more values than memory holds
+        raise ValueError(f"{name} holds more values than fit in memory") from None
     missing = None
     if arr.dtype.kind == "f" and arr.size:
         if isinstance(x, list | tuple) and not _has_float(x):

@@ -15,12 +15,12 @@ input or output error; 130 when interrupted. A library error that names an optio
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
+from . import _console
 from ._cli_args import (
     EXIT_ERROR,
     EXIT_FINDINGS,
@@ -33,6 +33,7 @@ from ._cli_args import (
     parse_ks,
 )
 from ._cli_args import build_parser as _build_parser
+from ._console import Warm, console
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "EXIT_STATUS_HELP", "MAX_KS", "MAX_RESAMPLES",
            "UsageError", "build_parser", "console", "main", "parse_ks", "run"]
@@ -46,19 +47,12 @@ _INTERVALS = {"t": "t", "fixed": "fixed", "bootstrap": "percentile", "bca": "bca
               "auto": "auto", "wilson": "wilson", "clopper-pearson": "clopper-pearson",
               "cluster": "cluster"}
 
-#: fields scaled by --percent (all are fractions of tasks solved, or differences of them)
-_SCALED = (
-    "value", "se", "ci_low", "ci_high", "se_super", "se_fixed", "se_cluster", "sd_between",
-    "percentile_low", "percentile_high", "bca_low", "bca_high",
-    "diff", "value_a", "value_b", "boot_low", "boot_high", "band_low", "band_high",
-)
-
-_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "tasks", "samples",
-                  "estimand")
+_SCORE_COLUMNS = ("metric", "k", "value", "se", "ci_low", "ci_high", "confidence", "ci_method",
+                  "tasks", "samples", "estimand")
 _COMPARE_SPEC = ("metric", "k", "diff", "se", "ci_low", "ci_high", "p_value", "tasks")
 _COMPARE_COLUMNS = (
-    "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "p_value", "tasks",
-    "estimand",
+    "metric", "k", "value_a", "value_b", "diff", "se", "ci_low", "ci_high", "confidence",
+    "ci_method", "p_value", "tasks", "estimand",
 )
 
 
@@ -66,8 +60,9 @@ def _note(args: argparse.Namespace, message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
 
 
-def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
-    """Read archives with the reader flags of ``args``; report skipped records on stderr."""
+def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None) -> Any:
+    """Read archives with the reader flags of ``args``; report skipped records on stderr.
+    The files read are kept in ``args._files`` (with ``run``) for the JSON envelope."""
     from passatk import archives
 
     from ._output import Progress
@@ -81,11 +76,12 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
         filters["difficulty"] = tuple(args.difficulty)
     local = [p for p in paths if "://" not in str(p)]
     # a bad local path fails here, before any reader (or numpy) is loaded
-    if local:
-        archives.expand_paths(local)
+    files = archives.expand_paths(local) if local else []
+    _output_is_no_input(getattr(args, "output", None), files + [p for p in paths
+                                                                if str(p).startswith("file://")])
     from .archives._processes import launching
 
-    warm = _Warm()
+    warm = Warm()
     if args.scheduler is not None:
         warm.start()  # the cluster reads; this process only waits
     progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
@@ -104,7 +100,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
                 c=args.c_field,
                 skip_bad=args.skip_bad,
                 filters=filters or None,
-                merge=args.merge,
+                merge="allow-duplicates" if args.allow_duplicates else args.merge,
                 progress=progress,
                 scheduler=_cluster(args),
                 workers=args.jobs,
@@ -126,25 +122,50 @@ def _read(args: argparse.Namespace, paths: Sequence[str]) -> Any:
             print(f"  ... and {skipped.count - len(shown)} more", file=sys.stderr)
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
+    _keep_files(args, counts, run)
     return counts
 
 
-class _Warm:
-    """The kernels loaded in a thread while others read (``passatk._warm``): at once when a
-    cluster reads, or when the local worker processes have started (``launching``)."""
+def _keep_files(args: argparse.Namespace, counts: Any, run: str | None) -> None:
+    """Note the files read, for the inputs of the JSON envelope."""
+    args._files = [*getattr(args, "_files", ()), *((run, f) for f in counts.files)]
 
-    def __init__(self) -> None:
-        self.thread: Any = None
 
-    def start(self) -> None:
-        if self.thread is None:
-            from ._warm import start
+def _identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the regular file a name reaches (symlinks followed; ``-`` is standard
+    input, ``file://`` its path), or None (none, or a device or pipe: written through, never
+    replaced)."""
+    try:
+        if path == "-":
+            st = os.fstat(sys.stdin.fileno())
+        elif path.startswith("file://"):
+            from urllib.parse import urlsplit
+            from urllib.request import url2pathname
 
-            self.thread = start()
+            st = os.stat(url2pathname(urlsplit(path).path))
+        else:
+            st = os.stat(path)
+    except (OSError, ValueError, AttributeError):  # absent, or stdin closed or replaced
+        return None
+    import stat
 
-    def join(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+
+
+def _output_is_no_input(output: str | None, inputs: Sequence[str]) -> None:
+    """Refuse an ``-o`` that reaches one of the inputs (directly, by a symlink or a hard link,
+    found by a walk): the atomic write would replace the archive with the report."""
+    if not output or output == "-":
+        return
+    target = _identity(output)
+    if target is None:
+        return
+    for path in inputs:
+        if _identity(path) == target:
+            same = "" if os.path.abspath(path) == os.path.abspath(output) else (
+                f" (the file {output!r} reaches)")
+            raise ValueError(f"-o {output!r} is the input {path!r}{same}: writing it would "
+                             "replace that archive; name another output file")
 
 
 def _cluster(args: argparse.Namespace) -> Any:
@@ -180,11 +201,9 @@ def _metric(args: argparse.Namespace, counts: Any) -> str:
 
 
 def _percent(record: dict[str, Any], percent: bool) -> dict[str, Any]:
-    if percent:
-        for key in _SCALED:
-            value = record.get(key)
-            if isinstance(value, float):
-                record[key] = value * 100.0
+    """``record`` unchanged: ``--percent`` is applied (and the fields renamed ``*_pct``) by
+    :func:`_emit` in every format; kept so that a command written against the older helper
+    does not scale its records twice."""
     return record
 
 
@@ -216,20 +235,73 @@ def _emit(
     columns: Sequence[str],
     extra: Sequence[str] = (),
     decimals: int | None = None,
+    rename: dict[str, str] | None = None,
+    **fields: Any,
 ) -> None:
-    from ._output import render, write_text
+    """Write ``records`` in ``args.format``: JSON as the envelope of docs/cli.md (``fields``
+    are its command's own keys), the flat formats with ``columns`` (renamed by ``rename``)."""
+    from ._output import write_text
 
     if args.format in ("json", "jsonl"):
-        text = render(records, args.format)
+        text = _json_text(args, records, fields)
     else:
-        if decimals is None:
-            decimals = 2 if getattr(args, "percent", False) else 4
-        text = render(_compact(records, columns, extra), args.format, decimals=decimals)
+        text = _flat_text(args, _compact(records, columns, extra), decimals, rename)
+    if getattr(args, "seed_drawn", False) and not getattr(args, "quiet", False):
+        _note(args, f"--seed random drew seed {args.seed}")
     write_text(text, args.output)
+
+
+def _json_text(args: argparse.Namespace, records: list[dict[str, Any]],
+               fields: dict[str, Any]) -> str:
+    from . import _cli_output as O
+    from ._output import render
+
+    pct = getattr(args, "percent", False)
+    rows: Any = [O.percent(r) for r in records] if pct else records
+    if args.format == "json":
+        unit = ("percent" if pct else "fraction") if hasattr(args, "percent") else None
+        rows = O.cli_envelope(args.command, rows, files=getattr(args, "_files", ()),
+                              seed=getattr(args, "seed", None), argv=args.argv, unit=unit,
+                              **fields)
+    return render(rows, args.format)
+
+
+def _flat_text(args: argparse.Namespace, flat: list[dict[str, Any]], decimals: int | None,
+               rename: dict[str, str] | None) -> str:
+    from . import _cli_output as O
+    from ._output import render
+
+    pct = getattr(args, "percent", False)
+    if rename:
+        flat = [{rename.get(key, key): value for key, value in r.items()} for r in flat]
+    flat = [O.percent(r) for r in flat] if pct else flat
+    return render(flat, args.format, decimals=(2 if pct else 4) if decimals is None else decimals,
+                  csv_safe=O.csv_safe_default(getattr(args, "csv_safe", None), args.output),
+                  escape=O.to_terminal(args.output))
 
 
 def _skipped_fields(args: argparse.Namespace, counts: Any) -> dict[str, Any]:
     return {"skipped": counts.skipped.to_dict()} if args.skip_bad else {}
+
+
+def _run_label(args: argparse.Namespace, group: dict[str, Any]) -> str:
+    """The run a score row belongs to, for an error: its group, or the paths read."""
+    from passatk.archives._pairs import group_label
+
+    return group_label(group) if group else ", ".join(args.paths)
+
+
+def _named(label: str | None, call: Any, *args: Any, **kwargs: Any) -> Any:
+    """``call(*args, **kwargs)``; a library error that names an option is prefixed with the
+    run it is about (several archives are read at once), unless ``label`` is None."""
+    from .errors import HintedError
+
+    try:
+        return call(*args, **kwargs)
+    except HintedError as exc:
+        if label is None:
+            raise
+        raise HintedError(f"{label}: ", *exc.message.parts) from None
 
 
 def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str], k: Any,
@@ -241,7 +313,8 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
 
     rows = []
     for g in counts.iter_groups():
-        result = passatk.score(
+        result = _named(
+            _run_label(args, dict(g.group)), passatk.score,
             g.n, g.c, k(g) if callable(k) else k,
             metric=metric,
             task_ids=g.task,
@@ -262,12 +335,9 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     metric = _metric(args, counts)
     rows = _score_counts(args, counts, metric, args.k or [1], np.random.default_rng(args.seed))
-    extra = _skipped_fields(args, counts)
-    records = [
-        _percent(_ordered({**row.to_dict(), **extra}, _SCORE_COLUMNS), args.percent)
-        for row in rows
-    ]
-    _emit(args, records, _SCORE_COLUMNS)
+    records = [_ordered(row.to_dict(), _SCORE_COLUMNS) for row in rows]
+    _emit(args, records, _SCORE_COLUMNS, confidence=args.level, interval=_INTERVALS[args.ci],
+          **_skipped_fields(args, counts))
     return EXIT_OK
 
 
@@ -280,8 +350,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     if args.ci not in ("t", "bootstrap"):
         raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
-    counts_a = _read(args, [args.a])
-    counts_b = _read(args, [args.b])
+    counts_a = _read(args, [args.a], run="a")
+    counts_b = _read(args, [args.b], run="b")
     if args.metric is None and counts_a.metric != counts_b.metric:
         raise ValueError(
             f"run A holds {counts_a.metric} data and run B {counts_b.metric} data; "
@@ -289,9 +359,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         )
     metric = _metric(args, counts_a)
     rng = np.random.default_rng(args.seed)
-    records = []
+    records, unmatched = [], []
     for group, ga, gb in archives.pair_runs(counts_a, counts_b):
-        result = passatk.compare(
+        result = _named(  # A and B are named by the error; a group of them is named here
+            group_label(group) if group else None, passatk.compare,
             ga.n, ga.c, gb.n, gb.c, args.k or [1],
             task_ids_a=ga.task,
             task_ids_b=gb.task,
@@ -310,21 +381,41 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"{group_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
                 f"{len(result.only_in_b)} only in B (--unmatched exclude)",
             )
+        if args.unmatched == "exclude":
+            unmatched.append({"group": dict(group), "only_in_a": list(result.only_in_a),
+                              "only_in_b": list(result.only_in_b)})
         for row in result.rows:
             record = row.to_dict()
             if args.ci == "bootstrap":
                 # the paired bootstrap interval and the sign-flip permutation p-value
                 record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
-                              p_value=record["perm_p_value"], ci_method="paired studentized "
-                              "bootstrap; sign-flip permutation p-value")
-            else:
-                record.setdefault("ci_method", "paired t")
-            if args.unmatched == "exclude":
-                record["only_in_a"] = list(result.only_in_a)
-                record["only_in_b"] = list(result.only_in_b)
-            records.append(_percent(_ordered(record, _COMPARE_SPEC), args.percent))
-    _emit(args, records, _COMPARE_COLUMNS)
+                              p_value=record["perm_p_value"], ci_method="paired-bootstrap-t",
+                              ci_text="paired studentized bootstrap; sign-flip permutation "
+                              "p-value")
+            elif record.get("ci_method") is None:
+                record.update(ci_method="paired-t", ci_text="paired t")
+            records.append(_ordered(record, _COMPARE_SPEC))
+    columns, rename = _compare_columns(args, records)
+    _emit(args, records, columns, rename=rename, confidence=args.level,
+          **({"unmatched": unmatched} if args.unmatched == "exclude" else {}))
     return EXIT_OK
+
+
+def _compare_columns(args: argparse.Namespace,
+                     records: Sequence[dict[str, Any]]) -> tuple[list[str], dict[str, str]]:
+    """The flat columns of compare: the runs by name rather than value_a/value_b (table and
+    Markdown), and McNemar's p-value, the paired test of binary outcomes, when every task has
+    n = 1 in both runs."""
+    columns = list(_COMPARE_COLUMNS)
+    if records and all(r.get("mcnemar_p_value") is not None for r in records):
+        columns[columns.index("p_value")] = "mcnemar_p_value"
+    if args.format not in ("table", "markdown"):
+        return columns, {}
+    from ._cli_output import varying_labels
+
+    a, b = varying_labels([args.a, args.b])
+    return columns, {"value_a": f"A: {a}", "value_b": f"B: {b}", "diff": "diff (A-B)",
+                     "mcnemar_p_value": "p (McNemar)"}
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -388,6 +479,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     fmt = args.archive_format
     fmt = archives.format_for_path(args.output) if fmt is None else fmt
+    if not args.force and os.path.isfile(args.output):
+        raise ValueError(f"-o {args.output!r} exists; pass --force to replace it")
     sim = passatk.simulate(args.tasks, args.n, args.a, args.b, seed=args.seed)
     native = format_spec(fmt).native_ids  # tau-bench's task ids are integers
     task_ids = [i if native else f"task/{i}" for i in range(args.tasks)]
@@ -425,15 +518,32 @@ def cmd_formats(args: argparse.Namespace) -> int:
         lines.append("Detection reads the file name and the first record; --input-format NAME "
                      "overrides it.")
         text = "\n".join(lines) + "\n"
+    elif args.format == "json":
+        from ._cli_output import cli_envelope
+
+        text = render(cli_envelope("formats", records, argv=args.argv), "json")
     else:
-        text = render(records, args.format)
+        from ._cli_output import csv_safe_default, to_terminal
+
+        text = render(records, args.format, escape=to_terminal(args.output),
+                      csv_safe=csv_safe_default(args.csv_safe, args.output))
     write_text(text, args.output)
+    return EXIT_OK
+
+
+def cmd_warm(args: argparse.Namespace) -> int:
+    from ._warm import GROUPS, describe, warm
+
+    result = warm(tuple(args.only or GROUPS))
+    if not args.quiet:
+        for line in describe(result):
+            print(line)
     return EXIT_OK
 
 
 #: the function of each subcommand
 _COMMANDS = {"score": cmd_score, "compare": cmd_compare, "check": cmd_check, "plot": cmd_plot,
-             "simulate": cmd_simulate, "formats": cmd_formats}
+             "simulate": cmd_simulate, "formats": cmd_formats, "warm": cmd_warm}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -475,6 +585,8 @@ def _flag(option: Any) -> str:
     if option.key is not None:  # filters['since'] -> --since
         return "--" + option.key.replace("_", "-")
     flag = _FLAGS.get(option.name, "--" + option.name.replace("_", "-"))
+    if option.name == "merge" and option.value == "allow-duplicates":
+        return "--allow-duplicates"
     if option.value is UNSET or option.value is True:
         return flag
     if isinstance(option.value, (list, tuple)):  # by=['model'] -> --by model
@@ -504,8 +616,9 @@ def _error(message: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
-    0 success, 1 findings (``check`` found a disagreement), 2 a usage, input or output error
-    (also a closed standard output), 130 interrupted.
+    0 success (also when the reader of standard output leaves early, ``| head``), 1 findings
+    (``check`` found a disagreement), 2 a usage, input or output error, 130 interrupted (143
+    SIGTERM, 129 SIGHUP while worker processes read: they are ended first).
     """
     parser = build_parser()
     try:
@@ -514,18 +627,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(_one_line(exc))
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
+    if args.command is None:  # as git: the usage, then status 2
+        sys.stderr.write(parser.format_usage())
+        return _error("a command is required; run 'passatk --help' for the list")
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if "format" in vars(args):
+            from ._cli_output import output_format
+
+            args.format = output_format(args.format, args.output)
         code = _COMMANDS[args.command](args)
         sys.stdout.flush()  # surface a broken pipe here rather than at interpreter exit
         return code
     except BrokenPipeError:
-        # The reader of stdout went away (e.g. `| head`): stop quietly.
+        # The reader of stdout went away (e.g. `| head`): stop quietly, with status 0, as when
+        # the output fitted in the pipe before the reader left (the same status whatever the
+        # timing; the reader chose to stop reading).
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_ERROR
+        return EXIT_OK
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -539,57 +659,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             close()
 
 
-_SCIPY_BLAS = "scipy.linalg.cython_blas"
-
-
-@contextlib.contextmanager
-def _without_scipy_blas() -> Iterator[None]:
-    """numba's first compile probes for BLAS by importing scipy.linalg (0.2 s of its 0.5 s
-    start when scipy is installed). passatk's kernels use no BLAS and the command line no
-    scipy, so in this process the probe is told there is none; the entry is removed after."""
-    blocked = "scipy.linalg" not in sys.modules and _SCIPY_BLAS not in sys.modules
-    if blocked:
-        sys.modules[_SCIPY_BLAS] = None  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        if blocked and _SCIPY_BLAS in sys.modules and sys.modules[_SCIPY_BLAS] is None:
-            del sys.modules[_SCIPY_BLAS]
-
-
-@contextlib.contextmanager
-def console() -> Iterator[None]:
-    """The process settings of the console entry point, around :func:`main` (tests that run
-    the command line in one process use them too)."""
-    # numpy's OpenBLAS starts a thread per core at import that spins for about 0.1-0.2 s of
-    # CPU; passatk calls no BLAS, and on a small machine the spinning takes the cores the
-    # worker processes read on (they inherit this). A value the user set is kept.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    with _without_scipy_blas():
-        yield
-
-
 def run() -> None:
-    """The console entry point (``passatk`` and ``python -m passatk``): :func:`main`, then exit.
-
-    It keeps OpenBLAS to one thread and answers numba's BLAS probe without scipy (passatk
-    calls no BLAS). Once numba is loaded, a normal interpreter exit spends 0.1-0.2 s tearing
-    LLVM and numba's modules down; by then everything passatk wrote is closed or flushed here,
-    and no exit handler is left with work (pools and clusters are shut by ``main``), so the
-    process ends at once with ``os._exit``.
-    """
-    with console():
-        code = main()
-    if "numba" not in sys.modules:
-        raise SystemExit(code)
-    try:
-        sys.stdout.flush()
-    except (BrokenPipeError, ValueError):
-        code = code or EXIT_ERROR
-    try:
-        sys.stderr.flush()
-    finally:
-        os._exit(code)
+    """The console entry point (``passatk`` and ``python -m passatk``): :func:`main` in the
+    process that :mod:`passatk._console` tunes (OpenBLAS to one thread, numba's BLAS probe
+    answered without scipy, ``os._exit`` once numba is loaded), then exit with its status."""
+    _console.run(main)
 
 
 if __name__ == "__main__":

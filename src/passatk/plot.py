@@ -6,17 +6,25 @@ touches no global plotting state. matplotlib is imported when a figure is drawn.
 
 The defaults fit a paper's column: one panel, 3.5 x 2.6 in, 8 pt text, PDF or SVG by the file's
 extension and 300 dpi for PNG. Each group is one curve with its confidence band; the band is
-clipped to [0, 1], and the legend (or :func:`caption`) says which interval it is. The biased plug-in
-``1-(1-c/n)^k`` is drawn dashed when the rows hold it (``metric=["pass@k", "plugin"]``).
+clipped to [0, 1], and the legend (or :func:`caption`) names the interval method actually used.
+The legend sits outside the axes, right of the data. The biased plug-in ``1-(1-c/n)^k`` is drawn
+dashed when the rows hold it (``metric=["pass@k", "plugin"]``), with one legend entry for it.
+When every curve has one k (greedy runs, n = 1), the figure is a dot-and-whisker plot per group.
+
+:func:`save` writes through :func:`style`, passatk's own style context: TrueType (Type 42)
+fonts in PDF and PostScript, which ACM and IEEE checkers require, and editable text in SVG.
+The user's global ``rcParams`` are never changed; a figure saved with ``fig.savefig`` outside
+``with style():`` gets matplotlib's defaults (Type 3 fonts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
 
-__all__ = ["caption", "figure", "plot_pass_at_k", "save"]
+__all__ = ["caption", "figure", "outside_legend", "plot_pass_at_k", "save", "style"]
 
 #: a column of a two-column paper, in inches
 WIDTH, HEIGHT = 3.5, 2.6
@@ -57,16 +65,59 @@ def figure(width: float = WIDTH, height: float = HEIGHT) -> Any:
     return fig
 
 
+#: passatk's style: fonts a paper's checker accepts (TrueType, not Type 3) and SVG text that
+#: stays text; applied by :func:`style` around saving, never to the global rcParams
+STYLE = {"pdf.fonttype": 42, "ps.fonttype": 42, "svg.fonttype": "none"}
+
+
+@contextlib.contextmanager
+def style() -> Iterator[None]:
+    """passatk's style context (:data:`STYLE`), for ``fig.savefig`` of a figure of your own.
+
+    >>> import matplotlib
+    >>> before = matplotlib.rcParams["pdf.fonttype"]
+    >>> with style():
+    ...     matplotlib.rcParams["pdf.fonttype"]
+    42
+    >>> matplotlib.rcParams["pdf.fonttype"] == before
+    True
+    """
+    import matplotlib
+
+    with matplotlib.rc_context(STYLE):
+        yield
+
+
 def save(fig: Any, path: str, image_format: str | None = None) -> None:
-    """Write ``fig`` to ``path``: the format from the extension (or ``image_format``), 300 dpi."""
-    fig.savefig(path, format=image_format, dpi=PNG_DPI)
+    """Write ``fig`` to ``path``: the format from the extension (or ``image_format``), 300 dpi,
+    in :func:`style` (Type 42 fonts in PDF, text in SVG)."""
+    with style():
+        fig.savefig(path, format=image_format, dpi=PNG_DPI)
+
+
+def outside_legend(ax: Any, handles: Sequence[Any], labels: Sequence[str],
+                   title: str | None = None, *, own: bool = True) -> Any:
+    """A legend outside the data: below the axes, across the figure, for a figure of its own
+    (``own``; constrained layout makes room); right of the axes when drawing into a caller's."""
+    kw = dict(fontsize=FONT_SIZE, frameon=False, title=title, title_fontsize=FONT_SIZE - 1)
+    if own:  # as many columns as fit the figure's width
+        fig = ax.figure
+        renderer = fig.canvas.get_renderer()
+        for ncol in range(min(len(handles), 3), 0, -1):
+            legend = fig.legend(handles, labels, loc="outside lower center", ncol=ncol,
+                                columnspacing=1.0, handlelength=1.5, **kw)
+            if ncol == 1 or legend.get_window_extent(renderer).width <= 0.98 * fig.bbox.width:
+                return legend
+            legend.remove()
+    return ax.legend(handles, labels, loc="center left", bbox_to_anchor=(1.01, 0.5),
+                     borderaxespad=0.0, alignment="left", **kw)
 
 
 def _nan(values: Iterable[float | None]) -> list[float]:
     return [math.nan if v is None else float(v) for v in values]
 
 
-def _curves(rows: Iterable[Any]) -> dict[tuple, dict[str, list[Any]]]:
+def _curves(rows: Iterable[Any]) -> dict[tuple, list[Any]]:
     """Rows -> {(group key, metric): rows sorted by k}, groups in order of appearance."""
     curves: dict[tuple, list[Any]] = {}
     for row in rows:
@@ -75,10 +126,15 @@ def _curves(rows: Iterable[Any]) -> dict[tuple, dict[str, list[Any]]]:
     return {key: sorted(rs, key=lambda r: r.k) for key, rs in curves.items()}
 
 
-def _label(group: tuple, metric: str) -> str:
-    if len(group) == 1:
-        return str(group[0][1])
-    return ",".join(f"{k}={v}" for k, v in group) or metric
+def _labels(groups: Sequence[tuple], metric: str) -> list[str]:
+    """One label per group: the value of a single field (for ``path`` groups, the part of the
+    path that varies between the runs), else ``field=value`` pairs."""
+    if groups and all(len(g) == 1 for g in groups) and str(groups[0][0][0]).startswith("path"):
+        from ._cli_output import varying_labels
+
+        return varying_labels([str(g[0][1]) for g in groups])
+    return [str(g[0][1]) if len(g) == 1 else ",".join(f"{k}={v}" for k, v in g) or metric
+            for g in groups]
 
 
 def _band(ax: Any, rows: list[Any], color: str) -> None:
@@ -88,20 +144,57 @@ def _band(ax: Any, rows: list[Any], color: str) -> None:
     ax.fill_between([r.k for r in rows], low, high, color=color, alpha=0.2, linewidth=0)
 
 
+#: how a figure names each ``ci_method`` (the stable names of the result rows)
+METHOD_NAMES = {
+    "t-wilson-hull": "t/Wilson hull", "wilson": "Wilson", "wilson-bounded": "bounded Wilson",
+    "t": "t", "normal": "normal", "cluster-t": "clustered t", "percentile": "bootstrap percentile",
+    "bca": "bootstrap BCa", "clopper-pearson": "Clopper-Pearson", "credible": "credible",
+}
+
+
+def _methods(rows: list[Any]) -> str:
+    """The interval method of a curve's rows, with any other used at some k in parentheses."""
+    by: dict[str, list[int]] = {}
+    for r in rows:
+        if r.ci_low is not None and r.ci_method is not None:
+            by.setdefault(r.ci_method, []).append(r.k)
+    if not by:
+        return "no"
+    main = max(by, key=lambda m: len(by[m]))
+    others = []
+    for m, ks in by.items():
+        if m != main:
+            shown = ", ".join(str(k) for k in ks[:3]) + (", ..." if len(ks) > 3 else "")
+            others.append(f"{METHOD_NAMES.get(m, m)} at k = {shown}")
+    name = METHOD_NAMES.get(main, main) + " interval"
+    return name + (f" ({'; '.join(others)})" if others else "")
+
+
 def _band_text(rows: list[Any]) -> str:
-    row = rows[0]
-    name = row.interval or row.ci_method or "confidence"
-    return f"band: {row.confidence:.0%} {name} interval, within [0, 1]"
+    return f"band: {rows[0].confidence:.0%} {_methods(rows)}, within [0, 1]"
 
 
-def _k_axis(ax: Any, ticker: Any, log_k: bool) -> None:
+def _k_axis(ax: Any, ticker: Any, log_k: bool, k_max: int) -> None:
+    """Integer k ticks, always with a tick at k = 1 (the value readers look for first)."""
     if log_k:
         ax.set_xscale("log")
         ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-    else:
-        ax.xaxis.set_major_locator(ticker.MaxNLocator(integer=True, steps=[1, 2, 5, 10]))
+        return
+    ticks = ticker.MaxNLocator(integer=True, steps=[1, 2, 5, 10]).tick_values(1, k_max)
+    ticks = [1, *(t for t in ticks if 1 < t <= k_max)]
+    if len(ticks) > 2 and ticks[1] - 1 < (ticks[2] - ticks[1]) / 2:
+        del ticks[1]  # 1 and 2 would crowd, 1, 5, 10 read better than 1, 2, 5, 10 here
+    ax.xaxis.set_major_locator(ticker.FixedLocator(ticks))
+
+
+def _y_label(metric: str, rows: list[Any]) -> str:
+    if metric == "g-pass@k":
+        taus = {r.tau for r in rows if r.tau is not None}
+        if len(taus) == 1:
+            return f"G-Pass@k (\N{GREEK SMALL LETTER TAU} = {taus.pop():g})"
+    return metric
 
 
 def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: bool | None = None,
@@ -113,22 +206,25 @@ def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: 
     result : ScoreResult or iterable of ScoreRow
         What :func:`passatk.score` returned, or its rows with ``group`` set (one curve per
         group). Rows of metric ``"plugin"`` are drawn dashed, as the biased plug-in overlay.
+        When every curve has a single k (greedy runs with n = 1), each group is one dot with
+        its interval as a whisker.
     ax : matplotlib Axes, optional
         Where to draw; by default a new one-panel figure of ``width`` x ``height`` inches with
         8 pt text (see :func:`figure`).
     log_k : bool, optional
         A logarithmic k axis, labelled 1, 2, 5, 10, 20, ...
     legend : bool, optional
-        Draw a legend; by default only when there is something to tell apart (several groups,
-        or the plug-in overlay). The legend's title names the band's interval; the band is
-        clipped to [0, 1].
+        Draw a legend outside the data (:func:`outside_legend`: the figure's, below the axes,
+        when ``ax`` is None; else right of ``ax``); by default only when there is something to
+        tell apart (several groups, or the plug-in overlay). Its title names the interval
+        method of the band; the band is clipped to [0, 1].
     width, height : float, optional
         Figure size in inches when ``ax`` is None (default 3.5 x 2.6, a paper's column).
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn into; ``ax.figure`` saves it (or :func:`save`, 300 dpi).
+        The axes drawn into; :func:`save` writes its figure (300 dpi, Type 42 fonts).
 
     Examples
     --------
@@ -136,8 +232,8 @@ def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: 
     >>> from passatk.plot import plot_pass_at_k
     >>> result = passatk.score([10, 10, 10], [2, 5, 9], k=[1, 2, 5, 10])
     >>> ax = plot_pass_at_k(result)
-    >>> ax.get_xlabel(), ax.get_ylabel(), ax.get_legend() is None
-    ('k', 'pass@k', True)
+    >>> ax.get_xlabel(), ax.get_ylabel(), ax.figure.legends, 1 in ax.get_xticks()
+    ('k', 'pass@k', [], True)
     """
     _, ticker, _ = _matplotlib()
     rows = list(getattr(result, "rows", result))
@@ -146,36 +242,12 @@ def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: 
     own = ax is None
     if own:
         ax = figure(width, height).subplots()
-    curves = _curves(rows)
-    groups = list(dict.fromkeys(group for group, _ in curves))
-    main = [m for m in dict.fromkeys(metric for _, metric in curves) if m != "plugin"]
-    metric = main[0] if main else "plugin"
-    notes: set[str] = set()
-    for i, group in enumerate(groups):
-        color = f"C{i % 10}"
-        label = _label(group, metric)
-        for (g, m), rs in curves.items():
-            if g != group:
-                continue
-            ks, values = [r.k for r in rs], _nan(r.value for r in rs)
-            if m == "plugin" and main:
-                ax.plot(ks, values, color=color, linestyle="--", linewidth=1,
-                        label=f"{label + ': ' if group else ''}plug-in 1-(1-c/n)^k (biased)")
-                continue
-            marker = "o" if len(rs) < 30 else None
-            ax.plot(ks, values, color=color, marker=marker, markersize=2.5, linewidth=1.2,
-                    label=label)
-            _band(ax, rs, color)
-            notes.add(_band_text(rs))
-    ax.set_xlabel("k")
-    ax.set_ylabel(metric)
+    p = _layout(rows)
+    if all(len({r.k for r in rs}) == 1 for rs in p.curves.values()):
+        _dots(ax, p.curves, p.groups, p.labels, p.metric)
+    else:
+        _curve_panel(ax, p, ticker, log_k, legend, own)
     ax.grid(True, alpha=0.3, linewidth=0.5)
-    _k_axis(ax, ticker, log_k)
-    if legend is None:
-        legend = len(groups) > 1 or (any(m == "plugin" for _, m in curves) and bool(main))
-    if legend:
-        ax.legend(loc="best", fontsize=FONT_SIZE, frameon=False,
-                  title="; ".join(sorted(notes)), title_fontsize=FONT_SIZE - 1)
     if own:
         ax.tick_params(labelsize=FONT_SIZE)
         ax.xaxis.label.set_size(FONT_SIZE + 1)
@@ -183,15 +255,105 @@ def plot_pass_at_k(result: Any, ax: Any = None, *, log_k: bool = False, legend: 
     return ax
 
 
+class _Layout(NamedTuple):
+    """What is drawn: the curves by (group, metric), the groups, their labels, the metric."""
+
+    curves: dict[tuple, list[Any]]
+    groups: list[tuple]
+    labels: list[str]
+    metric: str
+    has_main: bool
+
+
+def _layout(rows: list[Any]) -> _Layout:
+    curves = _curves(rows)
+    groups = list(dict.fromkeys(group for group, _ in curves))
+    main = [m for m in dict.fromkeys(metric for _, metric in curves) if m != "plugin"]
+    metric = main[0] if main else "plugin"
+    return _Layout(curves, groups, _labels(groups, metric), metric, bool(main))
+
+
+def _curve_panel(ax: Any, p: _Layout, ticker: Any, log_k: bool, legend: bool | None,
+                 own: bool) -> None:
+    """Curves against k, their axes, and the legend outside the data when it tells apart."""
+    handles = _lines(ax, p.curves, p.groups, p.labels, p.metric, p.has_main)
+    drawn = [r for (_, m), rs in p.curves.items() if m == p.metric for r in rs]
+    ax.set_xlabel("k")
+    ax.set_ylabel(_y_label(p.metric, drawn))
+    _k_axis(ax, ticker, log_k, max(r.k for rs in p.curves.values() for r in rs))
+    if legend is None:
+        plugin = p.has_main and any(m == "plugin" for _, m in p.curves)
+        legend = len(p.groups) > 1 or plugin
+    if legend:
+        title = caption(drawn).removesuffix(", within [0, 1]")
+        outside_legend(ax, [h for h, _ in handles], [t for _, t in handles], title=title,
+                       own=own)
+
+
+def _lines(ax: Any, curves: dict[tuple, list[Any]], groups: list[tuple], labels: list[str],
+           metric: str, has_main: bool) -> list[tuple[Any, str]]:
+    """One curve and band per group, the plug-in dashed; the legend's (handle, label) pairs:
+    one per group, and one "dashed" entry for the plug-in however many groups."""
+    handles: list[tuple[Any, str]] = []
+    plugin = None
+    for i, (group, label) in enumerate(zip(groups, labels, strict=True)):
+        color = f"C{i % 10}"
+        for (g, m), rs in curves.items():
+            if g != group:
+                continue
+            ks, values = [r.k for r in rs], _nan(r.value for r in rs)
+            if m == "plugin" and has_main:
+                plugin = ax.plot(ks, values, color=color, linestyle="--", linewidth=1)[0]
+                continue
+            marker = "o" if len(rs) < 30 else None
+            line = ax.plot(ks, values, color=color, marker=marker, markersize=2.5,
+                           linewidth=1.2)[0]
+            _band(ax, rs, color)
+            handles.append((line, label if group else metric))
+    if plugin is not None:
+        if len(groups) > 1:
+            from matplotlib.lines import Line2D
+
+            plugin = Line2D([], [], color="0.4", linestyle="--", linewidth=1)
+        handles.append((plugin, "plug-in 1-(1-c/n)^k (biased)"))
+    return handles
+
+
+def _dots(ax: Any, curves: dict[tuple, list[Any]], groups: list[tuple], labels: list[str],
+          metric: str) -> None:
+    """A dot per group with its interval as a whisker: the figure of runs with one k."""
+    rows = [rs[0] for (_, m), rs in curves.items() if m == metric]
+    xs = list(range(len(rows)))
+    values = _nan(r.value for r in rows)
+    low = [v - min(max(lo, 0.0), 1.0) for v, lo in zip(values, _nan(r.ci_low for r in rows),
+                                                        strict=True)]
+    high = [min(max(hi, 0.0), 1.0) - v for v, hi in zip(values, _nan(r.ci_high for r in rows),
+                                                         strict=True)]
+    for x, v, lo, hi in zip(xs, values, low, high, strict=True):
+        ax.errorbar([x], [v], yerr=[[lo], [hi]], fmt="o", color=f"C{x % 10}", markersize=3,
+                    capsize=2, linewidth=1)
+    ax.set_xticks(xs, [lab if g else metric for g, lab in zip(groups, labels, strict=True)],
+                  rotation=30 if len(xs) > 3 else 0, ha="right" if len(xs) > 3 else "center")
+    ax.set_xlim(-0.6, len(xs) - 0.4)
+    k = rows[0].k
+    name = metric.replace("@k", f"@{k}").replace("^k", f"^{k}")
+    ax.set_ylabel(f"{name}, {rows[0].confidence:.0%} {_methods(rows)}")
+
+
 def caption(result: Any) -> str:
-    """What the bands are, for a caption (or the legend's title).
+    """What the bands are, for a caption (or the legend's title): the interval method used.
 
     >>> import passatk
     >>> caption(passatk.score([10, 10, 10], [2, 5, 9], k=[1, 2], interval="t"))
     'band: 95% t interval, within [0, 1]'
+    >>> caption(passatk.score([10, 10, 10], [2, 5, 9], k=[1, 10]))
+    'band: 95% t/Wilson hull interval (Wilson at k = 10), within [0, 1]'
     """
     rows = [r for r in getattr(result, "rows", result) if r.metric != "plugin"]
-    return "; ".join(dict.fromkeys(_band_text(rs) for rs in _curves(rows).values()))
+    curves = list(_curves(rows).values())
+    levels = "/".join(dict.fromkeys(f"{rs[0].confidence:.0%}" for rs in curves))
+    methods = "; ".join(dict.fromkeys(_methods(rs) for rs in curves))
+    return f"band: {levels} {methods}, within [0, 1]"
 
 
 #: characters of a model name on the forest plot's axis (the end of a longer one is kept)

@@ -10,6 +10,30 @@ True
 """
 
 from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at run time: lazily
+    from ._check import CheckResult as CheckResult
+    from ._check import CheckRow as CheckRow
+    from ._check import check as check
+    from ._counts import Counts as Counts
+    from ._counts import GroupCounts as GroupCounts
+    from ._counts import StoredMetric as StoredMetric
+    from ._counts import merge_counts as merge_counts
+    from ._detect import FormatInfo as FormatInfo
+    from ._detect import detect_format as detect_format
+    from ._detect import formats as formats
+    from ._errors import ArchiveError as ArchiveError
+    from ._errors import Skipped as Skipped
+    from ._errors import SkippedRecord as SkippedRecord
+    from ._examples import example_path as example_path
+    from ._pairs import RunPair as RunPair
+    from ._pairs import pair_runs as pair_runs
+    from ._read import read_counts as read_counts
+    from ._sources import expand_paths as expand_paths
+    from ._writers import format_for_path as format_for_path
+    from ._writers import write_archive as write_archive
+    from ._writers import write_counts as write_counts
 
 #: public name -> the module that defines it
 _LAZY = {
@@ -37,7 +61,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name):
+def _load(name: str) -> object:
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(import_module(_LAZY[name], __name__), name)
@@ -45,7 +69,11 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+if not TYPE_CHECKING:  # type checkers see the imports above, and flag any other name
+    __getattr__ = _load
+
+
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._counts import GroupKey, StoredMetric, Tally
-from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, location, show
+from ._errors import MAX_SKIPPED_KEPT, ArchiveError, Skipped, SkippedRecord, kind, location, show
 from ._sources import (
     COMPRESSED_SUFFIXES,
     UTF8_BOM,
@@ -348,7 +348,7 @@ def parse_json_line(file: str, lineno: int, line: bytes) -> dict:
     """Decode one JSON Lines record; it must be an object. Raises BadRecord."""
     obj = decode_json(line)
     if not isinstance(obj, dict):
-        raise BadRecord(f"record must be a JSON object, got {type(obj).__name__}")
+        raise BadRecord(f"record must be a JSON object, got {kind(obj)}")
     return obj
 
 

@@ -17,12 +17,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .._limits import check_worker_count
 from ._common import Options
 from ._counts import Counts
 from ._errors import ArchiveError
 from ._parts import combine, finish_file, read_file, read_range, split_candidate, to_counts
 from ._ranges import plan_ranges
-from ._remote import current_options, known_sizes, storage_options
+from ._remote import PIN_KEY, current_options, etag, is_url, known_sizes, storage_options
 from ._sources import file_size
 
 __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
@@ -30,7 +31,7 @@ __all__ = ["DEFAULT_SPLIT_BYTES", "connect", "read_on_cluster"]
 DEFAULT_SPLIT_BYTES = 64 << 20
 FAN_IN = 8  # parts merged per reduction task
 RETRIES = 2  # a task that raises (a dropped connection) runs again; bad input is returned
-_LOCAL = re.compile(r"local:(\d+)\Z")
+_LOCAL = re.compile(r"local:(\d{1,4300})\Z")
 _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://\S+\Z")
 
 
@@ -55,6 +56,8 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
         local = _LOCAL.match(text)
         if not local and not _ADDRESS.match(text):
             raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got {scheduler!r}")
+        if local:  # before anything starts: a huge N would build its worker specs first
+            check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
     elif type(scheduler).__name__ != "Client":
         raise TypeError("scheduler must be an address str ('tcp://HOST:PORT', 'local:N') or a "
                         f"distributed.Client, got {type(scheduler).__name__}")
@@ -100,6 +103,17 @@ def _sizes(files: list[str], storage: dict) -> dict[str, int]:
         return dict(zip(candidates, pool.map(size, candidates), strict=True))
 
 
+def _pinned(file: str, storage: dict) -> dict:
+    """The storage options of the tasks that read parts of ``file``: with the object's ETag
+    when it is a URL, so that a part read after the object changed is an error, not a part of
+    another version (each task opens the object itself)."""
+    if not is_url(file):
+        return storage
+    with storage_options(storage):
+        tag = etag(file)
+    return storage if tag is None else {**storage, PIN_KEY: {file: tag}}
+
+
 def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
                 filtering: bool, named: set[str], split_bytes: int,
                 merge: bool = False) -> tuple[Any, list[Any]]:
@@ -122,13 +136,14 @@ def _submit_all(client: Any, files: list[str], fmt: str | None, opts: Options,
         size = sizes.get(f, 0)
         given = os.path.normpath(f) in named
         if size > split_bytes:
-            ranges = [submit(read_range, f, s, e, fmt, opts, filtering, given, storage)
+            pinned = _pinned(f, storage)
+            ranges = [submit(read_range, f, s, e, fmt, opts, filtering, given, pinned)
                       for s, e in plan_ranges(size, split_bytes)]
-            level.append(submit(finish_file, f, fmt, opts, filtering, given, storage, *ranges))
+            level.append(submit(finish_file, f, fmt, opts, filtering, given, pinned, *ranges))
         else:
             level.append(submit(read_file, f, fmt, opts, filtering, given, storage))
     while len(level) > 1:
-        level = [submit(combine, *level[i:i + FAN_IN], pool=merge)
+        level = [submit(combine, *level[i:i + FAN_IN], pool=merge == "allow-duplicates")
                  for i in range(0, len(level), FAN_IN)]
     return level[0], every
 

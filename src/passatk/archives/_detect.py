@@ -9,7 +9,8 @@ from . import tables
 from ._common import BadRecord, Context, decode_json, load_json_document
 from ._errors import ArchiveError
 from ._registry import FormatInfo, canonical_format, probing_order, specs
-from ._sources import PARQUET_MAGIC, is_regular, logical_name, read_head
+from ._sources import PARQUET_MAGIC, ZIP_MAGIC, is_regular, logical_name, read_head
+from ._views import shape
 
 __all__ = [
     "FormatInfo", "UnknownDocument", "canonical_format", "detect", "detect_format",
@@ -53,8 +54,8 @@ class UnknownDocument(ArchiveError):
     A directory walk or a glob skips such files with a note; a file named explicitly raises.
     """
 
-    def __init__(self, file: str, what: str, doc: object) -> None:
-        super().__init__(file, what)
+    def __init__(self, file: str, what: str, doc: object, line: int | None = None) -> None:
+        super().__init__(file, what, line=line)
         self.doc = doc
 
 
@@ -67,6 +68,11 @@ def key_list(keys: list, shown: int = 10) -> str:
     return tables.name_list(keys, shown, sort=True)
 
 
+def _top(doc: object) -> str:
+    """A document's top level in words: its keys, or its JSON shape (never a class name)."""
+    return key_list(list(doc)) if isinstance(doc, dict) else shape(doc)
+
+
 def document_format(file: str, doc: object) -> str:
     """The format of a parsed JSON document; UnknownDocument when no reader recognizes it."""
     for spec in probing_order("document"):
@@ -76,9 +82,8 @@ def document_format(file: str, doc: object) -> str:
         what = spec.summary(file, doc) if spec.summary is not None else None
         if what is not None:
             raise UnknownDocument(file, what, doc)
-    keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
     raise UnknownDocument(file, Message("cannot detect the format of this JSON document "
-                                  f"(top level: {keys}); pass ", Option("format"),
+                                  f"(top level: {_top(doc)}); pass ", Option("format"),
                                   " (see passatk formats)"), doc)
 
 
@@ -115,7 +120,24 @@ def _as_lines(name: str, head: bytes, start: bytes) -> bool:
         return False
 
 
-def _lines_format(file: str, head: bytes, ctx: Context) -> str:
+def _one_line_document(file: str, record: dict) -> bool:
+    """Whether the first line of an unnamed file (standard input, a pipe) is a whole JSON
+    document of a known format (or a harness's summary): EvalPlus and CRUXEval write theirs
+    on one line."""
+    if logical_name(file).endswith((".jsonl", ".ndjson")):
+        return False
+    return any(spec.probe(record, file) for spec in probing_order("document")) or any(
+        spec.summary(file, record) is not None for spec in specs() if spec.summary is not None)
+
+
+class UnknownLines(UnknownDocument):
+    """JSON Lines no reader recognizes: a walk or a glob skips it with a note, as it skips an
+    unknown JSON document; a file named explicitly raises."""
+
+
+def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
+    """The format of a JSON Lines file from its first record; None when that record is a
+    whole one-line JSON document (see _one_line_document)."""
     lineno, line = _first_line(head)
     try:
         record = decode_json(line)
@@ -126,10 +148,14 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str:
         raise ArchiveError(file, e.what, line=lineno) from None
     fmt = _line_format(record, ctx, file) if isinstance(record, dict) else None
     if fmt is None:
-        keys = key_list(list(record)) if isinstance(record, dict) else type(record).__name__
-        raise ArchiveError(file, Message(f"cannot detect the format of JSON Lines with keys "
-                                         f"{keys}; pass ", Option("format"),
-                                         " (see passatk formats)"), line=lineno)
+        if isinstance(record, dict) and _one_line_document(file, record):
+            return None
+        what = (f"with keys {key_list(list(record))}" if isinstance(record, dict)
+                else f"whose first line is {shape(record)}")
+        error = UnknownLines(file, Message(f"cannot detect the format of JSON Lines {what}; "
+                                           "pass ", Option("format"),
+                                           " (see passatk formats)"), None, line=lineno)
+        raise error
     return fmt
 
 
@@ -156,7 +182,7 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     try:
         fmt = document_format(file, doc)
     except UnknownDocument:
-        keys = key_list(list(doc)) if isinstance(doc, dict) else type(doc).__name__
+        keys = _top(doc)
         if logical_name(file).endswith(".json"):
             return ("this is a JSON document, not JSON Lines, and no reader recognizes it "
                     f"(top level: {keys})")
@@ -164,6 +190,15 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
                 f"(top level: {keys})")
     return Message("this is a JSON document, not JSON Lines; did you mean ",
                    Option("format", fmt), "?")
+
+
+def _zip_format(file: str, head: bytes) -> str:
+    for spec in probing_order("zip"):
+        if spec.probe(head, file):
+            return spec.name
+    raise ArchiveError(file, Message("cannot detect the format of this zip archive (no reader "
+                                     "knows its first member); pass ", Option("format"),
+                                     " (see passatk formats)"))
 
 
 def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
@@ -190,10 +225,13 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
                               "passed=, reward=) or pass ", Option("format"))
             )
         return kind, None
+    if head[:4] == ZIP_MAGIC:
+        return _zip_format(file, head), None
     start = head.lstrip()[:1]
     if start in (b"{", b"["):
-        if _as_lines(name, head, start):
-            return _lines_format(file, head, ctx), None
+        fmt = _lines_format(file, head, ctx) if _as_lines(name, head, start) else None
+        if fmt is not None:
+            return fmt, None
         doc = load_json_document(file)
         return document_format(file, doc), doc
     kind = tables.peek_kind(file, ctx)

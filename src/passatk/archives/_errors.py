@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from ..errors import HintedError, Message
 
-__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "show"]
+__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "kind", "show", "stored_float"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -22,6 +22,23 @@ def show(value: object, limit: int = 60) -> str:
     if len(text) > limit:
         text = text[: limit - 3] + "..."
     return text
+
+
+def kind(value: object) -> str:
+    """A JSON value's shape in words, for messages about archive content (never a class).
+
+    >>> [kind(v) for v in ({}, [], "x", 1.5, True, None)]
+    ['an object', 'a list', 'a string', 'a number', 'true/false', 'null']
+    """
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true/false"
+    return "a number" if isinstance(value, (int, float)) else "null"
 
 
 def json_path(parts: tuple | list) -> str:
@@ -149,3 +166,22 @@ class Skipped:
             "count": self.count,
             "records": [{"location": r.location, "reason": r.reason} for r in self.records],
         }
+
+
+def stored_float(value: float, file: str, path: tuple) -> float:
+    """A number an archive stores about itself as a float; an integer too large for one (a
+    500-digit ``pass@1``) is an :class:`ArchiveError` at ``file: $.path``, not an OverflowError.
+
+    >>> stored_float(1, "a.json", ("pass@1",))
+    1.0
+    >>> stored_float(10**400, "a.json", ("pass@1",))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    passatk.archives._errors.ArchiveError: a.json: $["pass@1"]: stored number too large ...
+    """
+    try:
+        return float(value)
+    except OverflowError:
+        digits = len(str(abs(value))) if abs(value) < 10**4000 else "over 4000"
+        raise ArchiveError(file, f"stored number too large for a float (an integer of {digits} "
+                           "digits)", path=path) from None

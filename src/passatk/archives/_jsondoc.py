@@ -34,7 +34,8 @@ from ._sources import UTF8_BOM, max_record_bytes, open_binary, too_long
 __all__ = ["STREAM_KEYS", "Member", "decode_member", "load_document", "split_document"]
 
 #: top-level keys whose container is streamed member by member (the per-task data)
-STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results"})
+STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results",
+                         "simulations", "samples"})  # tau2-bench, Inspect AI logs
 BLOCK = 1 << 20  # the scan's temporaries are a few times this
 
 _OPEN, _CLOSE, _COMMA, _COLON = 1, 2, 3, 4

@@ -273,7 +273,8 @@ def finish_file(file: str, fmt: str | None, opts: Options, filtering: bool, name
     """The Part of a whole file from its ranges, in order (or the file read again whole)."""
     if results[0].whole is not None:
         return results[0].whole
-    if any(r.fallback for r in results) or any(r.csv and r.quote_or_cr for r in results):
+    if (any(r.fallback or r.part is None for r in results)  # a range that could not plan
+            or any(r.csv and r.quote_or_cr for r in results)):
         return read_file(file, fmt, opts, filtering, named, storage)
     failures: tuple = ()
     if any(r.failures is not None for r in results):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextvars import ContextVar
 from typing import NamedTuple
 
+from .._limits import check_worker_count
 from ._common import Options
 from ._counts import Counts
 from ._dask import DEFAULT_SPLIT_BYTES
@@ -51,7 +53,7 @@ def check_workers(workers: object) -> int | None:
         raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    return workers
+    return check_worker_count(workers, "workers")
 
 
 def pool_size(files: list[str], workers: int | None) -> int:
@@ -220,6 +222,53 @@ def _context():
     return ctx
 
 
+#: signals whose default action ends this process: while its workers run, each ends them first
+ENDING_SIGNALS = tuple(getattr(signal, s) for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s))
+
+
+def _worker_start() -> None:
+    """Each worker: the default action for SIGTERM and SIGHUP (a forked worker inherits the
+    parent's handlers), and, on Linux, SIGKILL when its parent dies however it dies."""
+    for sig in ENDING_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            import ctypes
+
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _raise_exit(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def _workers_end_with_the_read(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """While ``pool`` reads: SIGTERM and SIGHUP (where they have their default action, in the
+    main thread) become SystemExit(128 + signal); that, Ctrl-C or any error ends every worker
+    before it propagates, instead of leaving them reading as orphans."""
+    installed = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in ENDING_SIGNALS:
+            if signal.getsignal(sig) == signal.SIG_DFL:
+                installed[sig] = signal.signal(sig, _raise_exit)
+    try:
+        yield
+    except BaseException:
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for p in processes:
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                p.terminate()
+        for p in processes:
+            with contextlib.suppress(OSError, ValueError, AttributeError, AssertionError):
+                p.join(5)
+        raise
+    finally:
+        for sig, old in installed.items():
+            signal.signal(sig, old)
+
+
 def read_in_processes(files: list[str], fmt: str | None, opts: Options, filtering: bool,
                       named: set[str], merge: bool, *, workers: int,
                       progress: Callable[[int, int], None] | None = None,
@@ -237,7 +286,9 @@ def read_in_processes(files: list[str], fmt: str | None, opts: Options, filterin
     storage = current_options()
     plans = plan_files(sizes, [split_candidate(f) for f in files], workers, split_bytes)
     given = [os.path.normpath(f) in named for f in files]
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    with (ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                              initializer=_worker_start) as pool,
+          _workers_end_with_the_read(pool)):
         units: list[tuple[list[int], bool, list[Future]]] = []
         for batch in plan_batches(sizes, plans, workers):
             i = batch[0]
@@ -263,4 +314,4 @@ def read_in_processes(files: list[str], fmt: str | None, opts: Options, filterin
             done += sum(sizes[j] for j in batch)
             if progress is not None:
                 progress(done, total)
-    return to_counts(combine(*parts, pool=merge), opts, files, merge)
+    return to_counts(combine(*parts, pool=merge == "allow-duplicates"), opts, files, merge)

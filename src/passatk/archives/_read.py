@@ -17,6 +17,7 @@ from ._common import Context, Options, load_json_document
 from ._counts import Counts, Tally
 from ._detect import UnknownDocument, detect, document_format, document_hint
 from ._errors import ArchiveError
+from ._overlap import check_overlap, repeated_records
 from ._patterns import DATE
 from ._processes import check_workers, pool_size, read_in_processes
 from ._registry import canonical_format, get, specs
@@ -143,7 +144,7 @@ def read_counts(
     c: str | None = None,
     skip_bad: bool = False,
     filters: Mapping[str, object] | None = None,
-    merge: bool = False,
+    merge: bool | str = False,
     progress: Callable[[int, int], None] | None = None,
     scheduler: object | None = None,
     storage_options: Mapping[str, object] | None = None,
@@ -185,9 +186,12 @@ def read_counts(
     filters : mapping, optional
         LiveCodeBench only: ``since`` and ``until`` (contest date ``YYYY-MM-DD``, both
         inclusive) and ``difficulty`` (a level or a collection of easy/medium/hard).
-    merge : bool, default False
+    merge : bool or "allow-duplicates", default False
         Pool the archives as shards of one run: n and c of a (group, task) found in several
-        archives are summed. By default archives are never pooled: when several archives
+        archives are summed. An archive whose tasks and samples are those of other archives
+        together (a merged file beside the shards it was made from, or a copy) raises
+        ArchiveError naming the files; ``"allow-duplicates"`` pools them anyway (the repeats
+        are real samples). By default archives are never pooled: when several archives
         (files; a MultiPL-E directory is one archive) are read, every row gets the group field
         ``path``, its archive's path relative to the common parent folder, unless ``by`` holds
         a path spec, which must then keep the archives' groups apart.
@@ -250,8 +254,10 @@ def read_counts(
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
-    if not isinstance(merge, bool):
-        raise TypeError(f"merge must be a bool, got {merge!r}")
+    if not isinstance(merge, bool) and merge != ALLOW_DUPLICATES:
+        if not isinstance(merge, str):
+            raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {merge!r}")
+        raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {merge!r}")
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
     try:
         return _read(paths, fmt, opts, filtering, merge, progress, scheduler, storage_options,
@@ -324,6 +330,10 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
     each archive's groups, when the runs' counts were pooled before (merge=True)."""
     hints.add_notes(ctx)
     acc, stored, run_groups = _combine(runs, merge, ctx.options.by)
+    if merge is True and len(runs) > 1:  # records repeated across pooled shards: a note
+        note = repeated_records(files)
+        if note is not None:
+            ctx.notes.append(note)
     groups = run_groups if groups is None else groups
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
@@ -337,6 +347,8 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
 
 #: the group field that keeps several archives apart (each is its own run)
 RUN_FIELD = "path"
+#: read_counts' ``merge`` that pools archives even when one repeats what others hold
+ALLOW_DUPLICATES = "allow-duplicates"
 
 
 def _archive_of(file: str, kind: str) -> str:
@@ -354,6 +366,8 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
     must then keep their groups apart. Returns the counts, the stored numbers and the groups
     of each archive."""
     labels: dict[str, str] = {}
+    if merge and merge != ALLOW_DUPLICATES and len(runs) > 1:
+        check_overlap({a: part for a, (part, _) in runs.items()})
     if not merge and len(runs) > 1:
         if any(is_path_spec(b) for b in by):
             _check_apart(runs, by)

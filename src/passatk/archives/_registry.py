@@ -15,14 +15,17 @@ from importlib import import_module
 
 #: the harness modules of ``passatk.archives``, in the order of ``passatk formats``
 HARNESSES = ("humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
-             "opencompass", "cruxeval", "code_eval", "qwen_math", "taubench", "tables")
+             "livecodebench_eval",
+             "opencompass", "cruxeval", "code_eval", "qwen_math", "inspect_logs", "taubench",
+             "tau2bench",
+             "tables")
 
 __all__ = [
     "FormatInfo", "FormatSpec", "by_file_name", "canonical_format", "get", "probing_order",
     "register", "specs", "unregister",
 ]
 
-KINDS = ("document", "lines", "table")
+KINDS = ("document", "lines", "table", "zip")
 
 
 @dataclass(frozen=True)
@@ -61,15 +64,17 @@ class FormatSpec:
     ----------
     info : FormatInfo
         What ``passatk formats`` lists.
-    kind : {"document", "lines", "table"}
-        One JSON document (``read(file, ctx, doc)``), JSON Lines (``read(file, ctx)``), or a
-        count or per-sample table (``read(file, ctx)``; detected from its columns).
+    kind : {"document", "lines", "table", "zip"}
+        One JSON document (``read(file, ctx, doc)``), JSON Lines (``read(file, ctx)``), a
+        count or per-sample table (``read(file, ctx)``; detected from its columns), or a zip
+        archive (``read(file, ctx)``; the probe sees the file's first bytes).
     read : callable
         Adds the file's counts to the reading context.
     write : callable(path, tasks, flags, options) -> list of str, optional
         Writes a synthetic archive (``write_archive``); ``options`` is a ``WriteOptions``.
     probe : callable(value, file) -> bool, optional
-        Content detection: the parsed document (``document``) or the first record (``lines``).
+        Content detection: the parsed document (``document``), the first record (``lines``)
+        or the first 64 KiB of the file (``zip``).
     aliases : tuple of str
         Other accepted names (lower case).
     names : tuple of str

@@ -13,6 +13,7 @@ import contextlib
 import contextvars
 import io
 import json
+import os
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -26,6 +27,11 @@ __all__ = ["expand_url", "is_url", "open_url", "parse_storage_option", "storage_
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
 _OPTIONS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_storage",
                                                                      default=None)
+#: the ETag each object had when a read was planned ({url: etag}); set from PIN_KEY of the
+#: storage options that tasks reading parts of one object receive (``_dask``)
+_PINS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_pins", default=None)
+#: the key of those pins inside a task's storage options (stripped before fsspec sees them)
+PIN_KEY = "passatk:etags"
 #: sizes of the objects listed during one read, so that sizing them costs no request each
 _SIZES: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_sizes",
                                                                     default=None)
@@ -62,6 +68,9 @@ def parse_storage_option(text: str) -> tuple[str, Any]:
         parsed: Any = json.loads(value)
     except ValueError:
         parsed = value
+    except RecursionError:
+        raise ValueError(f"storage option {key.strip()!r}: its JSON value is nested too "
+                         "deeply") from None
     return key.strip(), parsed
 
 
@@ -72,12 +81,16 @@ def storage_options(options: Mapping[str, Any] | None) -> Iterator[None]:
     if options is not None and (not isinstance(options, Mapping)
                                 or not all(isinstance(k, str) for k in options)):
         raise TypeError(f"storage_options must be a mapping of str keys, got {options!r}")
+    pins = _PINS.set(dict((options or {}).get(PIN_KEY) or {}))
+    if options is not None and PIN_KEY in options:
+        options = {k: v for k, v in options.items() if k != PIN_KEY}
     token = _OPTIONS.set(dict(options)) if options is not None else None
     sizes = _SIZES.set({})
     try:
         yield
     finally:
         _SIZES.reset(sizes)
+        _PINS.reset(pins)
         if token is not None:
             _OPTIONS.reset(token)
 
@@ -87,7 +100,18 @@ def known_sizes() -> dict[str, int]:
     return dict(_SIZES.get() or {})
 
 
+_INFOS: dict[str, Mapping] = {}  # the last listing's entries, for url_identity (no 2nd call)
+
+
+def forget_listings() -> None:
+    """Drop the entries kept from listings (a new expansion lists again)."""
+    _INFOS.clear()
+
+
 def _remember(url: str, info: Mapping) -> None:
+    if len(_INFOS) > 100_000:
+        _INFOS.clear()
+    _INFOS[url] = info
     cache = _SIZES.get()
     if cache is not None and info.get("size") is not None:
         cache[url] = int(info["size"])
@@ -183,6 +207,25 @@ def url_size(url: str) -> int:
     return int(size) if size is not None else 0
 
 
+def url_identity(url: str) -> tuple:
+    """What the object at ``url`` is, whatever the URL's spelling: a local file's (device,
+    inode) for ``file://``; else the store, its canonical path and the object's version or
+    ETag (s3 ``VersionId``/``ETag``, gcs ``generation``/``etag``, HTTP ``ETag``), when the
+    store gives one."""
+    fs, path = _filesystem(url)
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    if protocol in ("file", "local"):
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            raise ArchiveError(url, e.strerror or str(e)) from None
+        return (st.st_dev, st.st_ino)
+    info = _INFOS.get(url) or _call(url, lambda: fs.info(path))
+    tag = next((info[k] for k in ("VersionId", "version_id", "generation", "ETag", "etag",
+                                  "e_tag") if info.get(k)), None)
+    return (protocol, path.rstrip("/"), str(tag) if tag is not None else None)
+
+
 def url_isfile(url: str) -> bool:
     """True when ``url`` names an existing object (False when it is missing)."""
     fs, path = _filesystem(url)
@@ -199,25 +242,47 @@ def url_listdir(url: str) -> list[str]:
                                                                                 detail=False)))
 
 
+def etag(url: str) -> str | None:
+    """The ETag (or etag, md5Hash) of the object at ``url`` as fsspec lists it, or None."""
+    fs, path = _filesystem(url)
+    info = _call(url, lambda: fs.info(path))
+    found = next((info.get(k) for k in ("ETag", "etag", "md5Hash") if info.get(k)), None)
+    return str(found) if found is not None else None
+
+
 def open_url(url: str) -> io.BufferedReader:
-    """A seekable binary file object for ``url`` (read in large blocks)."""
+    """A seekable binary file object for ``url`` (read in large blocks). When the read was
+    planned with the object's ETag (its parts read by several tasks), an object changed since
+    is an error: parts of two versions would make a mixed read."""
     fs, path = _filesystem(url)
     f = _call(url, lambda: fs.open(path, "rb", block_size=BLOCK_SIZE))
-    return io.BufferedReader(_RemoteRaw(f), buffer_size=1 << 20)
+    pinned = (_PINS.get() or {}).get(url)
+    details = getattr(f, "details", None) or {}
+    now = next((details.get(k) for k in ("ETag", "etag", "md5Hash") if details.get(k)), None)
+    if pinned is not None and now is not None and str(now) != pinned:
+        f.close()
+        raise ArchiveError(url, f"the object changed after the read was planned (ETag {now}, "
+                           f"was {pinned}); its parts would mix two versions, read it again")
+    return io.BufferedReader(_RemoteRaw(f, url), buffer_size=1 << 20)
 
 
 class _RemoteRaw(io.RawIOBase):
     """A remote file as a raw stream; a failed read (a dropped connection) is an OSError,
     which the readers report for the file."""
 
-    def __init__(self, f: Any) -> None:
+    def __init__(self, f: Any, url: str = "") -> None:
         super().__init__()
         self._f = f
+        self._url = url
 
     def _guard(self, what: Callable[[], Any]) -> Any:
         try:
             return what()
-        except OSError:
+        except OSError as e:
+            if type(e).__name__ == "FileExpired":  # s3fs reads each block If-Match its ETag
+                raise ArchiveError(self._url, "the object changed while it was read (its ETag "
+                                   "no longer matches the one it was opened with); nothing "
+                                   "of it is used, read it again") from None
             raise
         except Exception as e:
             raise OSError(f"{type(e).__name__}: {_text(e)}") from None

@@ -17,7 +17,16 @@ from typing import Any, ClassVar
 
 from ..errors import Message, Option
 from ._errors import ArchiveError
-from ._remote import expand_url, is_url, open_url, url_isfile, url_listdir, url_size
+from ._remote import (
+    expand_url,
+    forget_listings,
+    is_url,
+    open_url,
+    url_identity,
+    url_isfile,
+    url_listdir,
+    url_size,
+)
 
 __all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary", "open_raw",
            "path_group_value", "read_head"]
@@ -25,12 +34,13 @@ __all__ = ["expand_paths", "file_size", "is_file", "logical_name", "open_binary"
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 PARQUET_MAGIC = b"PAR1"
+ZIP_MAGIC = b"PK\x03\x04"
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"  # the path that names standard input
 #: the default record-length cap (see max_record_bytes)
 DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
-DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson")
+DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson", ".eval")
 
 
 def logical_name(path: str | os.PathLike) -> str:
@@ -161,19 +171,11 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
             f"paths must be a path or an iterable of paths, got {type(paths).__name__}"
         ) from None
     out: list[str] = []
-    seen: set[tuple[int, int]] = set()
+    seen: set[tuple] = set()
+    forget_listings()
 
     def add(p: str) -> None:
-        if p == STDIN:
-            key: object = (-1, -1)
-        elif is_url(p):
-            key = p
-        else:
-            try:
-                st = os.stat(p)
-            except OSError as e:
-                raise ArchiveError(p, _os_reason(e)) from None
-            key = (st.st_dev, st.st_ino)  # one file under two names (a symlink) is read once
+        key = identity(p)  # one file under two names (a symlink, file://, -) is read once
         if key not in seen:
             seen.add(key)
             out.append(p)
@@ -187,6 +189,31 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     if not out:
         raise ArchiveError("<paths>", "no input files given")
     return out
+
+
+def identity(p: str) -> tuple:
+    """What an input is, whatever names it: (device, inode) of a local file, of ``file://``
+    and of standard input (fstat of the open file: ``- < f`` is ``f``); a remote object's
+    store, path and version or ETag (``_remote.url_identity``).
+
+    >>> import os, tempfile
+    >>> path = tempfile.mkstemp()[1]
+    >>> identity(path) == identity("file://" + os.path.abspath(path))
+    True
+    """
+    if p == STDIN:
+        try:
+            st = os.fstat(sys.stdin.fileno())
+        except (OSError, ValueError, AttributeError):  # no standard input: it is itself
+            return ("stdin",)
+        return (st.st_dev, st.st_ino)
+    if is_url(p):
+        return url_identity(p)
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        raise ArchiveError(p, _os_reason(e)) from None
+    return (st.st_dev, st.st_ino)
 
 
 def _expand_one(p: str) -> list[str]:
@@ -682,7 +709,8 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
-        extend = head[:4] != PARQUET_MAGIC and not logical_name(path).endswith(".json")
+        extend = (head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC)
+                  and not logical_name(path).endswith(".json"))
         if extend and len(head) >= size and not _has_first_line(head):
             head = _first_line_head(f.stream, head, path, cap)
     return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it

@@ -112,6 +112,8 @@ def check_passes(task_ids: Sequence, passes: Sequence) -> tuple[list[str], list[
         if not p:
             raise ValueError(f"passes[{i}] is empty: every task needs at least one sample")
         for j, x in enumerate(p):
+            if getattr(getattr(x, "dtype", None), "kind", "") in ("b", "i", "u"):
+                x = x.item()  # a numpy bool or integer, as from a 2-d bool array (issue 24)
             if not isinstance(x, (bool, int)) or x not in (0, 1):
                 raise TypeError(f"passes[{i}][{j}] must be a bool, got {x!r}")
     return task_ids, [[bool(x) for x in p] for p in passes]

@@ -7,7 +7,7 @@ import os
 from . import _hints as hints
 from ._common import Context, document_group, find_beside, load_sidecar
 from ._counts import StoredMetric
-from ._errors import ArchiveError, location, show
+from ._errors import ArchiveError, kind, location, show, stored_float
 from ._patterns import PASS_AT, stored_numbers
 from ._registry import FormatInfo, FormatSpec, register
 from ._sources import logical_name
@@ -58,7 +58,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         if not isinstance(stored, dict):
             raise ArchiveError(side, "must be a JSON object", path=())
         for key, k, value in stored_numbers(stored, PASS_AT):
-            ctx.stored.append(StoredMetric(group, "pass@k", k, float(value),
+            ctx.stored.append(StoredMetric(group, "pass@k", k, stored_float(value, side, (key,)),
                                            location(side, path=(key,)), "fraction"))
 
 
@@ -67,7 +67,7 @@ def _walk(file: str, ctx: Context, group, ev: dict) -> None:
     failures = hints.failures(ctx, file)
     for task, samples in ev.items():
         if not isinstance(samples, list):
-            ctx.bad(file, f"must be a list of samples, got {type(samples).__name__}",
+            ctx.bad(file, f"must be a list of samples, got {kind(samples)}",
                     path=("eval", task))
             continue
         n = c = 0

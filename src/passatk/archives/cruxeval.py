@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ._common import Context, document_group
 from ._counts import StoredMetric
-from ._errors import ArchiveError, location, show
+from ._errors import ArchiveError, location, show, stored_float
 from ._flags import RULE, is_flag
 from ._patterns import PASS_UNDERSCORE_AT, stored_numbers
 from ._registry import FormatInfo, FormatSpec, register
@@ -42,7 +42,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
             continue
         ctx.add(group, task, len(flags), sum(f == 1 for f in flags))
     for key, k, value in stored_numbers(doc, PASS_UNDERSCORE_AT):
-        ctx.stored.append(StoredMetric(group, "pass@k", k, value / 100.0,
+        ctx.stored.append(StoredMetric(group, "pass@k", k,
+                                       stored_float(value, file, (key,)) / 100.0,
                                        location(file, path=(key,)), "percent"))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups
 from ._counts import StoredMetric
-from ._errors import ArchiveError, location, show
+from ._errors import ArchiveError, kind, location, show, stored_float
 from ._patterns import PASS_AT, stored_numbers
 from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, check_passes, dump_json, mean_pass_at_k
@@ -98,7 +98,7 @@ def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
     rows, has_plus = [], False
     for task, samples in ev.items():
         if not isinstance(samples, list):
-            ctx.bad(file, f"must be a list of samples, got {type(samples).__name__}",
+            ctx.bad(file, f"must be a list of samples, got {kind(samples)}",
                     path=("eval", task))
             continue
         n = cb = cp = 0
@@ -123,7 +123,7 @@ def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
 def _v2_sample(s: object, task: str) -> object:
     """Check one v2/v3 sample; return its plus status."""
     if not isinstance(s, dict):
-        raise BadRecord(f"sample must be an object, got {type(s).__name__}")
+        raise BadRecord(f"sample must be an object, got {kind(s)}")
     if "task_id" in s and s["task_id"] != task:
         raise BadRecord(f"task_id {show(s['task_id'])} differs from its key {task!r}",
                         ("task_id",))
@@ -144,14 +144,14 @@ def _stored(file: str, ctx: Context, stored: object, gbase, gplus) -> None:
             continue
         for key, k, value in stored_numbers(values, PASS_AT):
             ctx.stored.append(StoredMetric(
-                group, "pass@k", k, float(value),
+                group, "pass@k", k, stored_float(value, file, ("pass_at_k", mset, key)),
                 location(file, path=("pass_at_k", mset, key)), "fraction"))
 
 
 def _v1_task(entry: object) -> tuple:
     """(n, base c, plus c or None when plus does not match base, whether plus is non-empty)."""
     if not isinstance(entry, dict):
-        raise BadRecord(f"must be an object, got {type(entry).__name__}")
+        raise BadRecord(f"must be an object, got {kind(entry)}")
     base = entry.get("base")
     if not isinstance(base, list):
         raise BadRecord(f"base must be a list, got {show(base)}", ("base",))

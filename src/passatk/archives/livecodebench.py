@@ -12,7 +12,7 @@ import json
 from . import _hints as hints
 from ._common import BadRecord, Context, group_from, path_groups, task_id
 from ._counts import StoredMetric
-from ._errors import ArchiveError, location, show
+from ._errors import ArchiveError, kind, location, show, stored_float
 from ._flags import is_flag
 from ._patterns import DATE
 from ._registry import FormatInfo, FormatSpec, register
@@ -38,7 +38,7 @@ def _error(meta: object) -> object:
 def _problem(p: object) -> tuple:
     """A problem's (task, graded_list), checked; raises ``BadRecord``."""
     if not isinstance(p, dict):
-        raise BadRecord(f"problem must be an object, got {type(p).__name__}")
+        raise BadRecord(f"problem must be an object, got {kind(p)}")
     for key in ("question_id", "graded_list"):
         if key not in p:
             raise BadRecord(f'missing field "{key}"')
@@ -82,7 +82,7 @@ def _add_problem(ctx: Context, file: str, i: int, p: dict, group, task, graded,
                                     else None))
     value = p.get("pass@1")
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),
+        ctx.stored.append(StoredMetric(group, "pass@k", 1, stored_float(value, file, (i, "pass@1")),
                                        location(file, path=(i, "pass@1")), "fraction", task))
 
 
@@ -124,7 +124,8 @@ def _read_summary(file: str, ctx: Context, rows: list, group, failures) -> None:
         ctx.add(group, task, n, c)
         failures.extend(texts)
         if value is not None:
-            ctx.stored.append(StoredMetric(group, "pass@k", 1, float(value),
+            ctx.stored.append(StoredMetric(group, "pass@k", 1,
+                                           stored_float(value, file, (i, "pass@1")),
                                            location(file, path=(i, "pass@1")), "fraction", task))
 
 

@@ -30,7 +30,7 @@ from ._common import (
     task_id,
 )
 from ._counts import StoredMetric
-from ._errors import ArchiveError, location, show
+from ._errors import ArchiveError, location, show, stored_float
 from ._flags import pass_flag
 from ._patterns import LM_EVAL_SAMPLES, PASS_AT_FILTER
 from ._registry import FormatInfo, FormatSpec, register
@@ -166,7 +166,8 @@ def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> No
             continue
         matching = by_filter.get(m.group(2), [])
         if len(matching) == 1:  # a run-level number belongs to one group only
-            ctx.stored.append(StoredMetric(matching[0], "pass@k", int(m.group(1)), float(value),
+            ctx.stored.append(StoredMetric(matching[0], "pass@k", int(m.group(1)),
+                                           stored_float(value, path, ("results", lm_task, key)),
                                            location(path, path=("results", lm_task, key)),
                                            "fraction"))
 

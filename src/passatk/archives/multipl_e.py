@@ -11,7 +11,7 @@ import re
 
 from . import _hints as hints
 from ._common import BadRecord, Context, doc_scalar_record, group_from, path_groups, task_id
-from ._errors import ArchiveError, show
+from ._errors import ArchiveError, kind, show
 from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, dump_json
 
@@ -43,7 +43,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         results = []
     for i, r in enumerate(results):
         if not isinstance(r, dict):
-            ctx.bad(file, f"sample must be an object, got {type(r).__name__}", path=("results", i))
+            ctx.bad(file, f"sample must be an object, got {kind(r)}", path=("results", i))
             continue
         if not isinstance(r.get("status"), str):
             ctx.bad(file, f"status must be a string, got {show(r.get('status'))}",

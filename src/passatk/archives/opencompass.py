@@ -13,7 +13,7 @@ from ._common import (
     task_id,
 )
 from ._counts import StoredMetric
-from ._errors import ArchiveError, location
+from ._errors import ArchiveError, kind, location, stored_float
 from ._flags import pass_flag
 from ._patterns import PREFIXED_PASS_AT, stored_numbers
 from ._registry import FormatInfo, FormatSpec, register
@@ -46,7 +46,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     for key, d in items:
         try:
             if not isinstance(d, dict):
-                raise BadRecord(f"must be an object, got {type(d).__name__}")
+                raise BadRecord(f"must be an object, got {kind(d)}")
             task = task_id(require(d, "task_id"))
             passed = pass_flag(require(d, "passed"), 'field "passed"')
             group = group_from(by, pathvals, {**top, **d})
@@ -58,7 +58,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         failures.add(passed, d.get("result"))
     for key, k, value in stored_numbers(doc, PREFIXED_PASS_AT):
         for group in sorted(groups, key=repr) or [()]:
-            ctx.stored.append(StoredMetric(group, "pass@k", k, value / 100.0,
+            ctx.stored.append(StoredMetric(group, "pass@k", k,
+                                           stored_float(value, file, (key,)) / 100.0,
                                            location(file, path=(key,)), "percent"))
 
 

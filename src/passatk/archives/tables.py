@@ -46,7 +46,8 @@ from ._sources import (
 from ._writers import WriteOptions, table_rows
 
 TASK_COLUMNS = ("task_id", "task", "id")
-PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success")
+#: ``is_solved``/``solved``: MapCoder, Reflexion and the harnesses derived from them
+PASSED_COLUMNS = ("passed", "pass", "correct", "is_correct", "success", "is_solved", "solved")
 REWARD_COLUMNS = ("reward", "rewards")
 #: group columns a per-sample table brings itself: lm-eval writes one row per filter
 AUTO_GROUP_COLUMNS = ("filter",)
@@ -651,7 +652,7 @@ SAMPLES = register(FormatSpec(
     FormatInfo(
         "samples", "training logs, custom harnesses", "*.jsonl, *.csv, *.tsv, *.parquet",
         "a table with a task column and a pass flag (passed, pass, correct, is_correct, "
-        "success) or a reward column (with threshold=)",
+        "success, is_solved, solved) or a reward column (with threshold=)",
         "one row per sample; flag true/1, or reward >= threshold"),
     kind="table", read=read_samples_table, write=write_samples_table,
     aliases=("sample-table", "per-sample"), names=("*.jsonl", "*.ndjson"), byte_ranges=True,

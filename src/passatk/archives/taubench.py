@@ -6,7 +6,7 @@ n is counted per task, so ragged trial counts are handled exactly.
 from __future__ import annotations
 
 from ._common import BadRecord, Context, finite_number, group_from, path_groups, require, task_id
-from ._errors import ArchiveError
+from ._errors import ArchiveError, kind
 from ._registry import FormatInfo, FormatSpec, register
 from ._writers import WriteOptions, dump_json
 
@@ -33,7 +33,7 @@ def read(file: str, ctx: Context, doc: list) -> None:
     for i, t in enumerate(doc):
         try:
             if not isinstance(t, dict):
-                raise BadRecord(f"trial must be an object, got {type(t).__name__}")
+                raise BadRecord(f"trial must be an object, got {kind(t)}")
             task = task_id(require(t, "task_id"))
             reward = finite_number(require(t, "reward"), "reward")
             group = group_from(o.by, pathvals, t)

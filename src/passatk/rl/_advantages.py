@@ -23,10 +23,12 @@ ESTIMATORS = {
     "grpo-passk": (K.EST_GRPO_PASSK, 2, 0),
 }
 NORMALIZE = {"none": K.NORM_NONE, "group-std": K.NORM_GROUP, "batch-std": K.NORM_BATCH}
+SHORT_GROUPS = ("raise", "zero")
 
 
 def advantages(
-    scores, groups=None, *, k, estimator="pkpo-loo1", normalize="none", nan="raise"
+    scores, groups=None, *, k, estimator="pkpo-loo1", normalize="none", nan="raise",
+    short_groups="raise",
 ):
     """Per-rollout advantages for pass@k (or max@k) optimization, every group in one call.
 
@@ -39,9 +41,11 @@ def advantages(
     groups : sequence of hashables, numpy array or torch tensor, optional
         1-D input only: one group label per rollout (ints, str, uuid, bytes, ...), in any
         order. None: the whole 1-D input is one group.
-    k : int
+    k : int or "n"
         The k of pass@k: ``1 <= k <= n`` for every group (``k <= n - 1`` for "pkpo-loo",
-        ``k >= 2`` for "pkpo-loo1" and "grpo-passk").
+        ``k >= 2`` for "pkpo-loo1" and "grpo-passk"). ``"n"``: each group at its own
+        number of scored rollouts (pass@n, as verl's ``grpo_passk``), so groups may be
+        ragged.
     estimator : str
         "pkpo" (PKPO s), "pkpo-loo" (s_loo), "pkpo-loo1" (s_loo-1, the default),
         "passk-training" (Chen et al. 2025), "maxk-training" (its max@k form; the two agree
@@ -53,6 +57,9 @@ def advantages(
         gets exactly 0.
     nan : {"raise", "drop"}
         NaN in 1-D scores raises ValueError, or with "drop" is a hole as in dense input.
+    short_groups : {"raise", "zero"}
+        A group with too few scored rollouts for k raises ValueError naming it, or with
+        "zero" gets advantage exactly 0 (no learning signal) for every scored rollout.
 
     Returns
     -------
@@ -67,20 +74,49 @@ def advantages(
     >>> advantages([[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0]], k=2, estimator="passk-training")
     array([[ 1.        , -0.33333333, -0.33333333, -0.33333333],
            [ 0.        ,  0.        ,  0.        ,  0.        ]])
+    >>> advantages([1, 0, 1, 0, 0], [0, 0, 1, 1, 1], k="n")  # ragged: k = 2, then 3
+    array([1., 0., 1., 0., 0.])
     """
     code, k = _check_estimator(estimator, k, normalize)
+    if short_groups not in SHORT_GROUPS:
+        raise ValueError(f"short_groups must be one of {SHORT_GROUPS}, got {short_groups!r}")
     norm = NORMALIZE[normalize]
     s = coerce_scores(scores)
     lay = layout(s.values, groups, nan=nan)
-    _check_group_sizes(lay, k, estimator)
+    short = _short_groups(lay, k, estimator, short_groups == "raise")
     flat = s.values.reshape(-1)
     holes = lay.order.size != flat.size
     out = np.full(flat.size, np.nan) if holes else np.empty(flat.size)
     batch_scale = _batch_scale(flat[lay.order]) if norm == K.NORM_BATCH else 1.0
-    K.advantages_groups(
-        flat, lay.order, lay.offsets, k, code, True, norm, batch_scale, EPS, out
-    )
+    for k_g, order, offsets in _runs(lay, k, short):
+        K.advantages_groups(flat, order, offsets, k_g, code, True, norm, batch_scale, EPS, out)
+    if short.any():
+        out[_subset(lay, short)[0]] = 0.0
     return s.restore(out.reshape(s.shape))
+
+
+def _subset(lay, keep):
+    """The CSR ``(order, offsets)`` of the groups where ``keep`` is true."""
+    n = lay.n[keep]
+    offsets = np.zeros(n.size + 1, np.int64)
+    np.cumsum(n, out=offsets[1:])
+    starts = lay.offsets[:-1][keep]
+    idx = np.repeat(starts - offsets[:-1], n) + np.arange(offsets[-1])
+    return lay.order[idx], offsets
+
+
+def _runs(lay, k, short):
+    """``(k, order, offsets)`` for each kernel call: one call for an int k, one per
+    distinct group size for ``k="n"``; short groups are left out."""
+    scored = (lay.n > 0) & ~short
+    if k != "n":
+        if scored.all():
+            yield k, lay.order, lay.offsets
+        elif scored.any():
+            yield (k, *_subset(lay, scored))
+        return
+    for size in np.unique(lay.n[scored]).tolist():
+        yield (size, *_subset(lay, scored & (lay.n == size)))
 
 
 def _check_estimator(estimator, k, normalize):
@@ -93,33 +129,42 @@ def _check_estimator(estimator, k, normalize):
             "estimator 'grpo-passk' divides by the group std itself; "
             f"normalize must be 'none', got {normalize!r}"
         )
+    code, k_min, extra = ESTIMATORS[estimator]
+    if isinstance(k, str) and k == "n":
+        if extra:
+            raise ValueError(f"estimator {estimator!r} needs k <= n - {extra}, so k='n' is "
+                             "not possible; pass an int k")
+        return code, k
     if isinstance(k, bool):
         raise TypeError("k must be an int, got bool")
     try:
         k = operator.index(k)
     except TypeError:
-        raise TypeError(f"k must be an int, got {type(k).__name__} {k!r}") from None
-    code, k_min, _ = ESTIMATORS[estimator]
+        raise TypeError(f"k must be an int or 'n', got {type(k).__name__} {k!r}") from None
     if k < k_min:
         raise ValueError(f"k must be >= {k_min} for estimator {estimator!r}, got k={k}")
     return code, k
 
 
-def _check_group_sizes(lay, k, estimator):
-    """Every group with a scored rollout needs n >= k (n >= k + 1 for pkpo-loo)."""
-    extra = ESTIMATORS[estimator][2]
+def _short_groups(lay, k, estimator, strict):
+    """Groups with a scored rollout but n < k (n < k + 1 for pkpo-loo; for ``k="n"``,
+    n below the estimator's smallest k): a bool mask, or ValueError when ``strict``."""
+    _, k_min, extra = ESTIMATORS[estimator]
     n = lay.n
-    short = n < k + extra
-    bad = np.flatnonzero(short & (n > 0)) if short.any() else ()
-    if len(bad):
-        g = int(bad[0])
+    need = np.maximum(n, k_min) + extra if k == "n" else k + extra
+    short = (n < need) & (n > 0)
+    if strict and short.any():
+        g = int(np.flatnonzero(short)[0])
         rule = f"k <= n - {extra}" if extra else "k <= n"
+        if k == "n":
+            rule = f"{rule} and k >= {k_min}"
         label = lay.labels[g : g + 1].tolist()[0]  # the Python value, not np.str_(...)
         raise ValueError(
-            f"estimator {estimator!r} needs {rule}, but k={k} and group {label!r} "
+            f"estimator {estimator!r} needs {rule}, but k={k!r} and group {label!r} "
             f"(first rollout at scores[{_fmt(lay.position(lay.first[g]))}]) has n={int(n[g])} "
-            "scored rollouts"
+            "scored rollouts; short_groups='zero' gives such groups advantage 0"
         )
+    return short
 
 
 def _fmt(pos):

@@ -146,7 +146,10 @@ def coerce_scores(scores, *, name="scores"):
         _check_dtype(scores, name)
         out = Scores(_as_float64(scores), "numpy", scores.dtype, None)
     else:
-        out = Scores(_from_sequence(scores, name), "list", None, None)
+        try:
+            out = Scores(_from_sequence(scores, name), "list", None, None)
+        except MemoryError:  # range(2**62): more values than memory holds
+            raise ValueError(f"{name} holds more values than fit in memory") from None
     if out.values.ndim not in (1, 2):
         raise ValueError(
             f"{name} must be 1-D (N,) with groups, or dense 2-D (G, n); "

@@ -16,7 +16,9 @@ import numpy as np
 
 from .. import _rl_kernels as R
 from .._jit import threads_usable
+from .._limits import MAX_N
 from .._lnfact import table
+from .._validation import finite_float
 from ..stats._gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
@@ -28,12 +30,14 @@ BINARY = ("pass@k", "pass^k", "g-pass@k", "mg-pass@k")
 DEFAULT_TAU = (0.25, 0.5, 0.75, 1.0)
 ESTIMATORS = ("unbiased", "verl")
 SHORT_GROUPS = ("missing", "exclude")
+NONE_ANSWERS = ("abstain", "vote", "skip")
 _PARALLEL = 1 << 20  # rollouts x budgets below which one thread beats starting the pool
 _PARALLEL_MAJ = 64  # groups from which maj@k's dynamic programs share out over threads
 
 
 def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, answers=None,
-                  estimator="unbiased", tau=None, nan="raise", short_groups="missing"):
+                  estimator="unbiased", tau=None, nan="raise", short_groups="missing",
+                  none_answers="abstain"):
     """Exact pass@k, pass^k, best@k, worst@k, maj@k, mean@n, std@n, G-Pass@k and
     mG-Pass@k for every group of rollouts, with means over groups and standard errors.
 
@@ -77,6 +81,10 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
     short_groups : {"missing", "exclude"}
         What the mean over groups does when some group has fewer than k rollouts: stays
         missing (NaN), or averages the groups that have them (``used`` says how many).
+    none_answers : {"abstain", "vote", "skip"}
+        maj@k with a None answer: it never votes and a draw with no answer scores 0
+        ("abstain"); None is an answer like any other (verl <= 0.6); or a group with a
+        None answer has no maj@k, missing with the reason (verl 0.9).
 
     Returns
     -------
@@ -102,6 +110,8 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
     over groups is missing (short_groups='exclude' averages the 1 groups that have them)
     """
     plan = _plan(metrics, answers, estimator, short_groups, threshold)
+    if none_answers not in NONE_ANSWERS:
+        raise ValueError(f"none_answers must be one of {NONE_ANSWERS}, got {none_answers!r}")
     s = coerce_scores(scores)
     lay = layout(s.values, groups, nan=nan)
     x = s.values.reshape(-1)
@@ -121,9 +131,68 @@ def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, 
     kernel(x, lay.order, lay.offsets, ks, _threshold(s, threshold), cols.want, cols.j0, th, tl,
            sv, n, c, out)
     full = out.reshape(out.shape[0] * ks.size, G)
+    unanswered = None
     if "maj@k" in plan:
-        full = np.concatenate((full, *_maj(x, n, lay, ks, answers, estimator)))
-    return _finish(lay, n, cols, full[cols.source], estimator, short_groups)
+        *maj, unanswered = _maj(x, n, lay, ks, answers, estimator, none_answers)
+        full = np.concatenate((full, *maj))
+    matrix = full[cols.source]
+    _bound(matrix, cols.names, _extremes(sv, lay.offsets, n), unanswered, none_answers)
+    res = _finish(lay, n, cols, matrix, estimator, short_groups,
+                  unanswered if none_answers == "skip" else None)
+    if estimator == "unbiased" and (threshold is None or 0.0 < threshold <= 1.0) \
+            and R.first_non_binary(x) < 0:
+        object.__setattr__(res, "repeats", _repeats(cols.names))
+    return res
+
+
+def _repeats(names):
+    """For 0/1 scores: best@k is pass@k and worst@k is pass^k, by definition."""
+    have = set(names)
+    out = {}
+    for name in names:
+        head, _, k = name.partition("@")
+        twin = {"best": f"pass@{k}", "worst": f"pass^{k}"}.get(head)
+        if twin in have:
+            out[name] = twin
+    return types.MappingProxyType(out)
+
+
+def _extremes(sv, offsets, n):
+    """Each group's smallest and largest score (NaN for a group with none)."""
+    lo = np.full(n.size, np.nan)
+    hi = np.full(n.size, np.nan)
+    has = n > 0
+    start = offsets[:-1][has]
+    lo[has] = sv[start]
+    hi[has] = sv[start + n[has] - 1]
+    return lo, hi
+
+
+def _bound(matrix, names, extremes, unanswered, none_answers):
+    """Rounding must not take a value outside what its definition allows.
+
+    best@k, worst@k, maj@k and mean@n are averages of scores of the group, so they lie in
+    [min, max] of its scores, and equal the score exactly in a group of equal scores (with
+    no None answer: a draw without an answer scores 0 under "abstain", so 0 joins the
+    range); every std is >= 0, and exactly 0 for a group of equal scores.
+    """
+    lo, hi = extremes
+    constant = lo == hi
+    lo_maj, hi_maj, constant_maj = lo, hi, constant
+    if unanswered is not None and none_answers == "abstain":
+        lo_maj = np.where(unanswered, np.minimum(lo, 0.0), lo)
+        hi_maj = np.where(unanswered, np.maximum(hi, 0.0), hi)
+        constant_maj = lo_maj == hi_maj
+    for i, name in enumerate(names):
+        head = name.split("@")[0]
+        row = matrix[i]
+        if name.endswith("/std") or name == "std@n":
+            np.maximum(row, 0.0, out=row, where=~np.isnan(row))
+            row[(constant_maj if head == "maj" else constant) & ~np.isnan(row)] = 0.0
+        elif head in ("best", "worst") or name == "mean@n":
+            np.clip(row, lo, hi, out=row)
+        elif head == "maj":
+            np.clip(row, lo_maj, hi_maj, out=row)
 
 
 class _Columns(NamedTuple):
@@ -199,10 +268,7 @@ def _plan(metrics, answers, estimator, short_groups, threshold):
         raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
     if short_groups not in SHORT_GROUPS:
         raise ValueError(f"short_groups must be one of {SHORT_GROUPS}, got {short_groups!r}")
-    if threshold is not None and (isinstance(threshold, bool)
-                                  or not isinstance(threshold, int | float | np.number)
-                                  or not math.isfinite(threshold)):
-        raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
+    _check_threshold(threshold)
     if metrics is None:
         return DEFAULT_METRICS + (("maj@k",) if answers is not None else ())
     if isinstance(metrics, str):
@@ -216,6 +282,14 @@ def _plan(metrics, answers, estimator, short_groups, threshold):
     if "maj@k" in out and answers is None:
         raise ValueError("maj@k needs answers: one hashable per rollout (None: no answer)")
     return tuple(out)
+
+
+def _check_threshold(threshold):
+    if threshold is None:
+        return
+    if (isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number)
+            or not math.isfinite(finite_float(threshold, "threshold"))):
+        raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
 
 
 def _ks(k, lay):
@@ -232,6 +306,8 @@ def _ks(k, lay):
             raise TypeError(f"{where} must be an int, got {type(v).__name__} {v!r}")
         if v < 1:
             raise ValueError(f"{where} must be >= 1, got {v}")
+        if v >= MAX_N:  # also keeps it an int64 for the kernels
+            raise ValueError(f"{where} must be < 2**53 (no group is larger), got {v}")
         out.append(operator.index(v))
     if not out:
         raise ValueError("k must hold at least one budget")
@@ -292,9 +368,10 @@ def _check_binary(x, lay):
         )
 
 
-def _maj(x, n, lay, ks, answers, estimator):
-    """(mean, std) per group and k of maj@k; std only for the verl bootstrap."""
-    codes = _answer_codes(answers, lay.shape, x.size)
+def _maj(x, n, lay, ks, answers, estimator, none_answers):
+    """(mean, std) per group and k of maj@k (std only for the verl bootstrap), and which
+    groups have a scored rollout without an answer."""
+    codes = _answer_codes(answers, lay.shape, x.size, none_answers == "vote")
     G = n.size
     cls = (np.empty(x.size, np.int64), np.empty(x.size), np.empty(x.size),
            np.empty(G, np.int64), np.empty(G, np.int64))
@@ -308,7 +385,13 @@ def _maj(x, n, lay, ks, answers, estimator):
     th, tl = table()
     kernel = R.maj_parallel if G >= _PARALLEL_MAJ and threads_usable() else R.maj
     kernel(x, codes, lay.order, lay.offsets, n, ks, verl, th, tl, cls, mean, sd)
-    return mean, sd
+    scored = lay.order[~np.isnan(x[lay.order])]
+    owner = np.repeat(np.arange(G), np.diff(lay.offsets))[~np.isnan(x[lay.order])]
+    unanswered = np.bincount(owner[codes[scored] < 0], minlength=G) > 0
+    if none_answers == "skip":
+        mean[:, unanswered] = np.nan
+        sd[:, unanswered] = np.nan
+    return mean, sd, unanswered
 
 
 def _check_maj_size(n, ks, lay, limit, what):
@@ -321,14 +404,14 @@ def _check_maj_size(n, ks, lay, limit, what):
         )
 
 
-def _answer_codes(answers, shape, size):
-    """int64 code per flat position; None (no answer) becomes -1."""
+def _answer_codes(answers, shape, size, none_votes=False):
+    """int64 code per flat position; None (no answer) becomes -1 unless ``none_votes``."""
     flat = answers
     if len(shape) == 2:
         arr = _answers_2d(answers, shape)
         flat = arr.reshape(-1)
     codes, uniques = factorize(flat, size, name="answers")
-    if uniques.dtype == object:
+    if uniques.dtype == object and not none_votes:
         for i, u in enumerate(uniques.tolist()):
             if u is None:
                 codes = np.where(codes == i, -1, codes)
@@ -355,7 +438,7 @@ def _answers_2d(answers, shape):
     return arr
 
 
-def _finish(lay, n, cols, matrix, estimator, short_groups):
+def _finish(lay, n, cols, matrix, estimator, short_groups, skipped=None):
     M = matrix.shape[0]
     mean = np.empty(M)
     se = np.empty(M)
@@ -366,16 +449,19 @@ def _finish(lay, n, cols, matrix, estimator, short_groups):
         for i, name in enumerate(cols.names):
             if used[i] < n.size:
                 missing[name] = _reason(name, matrix[i], n, lay.labels, short_groups,
-                                        int(used[i]))
+                                        int(used[i]), skipped)
     return _results.GroupMetrics(lay.labels, n, cols.names, matrix, mean, se, used, missing,
                                  estimator, short_groups, cols.index, cols.keys)
 
 
-def _reason(name, row, n, labels, short_groups, used):
+def _reason(name, row, n, labels, short_groups, used, skipped=None):
     bad = np.isnan(row)
     g = int(np.flatnonzero(bad)[0])
     k = _k_of(name)
-    if k is None or n[g] == 0:
+    if skipped is not None and name.startswith("maj@") and skipped[g]:
+        what = (f"{int(bad.sum())} of {n.size} groups have no maj@k: a rollout without an "
+                "answer (none_answers='skip', verl 0.9's rule), or fewer than k rollouts")
+    elif k is None or n[g] == 0:
         what = f"{int(bad.sum())} of {n.size} groups have no scored rollouts"
     else:
         what = f"{int(bad.sum())} of {n.size} groups have fewer than {k} scored rollouts"
@@ -387,7 +473,7 @@ def _reason(name, row, n, labels, short_groups, used):
 
 
 def _k_of(name):
-    head = name.split("/")[0].split("_")[0]
+    head = name.split("/")[0].split("_")[0].replace("^", "@")  # pass^4 as pass@4
     tail = head.rpartition("@")[2]
     return int(tail) if tail.isdigit() else None
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._api import k_ladder
+from .._validation import detached
 
 METRICS = ("pass@k", "pass^k", "plugin", "g-pass@k", "mg-pass@k", "posterior",
            "posterior-population", "bayes@n")
@@ -58,7 +59,10 @@ def _label_array(x, name, size):
     if isinstance(x, str | bytes) or np.ndim(x) == 0:
         raise TypeError(f"{name} must be an array-like with one entry per task, got "
                         f"{type(x).__name__} {x!r}")
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(detached(x))
+    except MemoryError:
+        raise ValueError(f"{name} holds more values than fit in memory") from None
     if arr.ndim != 1 or arr.shape[0] != size:
         raise ValueError(f"{name} must have one entry per task ({size}), got shape {arr.shape}")
     return arr
@@ -74,6 +78,7 @@ def _k_spec(k):
         if k not in ("all", "ladder"):
             raise ValueError(f"k must be an int, a sequence of ints, 'all' or 'ladder', got {k!r}")
         return k
+    k = detached(k)
     ks = [k] if np.ndim(k) == 0 else list(np.asarray(k).reshape(-1)) if not isinstance(
         k, Sequence) else list(k)
     if not ks:
@@ -129,6 +134,17 @@ def _tau(tau):
 def _py(v):
     """A Python scalar (for group labels and ids in messages)."""
     return v.item() if hasattr(v, "item") else v
+
+
+def _short_tasks(k, n, short, size, where, id_word, names):
+    """Why k cannot be reported: "every task has n = 1 (greedy)" when all share one n, else
+    the first ids and their n."""
+    if short.size == size and size and _all_equal(n):
+        n0 = int(n[0])
+        return (f"k={k} exceeds n: every task has n = {n0}" + (" (greedy)" if n0 == 1 else "")
+                + f" ({size} tasks{where})")
+    return (f"k={k} exceeds n for {short.size} of {size} tasks{where}: {id_word} "
+            f"{_show(names[short])} have n={_show(n[short])}")
 
 
 def _show(ids, limit=_LIST):

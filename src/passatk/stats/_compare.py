@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import _validation as V
+from .._types import CompareMetric, Duplicates, Missing, Unmatched
 from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
@@ -27,6 +28,7 @@ from ._common import (
     _py,
     _replace,
     _seed64,
+    _short_tasks,
     _show,
 )
 from ._dist import _t_tail, norm_ppf, t_ppf
@@ -142,8 +144,9 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
 def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
             c_b: ArrayLike | None = None, k: V.KSpec = 1, *,
             task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-            metric: str | None = None, unmatched: str = "raise", duplicates: str = "raise",
-            missing: str = "raise", confidence: float = 0.95, n_resamples: int = 10_000,
+            metric: CompareMetric | None = None, unmatched: Unmatched = "raise",
+            duplicates: Duplicates = "raise", missing: Missing = "raise",
+            confidence: float = 0.95, n_resamples: int = 10_000,
             rng: V.RngLike = None, seed: V.RngLike = None, group: Mapping | None = None,
             clusters: ArrayLike | None = None) -> CompareResult:
     """Paired comparison of run A and run B on the same tasks, at one or several k.
@@ -280,6 +283,8 @@ def _paired_rows(a, m, kvals, cinv):
             short = np.flatnonzero((m.n_a < kv) | (m.n_b < kv))
             reason = (f"k={kv} exceeds n for {short.size} of {size} tasks: {m.id_word} "
                       f"{_show(m.names[short])}")
+            if _all_equal(np.concatenate([m.n_a, m.n_b])):  # one n in both runs: say it
+                reason = _short_tasks(kv, m.n_a, short, size, "", m.id_word, m.names)
             if a.missing == "raise":
                 raise HintedError(f"cannot compare {a.metric} at k={kv}: {reason}; pass ",
                                   Option("missing", "report"), " to report this k as missing")
@@ -487,6 +492,7 @@ def _compare_boot(rows, diffs, cinv, confidence, n_resamples, rng):
     crit = None
     if live.any():
         crit = float(np.quantile(np.max(np.abs(tt[:, live]), axis=1), confidence))
+        crit = math.inf if crit >= 1e300 else crit  # the sentinel of _boot_t: no finite band
     for j, kv in enumerate(kk):
         row = rows[kv]
         if not live[j]:  # degenerate: the fallback interval stands in for both

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .._api import EXACT_MAX_N, EXACT_MAX_SIZE
 from .._jit import jit, prange, threads_usable
 
 CHUNK = 64  # resamples per random stream
@@ -193,8 +194,34 @@ def signflip_random(d, tol, seed, n_resamples):
     return counts.sum()
 
 
-@jit
 def one_minus_ratio(n, c, k):
+    """1 - P0(n-k, c, k) / P0(n, c, k) per task (int64 arrays n, c; int k; n >= 2k).
+
+    Small calls (the sizes of ``_api``'s exact path) use exact binomials and leave numba
+    unstarted; others the kernel :func:`_one_minus_ratio`.
+
+    >>> float(one_minus_ratio(np.array([10]), np.array([2]), 3)[0])  # 1 - (4/10) / (7/15)
+    0.3877551020408163
+    """
+    if n.size <= EXACT_MAX_SIZE and (n.size == 0 or int(n.max()) <= EXACT_MAX_N):
+        k = int(k)
+        return np.array([_one_minus_ratio_exact(a, b, k) for a, b in
+                         zip(n.tolist(), c.tolist(), strict=True)], dtype=np.float64)
+    return _one_minus_ratio(n, c, k)
+
+
+def _one_minus_ratio_exact(n, c, k):
+    if c == 0:
+        return 0.0
+    if c + k > n - k:
+        return 1.0
+    num = math.comb(n - k - c, k) * math.comb(n, k)
+    den = math.comb(n - k, k) * math.comb(n - c, k)
+    return (den - num) / den
+
+
+@jit
+def _one_minus_ratio(n, c, k):
     """1 - P0(n-k, c, k) / P0(n, c, k) per task, without cancellation (needs n >= 2k).
 
     The ratio is a product whose factors are 1 - (exact integer) / (exact integer):

@@ -22,11 +22,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._limits import MAX_N, MAX_SIMULATED
+from .._types import CompareMetric, TaskMetric
 from .._validation import (
     RngLike,
     check_n,
     choice,
     count_arrays,
+    finite_float,
     int_array,
     normalize_rng,
     positive_int,
@@ -127,14 +130,8 @@ def _plan_iv_common(alpha, power):
 
 
 def _positive(v, name):
-    if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
-    try:
-        x = float(v)
-    except OverflowError:  # an int beyond the float range
-        raise ValueError(f"{name} must be a finite number > 0 within the float range, got "
-                         f"an int of {int(v).bit_length()} bits") from None
-    if not (x > 0 and math.isfinite(x)):
+    x = finite_float(v, name)
+    if not x > 0:
         raise ValueError(f"{name} must be a finite number > 0, got {name}={v!r}")
     return x
 
@@ -143,6 +140,8 @@ def _power_iv(x, name, sd, alpha, power):
     """Validate (delta or n_tasks, sd, alpha, power) of the power-analysis functions."""
     if name == "n_tasks":
         x = positive_int(x, name, 2)  # a t test needs 2 tasks
+        if x >= MAX_N:
+            raise ValueError(f"n_tasks must be < 2**53, got {x if x < 10**30 else 'more'}")
     else:
         if isinstance(x, int | float | np.integer | np.floating) and not isinstance(x, bool):
             x = abs(x)  # the sign of the difference does not matter to a two-sided test
@@ -274,7 +273,7 @@ def paired_sd_from_rates(baseline: float, rho: float, samples_per_task: int, *,
 
 def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
               task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-              metric: str = "pass@k") -> PlanResult:
+              metric: CompareMetric = "pass@k") -> PlanResult:
     """The sd of the per-task differences D_i from a pilot pair of runs (``sd`` for planning).
 
     sigma_D = sd(thetahat_A,i - thetahat_B,i, ddof=1) over matched tasks (matched like
@@ -342,7 +341,7 @@ def _smallest_n(se_at, k, eps):
 
 
 def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
-                   metric: str = "pass@k") -> PlanResult:
+                   metric: TaskMetric = "pass@k") -> PlanResult:
     """Samples per task needed for a fixed-benchmark SE of at most ``target_se``.
 
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
@@ -399,6 +398,9 @@ def _simulate_iv(n_tasks, n, a, b, rng, seed, n_benchmarks):
     rng = normalize_rng(rng, seed)
     shape = (n_tasks,) if n_benchmarks is None else (
         positive_int(n_benchmarks, "n_benchmarks"), n_tasks)
+    if math.prod(shape) > MAX_SIMULATED:
+        raise ValueError(f"n_tasks x n_benchmarks must be at most {MAX_SIMULATED:,} (each draw "
+                         f"is held in memory), got {' x '.join(f'{s:,}' for s in shape)}")
     return n_tasks, nn, a, b, rng, shape
 
 

@@ -11,8 +11,43 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar, overload
+
+#: The stable machine names of ``ci_method`` (the method actually used), each from the start of
+#: the readable text the statistics write (kept in ``ci_text``); the first match wins.
+CI_NAMES = (
+    ("hull of t and quasi-binomial Wilson", "t-wilson-hull"),
+    ("t (clusters - 1 df), CR1", "cluster-t"),
+    ("t (", "t"),
+    ("paired t, CR1", "paired-cluster-t"),
+    ("paired t", "paired-t"),
+    ("paired studentized bootstrap", "paired-bootstrap-t"),
+    ("t, ", "t"),
+    ("normal", "normal"),
+    ("bootstrap percentile", "percentile"),
+    ("bootstrap BCa", "bca"),
+    ("Wilson score (binary outcomes)", "wilson"),
+    ("Wilson score with the", "wilson-bounded"),
+    ("Clopper-Pearson", "clopper-pearson"),
+    ("credible", "credible"),
+)
+_MACHINE = frozenset(name for _, name in CI_NAMES)
+
+
+def ci_name(text: str) -> str:
+    """The stable machine name of an interval method from its readable text.
+
+    >>> ci_name("t, clipped to [0, 1]"), ci_name("bootstrap BCa"), ci_name("t")
+    ('t', 'bca', 't')
+    """
+    if text in _MACHINE:
+        return text
+    for start, name in CI_NAMES:
+        if text.startswith(start):
+            return name
+    return "other"
 
 
 class ConfidenceInterval(NamedTuple):
@@ -30,7 +65,7 @@ def _plain(v: Any) -> Any:
         return [_plain(x) for x in v]
     if hasattr(v, "item") and callable(v.item) and getattr(v, "ndim", None) == 0:
         v = v.item()
-    if isinstance(v, float) and math.isnan(v):
+    if isinstance(v, float) and not math.isfinite(v):  # NaN, and the overflow sentinel inf
         return None
     return v
 
@@ -43,9 +78,11 @@ def _to_pandas(records: list[dict[str, Any]]):
             "to_pandas() needs pandas, which is not installed; "
             "install it with `pip install passatk[pandas]` or use to_dict()/records()"
         ) from exc
-    from .._output import flatten  # the one flattening rule, shared with CSV and tables
+    from .._output import columns, flatten  # the one flattening rule, shared with CSV
 
-    return pd.DataFrame.from_records([flatten(rec) for rec in records])
+    names = columns(records)  # group columns first, even those of later rows only
+    return pd.DataFrame.from_records([{c: row.get(c) for c in names}
+                                      for row in map(flatten, records)])
 
 
 def _row_dict(row) -> dict[str, Any]:
@@ -77,6 +114,18 @@ class _Row:
 
     __slots__ = ()
 
+    def __post_init__(self) -> None:
+        # The statistics name the method in words; the row keeps the words in ci_text and a
+        # stable machine name in ci_method (a copy made by dataclasses.replace has both).
+        text = getattr(self, "ci_method", None)
+        if text is None:
+            return
+        if text not in _MACHINE:
+            object.__setattr__(self, "ci_text", text)
+            object.__setattr__(self, "ci_method", ci_name(text))
+        elif getattr(self, "ci_text", None) is None:
+            object.__setattr__(self, "ci_text", text)
+
     def __repr__(self) -> str:
         names = _REPR_FIELDS[type(self).__name__]
         parts = [f"group={self.group!r}"] if getattr(self, "group", None) else []
@@ -91,11 +140,15 @@ class _Row:
         return ConfidenceInterval(self.ci_low, self.ci_high)
 
 
-class _Rows:
+_R = TypeVar("_R", bound=_Row)
+
+
+class _Rows(Generic[_R]):
     """A sequence of result rows: ``len``, iteration, indexing, a DataFrame view, a compact
     ``repr`` (the first and last rows) and the intervals of all rows as arrays."""
 
     __slots__ = ()
+    rows: tuple[_R, ...]
 
     def __repr__(self) -> str:
         fields = [f"{f.name}={_short(getattr(self, f.name))}" for f in dataclasses.fields(self)
@@ -126,13 +179,85 @@ class _Rows:
         """The rows as a ``pandas.DataFrame``, one column per group label; needs pandas."""
         return _to_pandas(self.records())
 
+    def to_polars(self):
+        """The rows as a ``polars.DataFrame``, the columns of :meth:`to_pandas`; needs polars."""
+        try:
+            import polars as pl
+        except ImportError as exc:
+            raise ImportError("to_polars() needs polars, which is not installed; install it "
+                              "with `pip install polars` or use to_dict()/records()") from exc
+        from .._output import columns, flatten
+
+        records = self.records()
+        flat = [flatten(rec) for rec in records]
+        names = columns(records)
+        return pl.DataFrame([{c: row.get(c) for c in names} for row in flat],
+                            infer_schema_length=None)
+
+    def _repr_html_(self) -> str:
+        """The rows as an HTML table, for notebooks (the command line's table columns)."""
+        from .._output import render_html
+
+        return render_html(self.records(), _REPR_FIELDS[_ROW_TYPES[type(self).__name__].__name__])
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per row; the keys are the field names of the row class."""
+        return [r.to_dict() for r in self.rows]
+
+    #: the command named in the envelope
+    _COMMAND: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as the JSON envelope of docs/cli.md (``schema``, ``passatk``,
+        ``command``, ``inputs``, ``seed``, the result's fields, ``rows``)."""
+        from .._output import envelope
+
+        fields = {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)
+                  if f.name != "rows"}
+        return envelope(self._COMMAND, self.records(), **fields)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Any:
+        """The result back from :meth:`to_dict` (or from the command line's ``--format json``).
+
+        Non-finite numbers were written as null and come back as None.
+        """
+        from .._output import check_envelope
+
+        data = check_envelope(data, cls._COMMAND)
+        row_type = _ROW_TYPES[cls.__name__]
+        names = [f.name for f in dataclasses.fields(row_type)]
+        rows = []
+        for i, rec in enumerate(data["rows"]):
+            unknown = sorted(set(rec) - set(names))
+            if unknown:
+                raise ValueError(f"rows[{i}] has field(s) {unknown} that a {row_type.__name__} "
+                                 "does not have")
+            try:
+                rows.append(row_type(**rec))
+            except TypeError as exc:
+                raise ValueError(f"rows[{i}] is not a {row_type.__name__}: {exc}") from None
+        kw = {f.name: data[f.name] for f in dataclasses.fields(cls)
+              if f.name != "rows" and f.name in data}
+        for name, value in kw.items():
+            if isinstance(value, list):
+                kw[name] = tuple(tuple(v) if isinstance(v, list) else v for v in value)
+        try:
+            return cls(rows=tuple(rows), **kw)
+        except TypeError as exc:
+            raise ValueError(f"not the envelope of a {cls.__name__}: {exc}") from None
+
     def __len__(self) -> int:
         return len(self.rows)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[_R]:
         return iter(self.rows)
 
-    def __getitem__(self, i: int):
+    @overload
+    def __getitem__(self, i: int) -> _R: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[_R, ...]: ...
+    def __getitem__(self, i: int | slice) -> _R | tuple[_R, ...]:
         return self.rows[i]
 
 
@@ -177,6 +302,7 @@ class ScoreRow(_Row):
     interval: str | None = None
     posterior_sd: float | None = None
     tau: float | None = None
+    ci_text: str | None = None
     wild_low: float | None = None
     wild_high: float | None = None
     wild_weights: str | None = None
@@ -188,7 +314,7 @@ class ScoreRow(_Row):
 
 
 @dataclass(frozen=True, repr=False)
-class ScoreResult(_Rows):
+class ScoreResult(_Rows[ScoreRow]):
     """The result of :func:`passatk.score`: rows ordered by group, metric, then k."""
 
     rows: tuple[ScoreRow, ...]
@@ -197,20 +323,7 @@ class ScoreResult(_Rows):
     merged_duplicates: tuple = ()
     n_resamples: int | None = None
 
-    def records(self) -> list[dict[str, Any]]:
-        """One JSON-ready ``dict`` per row; the keys are the field names of :class:`ScoreRow`."""
-        return [r.to_dict() for r in self.rows]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
-        return {
-            "kind": "score",
-            "interval": self.interval,
-            "confidence": self.confidence,
-            "n_resamples": self.n_resamples,
-            "merged_duplicates": _plain(list(self.merged_duplicates)),
-            "rows": self.records(),
-        }
+    _COMMAND = "score"
 
 
 @dataclass(frozen=True, repr=False)
@@ -260,6 +373,7 @@ class CompareRow(_Row):
     ci_method: str | None = None
     clusters: int | None = None
     wilcoxon_hypothesis: str | None = None
+    ci_text: str | None = None
     wild_low: float | None = None
     wild_high: float | None = None
     wild_p_value: float | None = None
@@ -272,7 +386,7 @@ class CompareRow(_Row):
 
 
 @dataclass(frozen=True, repr=False)
-class CompareResult(_Rows):
+class CompareResult(_Rows[CompareRow]):
     """The result of :func:`passatk.compare`: one row per k."""
 
     rows: tuple[CompareRow, ...]
@@ -282,21 +396,7 @@ class CompareResult(_Rows):
     band_critical_value: float | None = None
     n_resamples: int | None = None
 
-    def records(self) -> list[dict[str, Any]]:
-        """One JSON-ready ``dict`` per row; the keys are the field names of :class:`CompareRow`."""
-        return [r.to_dict() for r in self.rows]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
-        return {
-            "kind": "compare",
-            "confidence": self.confidence,
-            "n_resamples": self.n_resamples,
-            "band_critical_value": _plain(self.band_critical_value),
-            "only_in_a": _plain(list(self.only_in_a)),
-            "only_in_b": _plain(list(self.only_in_b)),
-            "rows": self.records(),
-        }
+    _COMMAND = "compare"
 
 
 @dataclass(frozen=True)
@@ -372,6 +472,7 @@ class TaskRow(_Row):
     ci_method: str
     confidence: float
     reason: str | None = None
+    ci_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict``."""
@@ -379,16 +480,14 @@ class TaskRow(_Row):
 
 
 @dataclass(frozen=True, repr=False)
-class TaskResult(_Rows):
+class TaskResult(_Rows[TaskRow]):
     """The result of :func:`passatk.stats.task_intervals`: one row per task, in input order."""
 
     rows: tuple[TaskRow, ...]
     method: str
     confidence: float
 
-    def records(self) -> list[dict[str, Any]]:
-        """One JSON-ready ``dict`` per task."""
-        return [r.to_dict() for r in self.rows]
+    _COMMAND = "task_intervals"
 
     def to_dict(self) -> dict[str, Any]:
         """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
@@ -424,6 +523,7 @@ class LeaderboardRow(_Row):
     estimand: str
     confidence: float
     reason: str | None = None
+    ci_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict``."""
@@ -551,3 +651,6 @@ class LeaderboardResult(_Rows):
         from ._report import latex_table
 
         return latex_table(self, k, decimals)
+
+#: the row class of each result class, for from_dict
+_ROW_TYPES = {"ScoreResult": ScoreRow, "CompareResult": CompareRow, "TaskResult": TaskRow}

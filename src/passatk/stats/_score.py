@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._types import Duplicates, Interval, Metric, Missing
 from .._validation import (
     KSpec,
     RngLike,
@@ -42,7 +43,7 @@ from ._common import (
     _prior,
     _replace,
     _seed64,
-    _show,
+    _short_tasks,
     _tau,
 )
 from ._dist import norm_cdf, norm_ppf, t_ppf
@@ -168,12 +169,12 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
 
 
 def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
-          metric: str | Sequence[str] | None = None,
+          metric: Metric | Sequence[Metric] | None = None,
           task_ids: ArrayLike | None = None, groups: Any = None,
-          clusters: ArrayLike | None = None, interval: str = "auto", confidence: float = 0.95,
+          clusters: ArrayLike | None = None, interval: Interval = "auto", confidence: float = 0.95,
           n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
-          prior: tuple[float, float] = (1, 1), missing: str = "raise",
-          duplicates: str = "raise", tau: float = 0.5,
+          prior: tuple[float, float] = (1, 1), missing: Missing = "raise",
+          duplicates: Duplicates = "raise", tau: float = 0.5,
           combine: str | None = None) -> ScoreResult:
     """Benchmark score per group and per k, with its standard errors and an interval.
 
@@ -260,7 +261,7 @@ def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
     ('super-population', 'auto', True)
     >>> w = passatk.score([1] * 20, [1] * 19 + [0])[0]   # binary outcomes: Wilson
     >>> w.ci_method, round(w.ci_low, 3), round(w.ci_high, 3)
-    ('Wilson score (binary outcomes)', 0.764, 0.991)
+    ('wilson', 0.764, 0.991)
     >>> rec = r.records()[0]
     >>> {key: rec[key] for key in ("group", "metric", "k", "tasks", "samples")}
     {'group': {}, 'metric': 'pass@k', 'k': 1, 'tasks': 3, 'samples': 15}
@@ -377,8 +378,7 @@ def _short_row(metric, g, k, missing, common):
     if k <= int(n.min()):
         return None
     short = np.flatnonzero(n < k)
-    reason = (f"k={k} exceeds n for {short.size} of {n.size} tasks{g.where}: {g.id_word} "
-              f"{_show(g.names[short])} have n={_show(n[short])}")
+    reason = _short_tasks(k, n, short, n.size, g.where, g.id_word, g.names)
     if missing == "raise":
         raise HintedError(f"cannot report {metric} at k={k}: {reason}; pass ",
                           Option("missing", "report"), " to report this k as missing")

@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._api import fail_at_k, pass_at_k, pass_at_k_plugin, pass_hat_k
+from .._types import TaskMethod, TaskMetric
 from .._validation import choice, confidence_level, count_arrays, positive_int
 from . import _gpass as GP
 from . import _intervals as IV
@@ -53,7 +54,8 @@ def _vhat(metric, n, c, k, tau=None):
     return v
 
 
-def task_variance(n: ArrayLike, c: ArrayLike, k: int, *, metric: str = "pass@k") -> np.ndarray:
+def task_variance(n: ArrayLike, c: ArrayLike, k: int, *,
+                  metric: TaskMetric = "pass@k") -> np.ndarray:
     """Unbiased estimate of the variance of each task's pass@k (or pass^k) estimate.
 
     Vhat = P0(n,c,k) * [P0(n,c,k) - P0(n-k,c,k)] with P0 = C(n-c,k)/C(n,k). It is unbiased
@@ -90,8 +92,8 @@ def task_variance(n: ArrayLike, c: ArrayLike, k: int, *, metric: str = "pass@k")
     return out
 
 
-def task_intervals(n: ArrayLike, c: ArrayLike, k: int = 1, *, metric: str = "pass@k",
-                   method: str = "wilson", confidence: float = 0.95,
+def task_intervals(n: ArrayLike, c: ArrayLike, k: int = 1, *, metric: TaskMetric = "pass@k",
+                   method: TaskMethod = "wilson", confidence: float = 0.95,
                    task_ids: ArrayLike | None = None) -> TaskResult:
     """Per-task estimates with a Wilson or Clopper-Pearson interval for each task.
 

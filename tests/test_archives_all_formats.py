@@ -1,0 +1,197 @@
+"""One folder holding every supported format at once, and the new formats on every engine."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import subprocess
+import sys
+from fractions import Fraction
+
+import pytest
+from corpus import same
+
+from passatk import cli
+from passatk.archives import detect_format, formats, read_counts, write_archive
+
+#: a file name for each format (the rest are x_<name>.json)
+NAMES = {"humaneval": "x_results.jsonl", "lm-eval": "samples_t_2024-01-01.jsonl",
+         "livecodebench": "x_eval_all.json", "livecodebench-eval": "y_eval.json",
+         "evalplus": "eval_results.json", "bigcodebench": "x_eval_results.json",
+         "multipl-e": "mpe", "qwen-math": "test_cot_-1_seed0_t0.0_s0_e-1.jsonl",
+         "counts": "c.csv", "samples": "s.jsonl", "inspect-ai": "log.json",
+         "inspect-ai-eval": "log.eval", "tau2-bench": "tau2.json"}
+NEW = ("livecodebench-eval", "tau2-bench", "inspect-ai", "inspect-ai-eval")
+
+
+def flags(seed: int) -> tuple[list, list]:
+    rng = random.Random(seed)
+    tasks = rng.randint(2, 6)
+    return [[rng.random() < 0.5 for _ in range(rng.randint(1, 5))] for _ in range(tasks)], \
+        [f"task/{seed}/{i}" for i in range(tasks)]
+
+
+def write_all(root, metric: str) -> dict:
+    """Every format of ``metric`` under ``root``: archive path -> (format, {task: (n, c)})."""
+    out = {}
+    for seed, f in enumerate(formats()):
+        if f.metric != metric:
+            continue
+        passes, tasks = flags(seed)
+        if f.name == "tau-bench":
+            tasks = list(range(100 * seed, 100 * seed + len(passes)))
+        path = os.path.join(root, NAMES.get(f.name, f"x_{f.name}.json"))
+        written = write_archive(path, tasks, passes, format=f.name)
+        archive = path if f.name != "multipl-e" else os.path.dirname(written[0])
+        out[archive] = (f.name, {str(t): (len(p), sum(p)) for t, p in
+                                 zip(tasks, passes, strict=True)})
+    return out
+
+
+def by_archive(rows: list, root: str) -> dict:
+    """(tasks, samples, pass@1 or pass^1) of each archive's row group of a score."""
+    out: dict = {}
+    for r in rows:
+        key = os.path.join(root, r["group"]["path"])
+        assert key not in out, key  # one row group per archive
+        out[key] = (r["tasks"], r["samples"], r["value"])
+    return out
+
+
+def expected(tasks: dict) -> tuple:
+    """pass@1 (= pass^1) as a plain loop: the mean over tasks of c / n, exactly."""
+    mean = sum(Fraction(c, n) for n, c in tasks.values()) / len(tasks)
+    return len(tasks), sum(n for n, _ in tasks.values()), mean
+
+
+@pytest.mark.parametrize("metric", ["pass@k", "pass^k"])
+def test_score_a_folder_of_every_format(tmp_path, metric, capsys):
+    want = write_all(tmp_path, metric)
+    assert len(want) == sum(f.metric == metric for f in formats())
+    for path, (name, _) in want.items():
+        if name != "multipl-e":
+            assert detect_format(path) == name
+    assert cli.main(["score", str(tmp_path), "-k", "1", "--format", "json"]) == 0
+    got = by_archive(json.loads(capsys.readouterr().out)["rows"], str(tmp_path))
+    assert set(got) == set(want)
+    for path, (_, tasks) in want.items():
+        n_tasks, samples, value = expected(tasks)
+        assert got[path][:2] == (n_tasks, samples), path
+        assert abs(Fraction(got[path][2]) - value) <= Fraction(1, 2**50), path
+
+
+def test_one_folder_of_both_metrics_is_refused_in_one_line(tmp_path, capsys):
+    """pass^k archives (tau-bench, tau2-bench) and pass@k archives in one folder: one read
+    holds one metric, so the folder is refused, naming a file of each."""
+    write_all(tmp_path, "pass@k")
+    write_all(tmp_path, "pass^k")
+    assert cli.main(["score", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "score them separately" in err
+
+
+@pytest.fixture(scope="module")
+def new_formats(tmp_path_factory):
+    root = tmp_path_factory.mktemp("new")
+    out = {}
+    for seed, name in enumerate(NEW):
+        passes, tasks = flags(40 + seed)
+        folder = root / name
+        for suffix in ("", ".gz", ".zst"):
+            write_archive(str(folder / (NAMES[name] + suffix)), tasks, passes, format=name)
+        out[name] = (folder, {t: (len(p), sum(p)) for t, p in zip(tasks, passes, strict=True)})
+    return out
+
+
+def _rows(counts) -> dict:
+    return {t: (int(n), int(c)) for t, n, c in zip(counts.task, counts.n, counts.c,
+                                                      strict=True)}
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_folders_globs_compression_and_workers(new_formats, name):
+    folder, want = new_formats[name]
+    files = sorted(str(folder / f) for f in os.listdir(folder))
+    assert len(files) == 3
+    for f in files:
+        assert _rows(read_counts(f)) == want
+    walked = read_counts(folder)
+    assert len(walked.groups) == 3  # three archives, kept apart by path
+    globbed = read_counts(str(folder / "*"))
+    same(walked, globbed)
+    same(read_counts(folder, workers=2), walked)
+    merged = read_counts(files[:1], merge=True)
+    assert _rows(merged) == want
+
+
+@pytest.mark.parametrize("name", NEW)
+@pytest.mark.parametrize("how", ["-", "/dev/stdin"])
+def test_standard_input(new_formats, name, how):
+    folder, want = new_formats[name]
+    plain = str(folder / NAMES[name])
+    for path in (plain, plain + ".gz"):
+        assert stdin_rows(path, how) == want
+
+
+def stdin_rows(path: str, how: str) -> dict:
+    """The counts of ``read_counts(how)`` in a child whose standard input is ``path``."""
+    code = ("import json, sys; from passatk.archives import read_counts; c = read_counts("
+            f"{how!r}); print(json.dumps([[t, int(n), int(k)] for t, n, k in zip(c.task, c.n, "
+            "c.c)]))")
+    with open(path, "rb") as f:
+        out = subprocess.run([sys.executable, "-c", code], stdin=f, capture_output=True,
+                             text=True)
+    assert out.returncode == 0, out.stderr
+    return {t: (n, c) for t, n, c in json.loads(out.stdout)}
+
+
+def test_one_line_documents_through_stdin(tmp_path):
+    """EvalPlus and CRUXEval write one JSON object on one line: through stdin it is that
+    document, not JSON Lines."""
+    passes, tasks = flags(3)
+    for name, fmt in (("eval_results.json", "evalplus"), ("crux.json", "cruxeval")):
+        path = tmp_path / name
+        write_archive(path, tasks, passes, format=fmt)
+        one = tmp_path / (name + ".line")
+        one.write_text(json.dumps(json.loads(path.read_text())))
+        want = _rows(read_counts(path))
+        for how in ("-", "/dev/stdin"):
+            assert stdin_rows(str(one), how) == want
+        gz = tmp_path / (name + ".line.gz")
+        gz.write_bytes(gzip.compress(one.read_bytes()))
+        assert _rows(read_counts(gz)) == want  # unnamed by its suffix: the same rule
+
+
+def test_a_stray_jsonl_in_a_walk_is_skipped_with_a_note(tmp_path):
+    passes, tasks = flags(5)
+    write_archive(tmp_path / "x_results.jsonl", tasks, passes)
+    (tmp_path / "config.jsonl").write_text('{"lr": 0.1, "seed": 3}\n')
+    (tmp_path / "notes.json").write_text('{"comment": "hi"}')
+    counts = read_counts(tmp_path)
+    assert _rows(counts) == {t: (len(p), sum(p)) for t, p in zip(tasks, passes, strict=True)}
+    note = " ".join(counts.notes)
+    assert "skipped 2 JSON file(s)" in note and "config.jsonl" in note and "notes.json" in note
+    globbed = read_counts(str(tmp_path / "*.jsonl"))
+    assert "config.jsonl" in " ".join(globbed.notes)
+    with pytest.raises(ValueError, match=r"config\.jsonl:1: cannot detect the format of JSON "
+                                         r"Lines with keys \['lr', 'seed'\]"):
+        read_counts(tmp_path / "config.jsonl")
+
+
+def test_solved_flags(tmp_path):
+    """MapCoder / Reflexion JSON Lines: task_id and is_solved (or solved)."""
+    rng = random.Random(0)
+    for field in ("is_solved", "solved"):
+        records = [{"task_id": f"HumanEval/{rng.randrange(5)}", "prompt": "def f():",
+                    "source_codes": ["pass"], field: rng.random() < 0.5, "language": "Python3",
+                    "api_calls": 3} for _ in range(40)]
+        path = tmp_path / f"{field}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        want: dict = {}
+        for r in records:
+            n, c = want.get(r["task_id"], (0, 0))
+            want[r["task_id"]] = (n + 1, c + r[field])
+        assert detect_format(path) == "samples"
+        assert _rows(read_counts(path)) == want
