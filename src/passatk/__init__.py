@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from ._api import fail_at_k, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
     from .stats import (
         compare,
+        leaderboard,
         min_detectable_effect,
         samples_needed,
         score,
