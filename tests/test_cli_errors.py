@@ -27,7 +27,7 @@ def here(tmp_path, monkeypatch):
 
 ERRORS = [
     (["nonsense"], "argument COMMAND: invalid choice: 'nonsense' (choose from 'score', "
-     "'compare', 'check', 'plot', 'simulate', 'formats', 'warm')"),
+     "'compare', 'check', 'plot', 'simulate', 'formats', 'warm', 'leaderboard', 'plan')"),
     (["score"], "the following arguments are required: PATH"),
     (["score", "a_results.jsonl", "-k", "5"],
      "a_results.jsonl: cannot report pass@k at k=5: k=5 exceeds n: every task has n = 4 (3 "

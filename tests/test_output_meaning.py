@@ -166,6 +166,9 @@ def test_ci_method_is_a_machine_name_with_the_text_beside_it(interval):
                       clusters=["a", "a", "b", "b", "c", "c"])
     names = {name for _, name in CI_NAMES}
     for row in r:
+        if row.ci_low is None and row.reason:  # issue 22: a withheld interval has no method
+            assert row.ci_method is None
+            continue
         assert row.ci_method in names, (row.ci_method, row.ci_text)
         assert row.ci_text and (row.ci_text != row.ci_method or row.ci_method in ("t", "normal"))
 

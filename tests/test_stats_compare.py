@@ -305,7 +305,13 @@ def test_clustered_compare_is_cr1_on_the_differences(groups):
     assert row.ci_high - row.diff == pytest.approx(h, rel=1e-12)
     assert row.p_value == pytest.approx(2 * ss.t.sf(abs(row.diff / row.se), groups - 1),
                                         rel=1e-10)
-    assert row.boot_low < row.diff < row.boot_high
+    assert row.wild_low < row.diff < row.wild_high
+    assert "only" in row.reason and "clusters" in row.reason  # below 20 clusters
+    if groups < 10:  # issue 22: the cluster pairs bootstrap is not offered below 10 clusters
+        assert row.boot_low is None and row.band_low is None
+        assert "not offered below 10 clusters" in row.reason
+    else:
+        assert row.boot_low < row.diff < row.boot_high
 
 
 def test_studentized_bootstrap_matches_a_direct_computation():

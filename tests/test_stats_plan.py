@@ -238,3 +238,119 @@ def test_tasks_needed_for_a_vanishing_effect_is_a_clear_error_not_a_hang():
 
     assert power(big) >= 0.8 - 1e-9
     assert power(int(big * (1 - 1e-5))) < 0.8
+
+
+# --- issue 25 item 6: samples_needed is no longer linear in k, and k is capped --------------
+
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from passatk.stats._task import _exact_var_at_n  # noqa: E402
+
+
+@pytest.mark.parametrize(("n", "k"), [(1, 1), (7, 1), (3, 2), (10, 10), (31, 30), (100, 40),
+                                      (210, 200), (10_000, 10), (500, 60)])
+@pytest.mark.parametrize("p", [1e-9, 0.01, 0.3, 0.5, 0.9, 1 - 1e-6])
+def test_windowed_variance_against_fractions(n, k, p):
+    q = 1.0 - p
+    want = float(sum(
+        Fraction(math.comb(k, j) * math.comb(n - k, k - j), math.comb(n, k))
+        * (Fraction(q) ** (2 * k - j) - Fraction(q) ** (2 * k)) for j in range(1, k + 1)))
+    got = float(_exact_var_at_n(np.array([q]), n, k)[0])
+    if want == 0.0:
+        assert got == 0.0
+    else:
+        assert abs(got - want) <= 1e-12 * want
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(1, 400), extra=st.integers(0, 5_000),
+       q=st.lists(st.floats(1e-6, 1 - 1e-6), min_size=1, max_size=5))
+def test_windowed_variance_matches_the_full_sum(k, extra, q):
+    n = k + extra
+    q = np.array(q)
+    full = _exact_task_var(1.0 - q, n, k)
+    got = _exact_var_at_n(q, n, k)
+    ok = full > 1e-250
+    # the full sum loses ~1e-10 to lgamma cancellation at large n; the window keeps ~1e-14
+    np.testing.assert_allclose(got[ok], full[ok], rtol=1e-8)
+
+
+def test_samples_needed_large_k_is_the_smallest_sufficient_n():
+    n0, c0, k, target = np.full(50, 40), np.arange(50) % 39 + 1, 50_000, 0.004
+    r = passatk.samples_needed(n0, c0, k, target)
+    q = 1.0 - c0 / n0
+
+    def se(m):
+        return math.sqrt(float(np.sum(_exact_var_at_n(q, m, k)))) / 50
+
+    assert r.value == k or se(r.value) <= target < se(r.value - 1)
+    assert r.inputs["se_at_value"] == pytest.approx(se(r.value), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [PL.MAX_PLAN_K + 1, 2**53, 2**64])
+def test_samples_needed_caps_k(k):
+    with pytest.raises(ValueError, match=r"k must satisfy k <= 1,000,000 for samples_needed"):
+        passatk.samples_needed([10], [2], k, 0.01)
+
+
+@pytest.mark.parametrize("target", [2**1000, 2**1100, 10**400])
+def test_samples_needed_huge_target_is_a_value_error_or_an_answer(target):
+    # issue 25 item 5: 2**1000 raised OverflowError (eps**2); beyond the float range it is a
+    # ValueError naming target_se
+    try:
+        float(target)
+    except OverflowError:
+        with pytest.raises(ValueError, match="target_se"):
+            passatk.samples_needed([10] * 3, [2] * 3, 3, target)
+    else:
+        r = passatk.samples_needed([10] * 3, [2] * 3, 3, target)
+        assert r.value == 3 and r.inputs["approximation"] == 0.0
+
+
+def test_samples_needed_tiny_target_is_a_value_error():
+    with pytest.raises(ValueError, match=r"target_se=1e-300 cannot be reached"):
+        passatk.samples_needed([10] * 3, [2] * 3, 3, 1e-300)
+
+
+# --- issue 22: achieved power and planning without a pilot ---------------------------------
+
+
+@pytest.mark.parametrize("n_tasks", [2, 5, 10, 50, 164, 1000])
+@pytest.mark.parametrize("effect", [0.05, 0.3, 1.0])
+@pytest.mark.parametrize("alpha", [0.05, 0.01])
+def test_achieved_power_matches_statsmodels(n_tasks, effect, alpha):
+    r = passatk.stats.achieved_power(n_tasks, effect * 0.2, 0.2, alpha=alpha)
+    want = TTestPower().power(effect_size=effect, nobs=n_tasks, alpha=alpha)
+    if math.isnan(want):  # statsmodels' nct underflows where the power is 1 to 1e-12
+        assert r.value > 1 - 1e-9
+    else:
+        assert r.value == pytest.approx(want, abs=1e-9)
+    # the planners agree with each other: the power at tasks_needed reaches the target
+    if n_tasks == 2:
+        need = passatk.tasks_needed(effect * 0.2, 0.2, alpha=alpha).value
+        assert passatk.stats.achieved_power(need, effect * 0.2, 0.2, alpha=alpha).value >= 0.8
+
+
+def test_paired_sd_from_rates_by_simulation():
+    rng = np.random.default_rng(11)
+    p, rho, n, sb, tasks = 0.5, 0.7, 8, 0.1, 200_000
+    z1, z2 = rng.normal(size=(2, tasks))
+    pa = p + sb * z1
+    pb = p + sb * (rho * z1 + math.sqrt(1 - rho**2) * z2)
+    d = rng.binomial(n, pa) / n - rng.binomial(n, pb) / n
+    r = passatk.stats.paired_sd_from_rates(p, rho, n, between_sd=sb)
+    assert r.value == pytest.approx(np.std(d), rel=0.01)
+    worst = passatk.stats.paired_sd_from_rates(p, rho, n)
+    assert worst.value >= r.value and worst.inputs["between_sd"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(("args", "kwargs", "match"), [
+    ((0.0, 0.5, 4), {}, "baseline"), ((1.0, 0.5, 4), {}, "baseline"),
+    ((0.5, 1.5, 4), {}, "rho"), ((0.5, 0.5, 0), {}, "samples_per_task"),
+    ((0.5, 0.5, 4), {"between_sd": 0.9}, "between_sd")])
+def test_paired_sd_from_rates_validation(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        passatk.stats.paired_sd_from_rates(*args, **kwargs)

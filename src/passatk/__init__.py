@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load
     from ._api import fail_at_k, pass_at_k, pass_at_k_curve, pass_at_k_plugin, pass_hat_k
     from .stats import (
         compare,
+        leaderboard,
         min_detectable_effect,
         samples_needed,
         score,
@@ -34,6 +35,7 @@ _LAZY = {
     "pass_at_k_plugin": "._api",
     "pass_hat_k": "._api",
     "compare": ".stats",
+    "leaderboard": ".stats",
     "min_detectable_effect": ".stats",
     "samples_needed": ".stats",
     "score": ".stats",
@@ -79,6 +81,7 @@ __all__ = [
     "__version__",
     "compare",
     "fail_at_k",
+    "leaderboard",
     "min_detectable_effect",
     "pass_at_k",
     "pass_at_k_curve",

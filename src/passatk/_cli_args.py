@@ -619,8 +619,9 @@ def _add_warm_parser(sub: Any) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``passatk`` command."""
+def build_parser(extra: Sequence[Any] = ()) -> argparse.ArgumentParser:
+    """The argument parser of the ``passatk`` command; ``extra`` adds more subcommands
+    (functions of the subparsers object, defined in their own modules)."""
     parser = _Parser(
         prog=PROG,
         description="Exact pass@k (and pass^k) with honest uncertainty, from the result archives\n"
@@ -643,4 +644,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_simulate_parser(sub)
     _add_formats_parser(sub)
     _add_warm_parser(sub)
+    for add in extra:
+        add(sub)
     return parser

@@ -30,9 +30,9 @@ from ._cli_args import (
     MAX_RESAMPLES,
     PROG,
     UsageError,
-    build_parser,
     parse_ks,
 )
+from ._cli_args import build_parser as _build_parser
 from ._console import Warm, console
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "EXIT_STATUS_HELP", "MAX_KS", "MAX_RESAMPLES",
@@ -544,6 +544,29 @@ def cmd_warm(args: argparse.Namespace) -> int:
 #: the function of each subcommand
 _COMMANDS = {"score": cmd_score, "compare": cmd_compare, "check": cmd_check, "plot": cmd_plot,
              "simulate": cmd_simulate, "formats": cmd_formats, "warm": cmd_warm}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``passatk`` command, with the commands of their own
+    modules (``leaderboard``, ``plan``)."""
+    from . import _cli_leaderboard as LB
+
+    return _build_parser((LB.add_leaderboard_parser, LB.add_plan_parser))
+
+
+def _cmd_leaderboard(args: argparse.Namespace) -> int:
+    from ._cli_leaderboard import cmd_leaderboard
+
+    return cmd_leaderboard(args, _read, _INTERVALS)
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from ._cli_leaderboard import cmd_plan
+
+    return cmd_plan(args, _read)
+
+
+_COMMANDS.update(leaderboard=_cmd_leaderboard, plan=_cmd_plan)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -354,3 +354,64 @@ def caption(result: Any) -> str:
     levels = "/".join(dict.fromkeys(f"{rs[0].confidence:.0%}" for rs in curves))
     methods = "; ".join(dict.fromkeys(_methods(rs) for rs in curves))
     return f"band: {levels} {methods}, within [0, 1]"
+
+
+#: characters of a model name on the forest plot's axis (the end of a longer one is kept)
+NAME_CHARS = 24
+
+
+def _short_name(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else "..." + name[-(NAME_CHARS - 3):]
+
+
+def plot_forest(result: Any, k: int | None = None, ax: Any = None, *,
+                width: float = WIDTH, height: float | None = None) -> Any:
+    """A forest plot of a :func:`passatk.leaderboard`: one line per model (best on top) with
+    its score and interval at ``k`` (default: the first k), coloured by the first
+    indistinguishable group it belongs to. The legend (groups, rank intervals' procedure)
+    sits below the axes, off the data. Returns the ``Axes``; with ``ax=`` it draws there.
+
+    >>> import passatk
+    >>> runs = {"a": (["t1", "t2", "t3"], [10] * 3, [9, 8, 9]),
+    ...         "b": (["t1", "t2", "t3"], [10] * 3, [2, 1, 3])}
+    >>> ax = plot_forest(passatk.leaderboard(runs))
+    >>> [t.get_text() for t in ax.get_yticklabels()], ax.get_xlabel()
+    (['a  (rank 1)', 'b  (rank 2)'], 'pass@k, k = 1')
+    """
+    rows = list(getattr(result, "rows", ()))
+    if not rows:
+        raise ValueError("nothing to plot: the result has no rows")
+    k = rows[0].k if k is None else k
+    rows = [r for r in rows if r.k == k]
+    if not rows:
+        raise ValueError(f"k={k} is not in this leaderboard")
+    own = ax is None
+    if own:
+        tall = max(HEIGHT, 0.9 + 0.2 * len(rows)) if height is None else height
+        ax = figure(width, tall).subplots()
+    y = list(range(len(rows)))[::-1]  # the best model on top
+    seen: set[int] = set()
+    for yi, r in zip(y, rows, strict=True):
+        g = r.groups[0] if r.groups else 0
+        color = f"C{(g - 1) % 10}"
+        lo = r.value - r.ci_low if r.ci_low is not None else 0.0
+        hi = r.ci_high - r.value if r.ci_high is not None else 0.0
+        label = f"group {g}" if g not in seen else None
+        seen.add(g)
+        ax.errorbar([r.value], [yi], xerr=[[lo], [hi]], fmt="o", color=color, markersize=3,
+                    capsize=2, linewidth=1, label=label)
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{_short_name(r.model)}  (rank {r.rank_low}"
+                        + (f"-{r.rank_high})" if r.rank_high != r.rank_low else ")")
+                        for r in rows])
+    ax.set_xlabel(f"{rows[0].metric}, k = {k}")
+    ax.grid(True, axis="x", alpha=0.3, linewidth=0.5)
+    level = f"{100 * rows[0].confidence:g}%"
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.28 if own else -0.2), ncol=4,
+              fontsize=FONT_SIZE - 1, frameon=False,
+              title=f"{level} intervals; groups: no pair differs ({result.rank_adjust})",
+              title_fontsize=FONT_SIZE - 1)
+    if own:
+        ax.tick_params(labelsize=FONT_SIZE)
+        ax.xaxis.label.set_size(FONT_SIZE + 1)
+    return ax

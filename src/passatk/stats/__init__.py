@@ -22,11 +22,23 @@ and ``_results`` (the result objects). Only the names below are public.
 
 from ._common import INTERVALS, MAX_ALL_K, METRICS
 from ._compare import compare
-from ._plan import min_detectable_effect, paired_sd, samples_needed, simulate, tasks_needed
+from ._leaderboard import leaderboard
+from ._plan import (
+    achieved_power,
+    min_detectable_effect,
+    paired_sd,
+    paired_sd_from_rates,
+    samples_needed,
+    simulate,
+    tasks_needed,
+)
 from ._results import (
     CompareResult,
     CompareRow,
     ConfidenceInterval,
+    LeaderboardResult,
+    LeaderboardRow,
+    PairRow,
     PlanResult,
     ScoreResult,
     ScoreRow,
@@ -44,15 +56,21 @@ __all__ = [
     "CompareResult",
     "CompareRow",
     "ConfidenceInterval",
+    "LeaderboardResult",
+    "LeaderboardRow",
+    "PairRow",
     "PlanResult",
     "ScoreResult",
     "ScoreRow",
     "Simulation",
     "TaskResult",
     "TaskRow",
+    "achieved_power",
     "compare",
+    "leaderboard",
     "min_detectable_effect",
     "paired_sd",
+    "paired_sd_from_rates",
     "samples_needed",
     "score",
     "simulate",

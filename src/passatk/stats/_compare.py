@@ -15,6 +15,7 @@ from .._types import CompareMetric, Duplicates, Missing, Unmatched
 from ..errors import HintedError, Option
 from . import _intervals as IV
 from . import _kernels as SK
+from ._combine import is_counts
 from ._common import (
     _P_FLOOR,
     _all_equal,
@@ -34,6 +35,7 @@ from ._dist import _t_tail, norm_ppf, t_ppf
 from ._paired import _bh, _holm, mcnemar, signflip_test, wilcoxon_signed_rank
 from ._results import CompareResult, CompareRow
 from ._task import _theta
+from ._wild import PAIRS_BOOT_MIN, few_clusters_reason, wild_fields
 
 
 class _CompareArgs(NamedTuple):
@@ -139,9 +141,10 @@ def _match_runs(n_a, c_a, n_b, c_b, ids_a, ids_b, cl, unmatched, duplicates):
                     only_a, only_b)
 
 
-def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V.KSpec = 1, *,
+def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
+            c_b: ArrayLike | None = None, k: V.KSpec = 1, *,
             task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
-            metric: CompareMetric = "pass@k", unmatched: Unmatched = "raise",
+            metric: CompareMetric | None = None, unmatched: Unmatched = "raise",
             duplicates: Duplicates = "raise", missing: Missing = "raise",
             confidence: float = 0.95, n_resamples: int = 10_000,
             rng: V.RngLike = None, seed: V.RngLike = None, group: Mapping | None = None,
@@ -165,13 +168,17 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V
     Parameters
     ----------
     n_a, c_a, n_b, c_b : array_like of int
-        Samples and correct samples per task in run A and run B.
+        Samples and correct samples per task in run A and run B. Or ``compare(counts_a,
+        counts_b, k=...)`` with two ``Counts``: their groups are paired as
+        :func:`passatk.archives.pair_runs` pairs them, each pair compared on its task ids,
+        and the rows keep the group's name.
     k : int, sequence of int, "ladder" or "all"
         Budgets; ``"ladder"`` means 1, 2, 5, 10, ... and min(n) over both runs, ``"all"``
         1..min(n) (at most :data:`MAX_ALL_K` values).
     task_ids_a, task_ids_b : array_like, optional
         Task ids of each run (both or neither).
-    metric : {"pass@k", "pass^k", "plugin"}
+    metric : {"pass@k", "pass^k", "plugin"}, optional
+        Default ``"pass@k"`` (the Counts' own metric for two Counts).
     unmatched : {"raise", "exclude"}
         Tasks present in one run only: an error listing them, or excluded and reported in
         ``only_in_a`` / ``only_in_b``.
@@ -203,18 +210,61 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: V
     >>> one.p_value, round(one.mcnemar_p_value, 12)   # A always wins: exact p, never 0
     (0.0625, 0.0625)
     """
-    a = _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b, metric, unmatched,
-                    duplicates, missing, confidence, n_resamples, rng, seed, group, clusters)
+    if is_counts(n_a):
+        return _compare_counts(n_a, c_a, n_b, c_b, k, dict(
+            task_ids_a=task_ids_a, task_ids_b=task_ids_b, metric=metric, unmatched=unmatched,
+            duplicates=duplicates, missing=missing, confidence=confidence,
+            n_resamples=n_resamples, rng=rng, seed=seed, group=group, clusters=clusters))
+    if n_b is None or c_b is None:
+        raise TypeError("compare needs n_a, c_a, n_b and c_b, or two Counts")
+    a = _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b,
+                    "pass@k" if metric is None else metric, unmatched, duplicates, missing,
+                    confidence, n_resamples, rng, seed, group, clusters)
     m = _match_runs(a.n_a, a.c_a, a.n_b, a.c_b, a.ids_a, a.ids_b, a.cl, a.unmatched,
                     a.duplicates)
     kvals = list(_k_values(a.ks, int(min(m.n_a.min(), m.n_b.min()))))
     cinv = None if m.cl is None else np.unique(m.cl, return_inverse=True)[1].reshape(-1)
     rows, diffs = _paired_rows(a, m, kvals, cinv)
+    few = cinv is not None and int(cinv.max()) + 1 < PAIRS_BOOT_MIN
     crit = (_compare_boot(rows, diffs, cinv, a.confidence, a.n_resamples, a.rng)
-            if diffs else None)
+            if diffs and not few else None)
     return CompareResult(rows=_adjust(rows, kvals), confidence=a.confidence,
                          only_in_a=tuple(m.only_a), only_in_b=tuple(m.only_b),
                          band_critical_value=crit, n_resamples=a.n_resamples)
+
+
+def _compare_counts(counts_a, counts_b, n_b, c_b, k, kw):
+    """``compare(counts_a, counts_b)``: each pair of groups compared on its task ids."""
+    from ..archives._pairs import pair_runs  # counts -> statistics: the data's direction
+
+    if n_b is not None or c_b is not None:
+        raise TypeError("compare(counts_a, counts_b, k=...) takes k as a keyword")
+    for name in ("task_ids_a", "task_ids_b", "group", "clusters"):
+        if kw.pop(name) is not None:
+            raise TypeError(f"compare(counts_a, counts_b) takes {name} from the Counts")
+    if not is_counts(counts_b):
+        raise TypeError(f"with a Counts as run A, run B must be a Counts too, got "
+                        f"{type(counts_b).__name__}")
+    if kw["metric"] is None:
+        if counts_a.metric != counts_b.metric:
+            raise ValueError(f"run A holds {counts_a.metric} data and run B "
+                             f"{counts_b.metric} data; they cannot be compared")
+        kw["metric"] = counts_a.metric
+    rng = V.normalize_rng(kw.pop("rng"), kw.pop("seed"))
+    pairs = pair_runs(counts_a, counts_b)
+    rows, only_a, only_b, out = [], [], [], None
+    for p in pairs:
+        out = compare(p.a.n, p.a.c, p.b.n, p.b.c, k, task_ids_a=p.a.task,
+                      task_ids_b=p.b.task, group=p.group, rng=rng, **kw)
+        rows.extend(out.rows)
+        only_a.extend(out.only_in_a if len(pairs) == 1 else
+                      [(dict(p.group), t) for t in out.only_in_a])
+        only_b.extend(out.only_in_b if len(pairs) == 1 else
+                      [(dict(p.group), t) for t in out.only_in_b])
+    return CompareResult(rows=tuple(rows), confidence=out.confidence, only_in_a=tuple(only_a),
+                         only_in_b=tuple(only_b), n_resamples=out.n_resamples,
+                         band_critical_value=out.band_critical_value if len(pairs) == 1
+                         else None)
 
 
 def _paired_rows(a, m, kvals, cinv):
@@ -227,6 +277,7 @@ def _paired_rows(a, m, kvals, cinv):
             + (", clustered" if m.cl is not None else "")}
     rows: dict = {}
     diffs: dict = {}
+    thetas: dict = {}
     for kv in kvals:
         if kv > nmin:
             short = np.flatnonzero((m.n_a < kv) | (m.n_b < kv))
@@ -240,11 +291,42 @@ def _paired_rows(a, m, kvals, cinv):
             rows[kv] = CompareRow(k=kv, diff=None, se=None, ci_low=None, ci_high=None,
                                   p_value=None, reason=reason, **base)
             continue
-        ta, tb = _theta(a.metric, m.n_a, m.c_a, kv), _theta(a.metric, m.n_b, m.c_b, kv)
-        rows[kv] = _compare_row(ta, tb, kv, a, m, cinv, base)
+        thetas[kv] = (_theta(a.metric, m.n_a, m.c_a, kv), _theta(a.metric, m.n_b, m.c_b, kv))
+    perm = _signflip_all({kv: ta - tb for kv, (ta, tb) in thetas.items()}, a.n_resamples,
+                         a.rng)
+    for kv, (ta, tb) in thetas.items():
+        rows[kv] = _compare_row(ta, tb, kv, a, m, cinv, base, perm[kv])
         if rows[kv].se is not None:
             diffs[kv] = ta - tb
-    return rows, diffs
+    return {kv: rows[kv] for kv in kvals}, diffs
+
+
+#: the sign patterns of one block of the random sign-flip test (bounds its memory)
+_FLIP_BLOCK = 2_000_000
+
+
+def _signflip_all(diffs, n_resamples, rng):
+    """{k: (p, exact)}: the sign-flip test of every k, with the same random signs for all k.
+
+    Exact enumeration for N <= 20 (as :func:`signflip_test`); above, B random patterns drawn
+    once, their sums for every k as one matrix product per block: p = (1 + #{|sum_b| >=
+    |sum|}) / (B + 1).
+    """
+    if not diffs:
+        return {}
+    kk = list(diffs)
+    mat = np.column_stack([diffs[kv] for kv in kk])
+    size = mat.shape[0]
+    if size <= 20:
+        return {kv: signflip_test(diffs[kv]) for kv in kk}
+    target = np.abs(mat.sum(axis=0)) - 1e-10 * np.maximum(np.abs(mat).sum(axis=0), 1e-300)
+    count = np.zeros(len(kk), dtype=np.int64)
+    step = max(1, _FLIP_BLOCK // size)
+    for lo in range(0, n_resamples, step):
+        signs = rng.integers(0, 2, size=(min(step, n_resamples - lo), size), dtype=np.int8)
+        sums = (2.0 * signs - 1.0) @ mat
+        count += np.count_nonzero(np.abs(sums) >= target[None, :], axis=0)
+    return {kv: (float((1 + count[j]) / (n_resamples + 1)), False) for j, kv in enumerate(kk)}
 
 
 def _adjust(rows, kvals):
@@ -296,12 +378,12 @@ def _paired_t(d, cinv, confidence, perm_p):
     return fields, None
 
 
-def _compare_row(ta, tb, kv, a, m, cinv, base):
+def _compare_row(ta, tb, kv, a, m, cinv, base, perm):
     """One k's paired row: t (or its degenerate fallback), sign-flip, Wilcoxon, McNemar."""
     d = ta - tb
     size = d.size
     fields = {"value_a": float(np.mean(ta)), "value_b": float(np.mean(tb))}
-    pp, exact = signflip_test(d, n_resamples=a.n_resamples, rng=a.rng)
+    pp, exact = perm
     reason = "a standard error needs at least 2 tasks"
     if size >= 2:
         t_fields, reason = _paired_t(d, cinv, a.confidence, pp)
@@ -317,7 +399,54 @@ def _compare_row(ta, tb, kv, a, m, cinv, base):
         fields.update(mcnemar_b=mb, mcnemar_c=mc, mcnemar_p_value=mcnemar(mb, mc))
     for key in ("se", "ci_low", "ci_high", "p_value"):
         fields.setdefault(key, None)
+    if cinv is not None:
+        reason = _join(reason, *_cluster_notes(d, cinv, a))
+        wild, why = wild_fields(d, cinv, a.confidence, a.n_resamples, a.rng, -1.0, 1.0, True)
+        fields.update(wild)
+        reason = _join(reason, why)
     return CompareRow(k=kv, diff=float(np.mean(d)), reason=reason, **base, **fields)
+
+
+def _join(*parts):
+    text = "; ".join(p for p in parts if p)
+    return text or None
+
+
+def _cluster_notes(d, cinv, a):
+    """The warnings of a clustered row: few clusters, and no pairs bootstrap below 10."""
+    g = int(cinv.max()) + 1
+    notes = [few_clusters_reason(g)]
+    if g < PAIRS_BOOT_MIN:
+        notes.append(f"the cluster pairs bootstrap (boot_low/boot_high, band_low/band_high) "
+                     f"is not offered below {PAIRS_BOOT_MIN} clusters")
+    return notes
+
+
+#: resamples x rows up to which the bootstrap sums are one matrix product (the index
+#: matrix of the draws is held: 8 bytes each); above, the streaming kernel
+_MATMUL_DRAWS = 12_000_000
+_BLOCK = 1024
+
+
+def _resampled_sums(cols, seed, n_resamples):
+    """Sums of the columns of ``cols`` over each bootstrap resample of its rows.
+
+    The resamples are those of ``boot_means`` (the same indices from the same seed); for
+    moderate sizes the sums are the product of the resample counts with ``cols``, else
+    ``boot_means`` streams them.
+    """
+    g = cols.shape[0]
+    cols = np.ascontiguousarray(cols)
+    if g * n_resamples > _MATMUL_DRAWS:
+        return SK.boot_means(cols, seed, n_resamples) * g
+    idx = SK.boot_indices(g, seed, n_resamples)
+    out = np.empty((n_resamples, cols.shape[1]))
+    for lo in range(0, n_resamples, _BLOCK):
+        blk = idx[lo:lo + _BLOCK]
+        rows = np.arange(blk.shape[0])[:, None] * g
+        counts = np.bincount((rows + blk).ravel(), minlength=blk.shape[0] * g)
+        out[lo:lo + _BLOCK] = counts.reshape(blk.shape[0], g).astype(np.float64) @ cols
+    return out
 
 
 def _boot_t(mat, cinv, confidence, n_resamples, rng):
@@ -332,11 +461,16 @@ def _boot_t(mat, cinv, confidence, n_resamples, rng):
     sums = np.column_stack([np.bincount(cinv, weights=mat[:, j], minlength=g)
                             for j in range(mat.shape[1])])
     size = np.bincount(cinv, minlength=g).astype(np.float64)[:, None]
-    cols = np.hstack([sums, sums * sums, sums * size, size, size * size])
-    reps = SK.boot_means(np.ascontiguousarray(cols), _seed64(rng), n_resamples) * g
     kk = mat.shape[1]
-    s, s2, sn = reps[:, :kk], reps[:, kk:2 * kk], reps[:, 2 * kk:3 * kk]
-    tot, tot2 = reps[:, 3 * kk:3 * kk + 1], reps[:, 3 * kk + 1:]
+    if g == mat.shape[0]:  # one task per cluster: sum(size * x) = sum(x), sum(size) = g
+        reps = _resampled_sums(np.hstack([sums, sums * sums]), _seed64(rng), n_resamples)
+        s, s2, sn = reps[:, :kk], reps[:, kk:], reps[:, :kk]
+        tot = tot2 = np.full((n_resamples, 1), float(g))
+    else:
+        cols = np.hstack([sums, sums * sums, sums * size, size, size * size])
+        reps = _resampled_sums(cols, _seed64(rng), n_resamples)
+        s, s2, sn = reps[:, :kk], reps[:, kk:2 * kk], reps[:, 2 * kk:3 * kk]
+        tot, tot2 = reps[:, 3 * kk:3 * kk + 1], reps[:, 3 * kk + 1:]
     mean = s / tot
     ss = np.maximum(s2 - 2.0 * mean * sn + mean * mean * tot2, 0.0)
     se = np.sqrt(g / (g - 1) * ss) / tot

@@ -39,7 +39,7 @@ from ._common import _show
 from ._compare import _compare_iv, _match_runs
 from ._dist import norm_ppf, t_ppf
 from ._results import PlanResult, Simulation
-from ._task import _exact_task_var, _theta
+from ._task import _exact_var_at_n, _theta
 
 _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(120)
 _erfc = np.frompyfunc(math.erfc, 1, 1)
@@ -205,6 +205,73 @@ def min_detectable_effect(n_tasks: int, sd: float, *, alpha: float = 0.05,
                       note="two-sided paired t test (noncentral t, N - 1 df)")
 
 
+def achieved_power(n_tasks: int, delta: float, sd: float, *, alpha: float = 0.05) -> PlanResult:
+    """Power of the two-sided paired t test on ``n_tasks`` tasks for a true difference
+    ``delta`` (noncentral t, N - 1 df; statsmodels' ``TTestPower().power``).
+
+    Examples
+    --------
+    >>> import passatk
+    >>> round(passatk.stats.achieved_power(10, 0.3, 0.3).value, 4)
+    0.8031
+    """
+    n_tasks, sd, alpha, _ = _power_iv(n_tasks, "n_tasks", sd, alpha, 0.5)
+    if isinstance(delta, int | float | np.integer | np.floating) and not isinstance(delta, bool):
+        delta = abs(delta)
+    delta = _positive(delta, "delta")
+    z = norm_ppf(1 - alpha / 2)
+    approx = 0.5 * math.erfc(-(delta * math.sqrt(n_tasks) / sd - z) / math.sqrt(2.0))
+    return PlanResult(quantity="power", value=_t_power(delta / sd, n_tasks, alpha),
+                      inputs={"n_tasks": n_tasks, "delta": delta, "sd": sd, "alpha": alpha,
+                              "z_approximation": approx},
+                      note="two-sided paired t test (noncentral t, N - 1 df)")
+
+
+def paired_sd_from_rates(baseline: float, rho: float, samples_per_task: int, *,
+                         between_sd: float | None = None) -> PlanResult:
+    """sigma_D for planning without a pilot, from a baseline pass rate, the correlation of
+    the two models' per-task rates and the samples per task (pass@1).
+
+    With per-task rates of mean p = ``baseline``, between-task sd sigma_b = ``between_sd``
+    and correlation rho between the models, and n samples per task drawn independently,
+    sigma_D^2 = 2 (1 - rho) sigma_b^2 + 2 (p (1 - p) - sigma_b^2) / n (equal variances in
+    both models, a small difference). Without ``between_sd`` the sigma_b^2 in
+    [0, p (1 - p)] that gives the largest sigma_D is used (the conservative choice): all of
+    p (1 - p) between tasks when rho < 1 - 1/n, else none.
+
+    Examples
+    --------
+    >>> import passatk
+    >>> r = passatk.stats.paired_sd_from_rates(0.5, 0.8, 1)
+    >>> round(r.value, 4), r.inputs["between_sd"]
+    (0.7071, 0.0)
+    >>> round(passatk.stats.paired_sd_from_rates(0.5, 0.8, 10, between_sd=0.3).value, 4)
+    0.2608
+    """
+    p = _positive(baseline, "baseline")
+    if not p < 1.0:
+        raise ValueError(f"baseline must satisfy 0 < baseline < 1, got baseline={baseline!r}")
+    if isinstance(rho, bool) or not isinstance(rho, int | float | np.integer | np.floating):
+        raise TypeError(f"rho must be a number, got {type(rho).__name__}")
+    if not -1.0 <= rho <= 1.0:
+        raise ValueError(f"rho must satisfy -1 <= rho <= 1, got rho={rho!r}")
+    n = positive_int(samples_per_task, "samples_per_task")
+    total = p * (1.0 - p)
+    if between_sd is None:
+        sb2 = total if (1.0 - rho) > 1.0 / n else 0.0
+    else:
+        sb = float(between_sd) if not isinstance(between_sd, bool) else -1.0
+        if not 0.0 <= sb <= math.sqrt(total):
+            raise ValueError(f"between_sd must satisfy 0 <= between_sd <= sqrt(baseline (1 - "
+                             f"baseline)) = {math.sqrt(total):.4g}, got {between_sd!r}")
+        sb2 = sb * sb
+    var = 2.0 * (1.0 - rho) * sb2 + 2.0 * (total - sb2) / n
+    return PlanResult(quantity="sd", value=math.sqrt(var),
+                      inputs={"baseline": p, "rho": float(rho), "samples_per_task": n,
+                              "between_sd": math.sqrt(sb2)},
+                      note="sigma_D^2 = 2 (1 - rho) sigma_b^2 + 2 (p (1 - p) - sigma_b^2) / n")
+
+
 def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k: int = 1, *,
               task_ids_a: ArrayLike | None = None, task_ids_b: ArrayLike | None = None,
               metric: CompareMetric = "pass@k") -> PlanResult:
@@ -239,12 +306,39 @@ def paired_sd(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike, c_b: ArrayLike, k:
                       note="sample sd (ddof=1) of the paired per-task differences")
 
 
+#: the largest k that samples_needed plans for (its cost grows like k)
+MAX_PLAN_K = 1_000_000
+_MAX_SAMPLES = 2**52
+
+
 def _samples_iv(n, c, k, target_se, metric):
     n, c = count_arrays(n, c)
     k = positive_int(k, "k")
+    if k > MAX_PLAN_K:
+        raise ValueError(f"k must satisfy k <= {MAX_PLAN_K:,} for samples_needed, got "
+                         f"k={k:,}: the exact variance costs O(k) per candidate n")
     eps = _positive(target_se, "target_se")
     choice(metric, "metric", ("pass@k", "pass^k"))
     return n, c, k, eps, metric
+
+
+def _smallest_n(se_at, k, eps):
+    """The smallest n >= k with se_at(n) <= eps: doubling, then bisection (at most ~106 steps)."""
+    lo, hi = k, k
+    while se_at(hi) > eps:
+        lo, hi = hi, hi * 2
+        if hi > _MAX_SAMPLES:
+            raise ValueError(f"target_se={eps!r} cannot be reached with n < 2**52 samples "
+                             f"per task")
+    if se_at(lo) <= eps:
+        hi = lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if se_at(mid) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
@@ -253,7 +347,10 @@ def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
 
     The success rates p_i = c_i / n_i of pilot counts are plugged into the exact variance
     of the estimator (Hoeffding's U-statistic form, see docs/statistics.md), and the
-    smallest common n with (1/N^2) sum_i Var_i(n) <= target_se^2 is found by bisection.
+    smallest common n with (1/N^2) sum_i Var_i(n) <= target_se^2 is found by doubling and
+    bisection (at most about 106 evaluations). Each evaluation sums only the window of the
+    U-statistic's terms that holds all but e^-50 of the variance, O(sqrt(k)) per distinct
+    rate; k is capped at :data:`MAX_PLAN_K`.
     A pilot task with c_i = 0 or c_i = n_i would say its variance is 0; it gets the
     Jeffreys posterior mean p_i = (c_i + 1/2) / (n_i + 1) instead, and
     ``inputs["boundary_tasks"]`` counts such tasks.
@@ -275,28 +372,17 @@ def samples_needed(n: ArrayLike, c: ArrayLike, k: int, target_se: float, *,
     # tasks get the Jeffreys posterior mean (c + 1/2) / (n + 1) instead
     p = np.where(edge, (c + 0.5) / (n + 1.0), c / np.maximum(n, 1))
     size = n.size
+    q = 1.0 - p if metric == "pass@k" else p
+    q_u, mult = np.unique(q, return_counts=True)
 
     def se_at(m):
-        return math.sqrt(float(np.sum(_exact_task_var(p, m, k, metric)))) / size
+        return math.sqrt(float(np.sum(mult * _exact_var_at_n(q_u, m, k)))) / size
 
-    lo, hi = k, k
-    while se_at(hi) > eps:
-        lo, hi = hi, hi * 2
-        if hi > 2**52:
-            raise ValueError(f"target_se={eps!r} cannot be reached with n < 2**52")
-    if se_at(lo) <= eps:
-        hi = lo
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if se_at(mid) <= eps:
-            hi = mid
-        else:
-            lo = mid
-    q = 1.0 - p if metric == "pass@k" else p
-    approx = float(np.sum(k * k * q ** (2 * k - 2) * p * q)) / (size**2 * eps**2)
-    return PlanResult(quantity="samples_per_task", value=int(hi),
+    value = _smallest_n(se_at, k, eps)
+    approx = float(np.sum(k * k * q ** (2 * k - 2) * p * q)) / size**2 / eps / eps
+    return PlanResult(quantity="samples_per_task", value=int(value),
                       inputs={"tasks": size, "k": k, "target_se": eps, "metric": metric,
-                              "approximation": approx, "se_at_value": se_at(hi),
+                              "approximation": approx, "se_at_value": se_at(value),
                               "boundary_tasks": int(np.count_nonzero(edge))},
                       note="exact estimator variance at p_i = c_i / n_i from the pilot, "
                            "(c_i + 1/2) / (n_i + 1) where c_i is 0 or n_i")

@@ -133,3 +133,56 @@ def summary(n, c, k, confidence, population):
     ends = [SK.normal_mixture_ppf(p, ww, mm, ss, m - span, m + span)
             for p in (alpha / 2, 1 - alpha / 2)]
     return m, sd, max(ends[0], 0.0), min(ends[1], 1.0)
+
+
+def _lbeta(a, b):
+    from ._dist import _lgamma
+
+    return _lgamma(a) + _lgamma(b) - _lgamma(a + b)
+
+
+def edge_shares(n, c):
+    """(observed, predicted) share of tasks at c = 0 or c = n under the fitted model.
+
+    The prediction is the posterior mean over the hyperparameter grid of
+    mean_i [B(a, b + n_i) + B(a + n_i, b)] / B(a, b), the Beta-binomial's mass at both ends.
+    """
+    pairs, counts = np.unique(np.column_stack([n, c]), axis=0, return_counts=True)
+    a, b, w = _grid(pairs[:, 0].astype(np.float64), pairs[:, 1].astype(np.float64),
+                    counts.astype(np.float64))
+    keep = w > 1e-12 * w.max()
+    a, b, w = a[keep], b[keep], w[keep] / np.sum(w[keep])
+    sizes, mult = np.unique(n, return_counts=True)
+    lb0 = _lbeta(a, b)
+    pred = 0.0
+    for m, cnt in zip(sizes.tolist(), mult.tolist(), strict=True):
+        ends = np.exp(_lbeta(a, b + m) - lb0) + np.exp(_lbeta(a + m, b) - lb0)
+        pred += cnt * float(np.sum(w * ends))
+    obs = float(np.mean((c == 0) | (c == n)))
+    return obs, pred / n.size
+
+
+def misfit_reason(n, c, value, sd, unbiased, se=0.0, edges=True):
+    """Why the Beta-binomial posterior should not be trusted on these counts, or None.
+
+    Two posterior predictive checks: the share of all-or-nothing tasks (c = 0 or c = n)
+    against the share the fitted model predicts (more than 3 binomial SEs apart), and the
+    posterior mean against the unbiased sample estimate (more than 3 sqrt(sd^2 + se^2)
+    apart, with se the sample estimate's SE for the population value, 0 for these tasks).
+    """
+    notes = []
+    if edges and int(n.max()) > 1:
+        obs, pred = edge_shares(n, c)
+        tol = 3.0 * math.sqrt(max(pred * (1.0 - pred), 1e-12) / n.size)
+        if abs(obs - pred) > tol:
+            notes.append(f"{100 * obs:.1f}% of the tasks have c = 0 or c = n where the fitted "
+                         f"Beta-binomial predicts {100 * pred:.1f}%")
+    scale = math.sqrt(sd * sd + se * se)
+    if unbiased is not None and scale > 0 and abs(value - unbiased) > 3.0 * scale:
+        notes.append(f"the posterior mean {value:.4g} is {abs(value - unbiased) / scale:.1f} "
+                     f"SE from the unbiased estimate {unbiased:.4g}")
+    if not notes:
+        return None
+    return ("the Beta population does not fit these counts (" + "; ".join(notes)
+            + "): this posterior is biased and its interval under-covers; use the "
+              "frequentist rows (metric='pass@k') or see docs/statistics.md")

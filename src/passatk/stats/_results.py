@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Generic, NamedTuple, TypeVar, overload
 CI_NAMES = (
     ("hull of t and quasi-binomial Wilson", "t-wilson-hull"),
     ("t (clusters - 1 df), CR1", "cluster-t"),
+    ("t (", "t"),
     ("paired t, CR1", "paired-cluster-t"),
     ("paired t", "paired-t"),
     ("paired studentized bootstrap", "paired-bootstrap-t"),
@@ -285,7 +286,7 @@ class ScoreRow(_Row):
     samples: int
     reason: str | None
     estimand: str
-    ci_method: str
+    ci_method: str | None
     confidence: float
     biased: bool = False
     se_super: float | None = None
@@ -302,6 +303,10 @@ class ScoreRow(_Row):
     posterior_sd: float | None = None
     tau: float | None = None
     ci_text: str | None = None
+    wild_low: float | None = None
+    wild_high: float | None = None
+    wild_weights: str | None = None
+    wild_resamples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``value``, ...)."""
@@ -369,6 +374,11 @@ class CompareRow(_Row):
     clusters: int | None = None
     wilcoxon_hypothesis: str | None = None
     ci_text: str | None = None
+    wild_low: float | None = None
+    wild_high: float | None = None
+    wild_p_value: float | None = None
+    wild_weights: str | None = None
+    wild_resamples: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``diff``, ...)."""
@@ -479,6 +489,168 @@ class TaskResult(_Rows[TaskRow]):
 
     _COMMAND = "task_intervals"
 
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as a JSON-ready ``dict`` with the rows under ``"rows"``."""
+        return {"kind": "tasks", "method": self.method, "confidence": self.confidence,
+                "rows": self.records()}
+
+
+@dataclass(frozen=True, repr=False)
+class LeaderboardRow(_Row):
+    """One model at one k in :func:`passatk.leaderboard`: its score row (as
+    :func:`passatk.score` gives it), its rank interval [``rank_low``, ``rank_high``], how
+    many models it is significantly better (``better_than``) and worse (``worse_than``)
+    than, the indistinguishable groups it belongs to (1-based, see
+    ``LeaderboardResult.groups``) and the models with exactly the same score (``tied``)."""
+
+    k: int
+    model: str
+    metric: str
+    value: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rank_low: int
+    rank_high: int
+    tasks: int
+    samples: int
+    better_than: int
+    worse_than: int
+    groups: tuple
+    tied: tuple
+    ci_method: str | None
+    interval: str | None
+    estimand: str
+    confidence: float
+    reason: str | None = None
+    ci_text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This row as a JSON-ready ``dict``."""
+        return _row_dict(self)
+
+
+@dataclass(frozen=True, repr=False)
+class PairRow(_Row):
+    """One pair (``model_a`` - ``model_b``) at one k: the paired difference on the ``tasks``
+    both share (``only_a``/``only_b`` tasks of each were left out), its SE, t interval and
+    p-value, the p-value adjusted over all pairs of this k (``adjust``), whether it is
+    significant at 1 - confidence, and with max-T the simultaneous interval
+    ``sim_low``/``sim_high``."""
+
+    k: int
+    metric: str
+    model_a: str
+    model_b: str
+    diff: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    p_adjusted: float | None
+    adjust: str
+    significant: bool
+    tasks: int
+    confidence: float
+    df: int | None = None
+    t_stat: float | None = None
+    only_a: int = 0
+    only_b: int = 0
+    sim_low: float | None = None
+    sim_high: float | None = None
+    reason: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """This pair as a JSON-ready ``dict``."""
+        return _row_dict(self)
+
+
+_REPR_FIELDS["LeaderboardRow"] = ("k", "model", "value", "ci_low", "ci_high", "rank_low",
+                                  "rank_high")
+_REPR_FIELDS["PairRow"] = ("k", "model_a", "model_b", "diff", "p_value", "p_adjusted",
+                           "significant")
+
+
+@dataclass(frozen=True, repr=False)
+class LeaderboardResult(_Rows):
+    """The result of :func:`passatk.leaderboard`.
+
+    ``rows``: one per model and k, best first within each k. ``pairs``: one per pair and k.
+    ``groups``: for each k, the indistinguishable groups (tuples of model names, best
+    first). ``rank_adjust`` names the family-wise procedure behind the rank intervals and
+    groups; ``critical_values`` the max-T critical value per k (None for Holm and BH).
+    """
+
+    rows: tuple[LeaderboardRow, ...]
+    pairs: tuple[PairRow, ...]
+    groups: dict = field(hash=False)
+    adjust: str = "holm"
+    rank_adjust: str = "holm"
+    confidence: float = 0.95
+    metric: str = "pass@k"
+    critical_values: dict = field(default_factory=dict, hash=False)
+    n_resamples: int | None = None
+
+    def records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per model and k."""
+        return [r.to_dict() for r in self.rows]
+
+    def pair_records(self) -> list[dict[str, Any]]:
+        """One JSON-ready ``dict`` per pair and k."""
+        return [p.to_dict() for p in self.pairs]
+
+    @property
+    def models(self) -> list[str]:
+        """The model names, best first at the first k."""
+        k0 = self.rows[0].k
+        return [r.model for r in self.rows if r.k == k0]
+
+    def matrix(self, k: int | None = None, what: str = "diff"):
+        """(names, M x M array) of ``what`` ("diff", "p_value", "p_adjusted", "se" or
+        "tasks") at ``k`` (default: the first k), models best first; entry [i, j] is for
+        row model i minus column model j (NaN on the diagonal and where undefined)."""
+        import numpy as np
+
+        k = self.rows[0].k if k is None else k
+        names = [r.model for r in self.rows if r.k == k]
+        if not names:
+            raise ValueError(f"k={k} is not in this leaderboard")
+        if what not in ("diff", "p_value", "p_adjusted", "se", "tasks"):
+            raise ValueError(f"what must be one of 'diff', 'p_value', 'p_adjusted', 'se', "
+                             f"'tasks', got {what!r}")
+        at = {m: i for i, m in enumerate(names)}
+        out = np.full((len(names), len(names)), np.nan)
+        for p in self.pairs:
+            if p.k != k:
+                continue
+            v = getattr(p, what)
+            if v is None:
+                continue
+            i, j = at[p.model_a], at[p.model_b]
+            out[i, j] = v
+            out[j, i] = -v if what == "diff" else v
+        return names, out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as a JSON-ready ``dict``."""
+        return {
+            "kind": "leaderboard",
+            "metric": self.metric,
+            "confidence": self.confidence,
+            "adjust": self.adjust,
+            "rank_adjust": self.rank_adjust,
+            "n_resamples": self.n_resamples,
+            "critical_values": {str(k): _plain(v) for k, v in self.critical_values.items()},
+            "groups": {str(k): [list(g) for g in v] for k, v in self.groups.items()},
+            "rows": self.records(),
+            "pairs": self.pair_records(),
+        }
+
+    def to_latex(self, k: int | None = None, decimals: int = 3) -> str:
+        """A booktabs LaTeX table of the models at ``k`` (default: every k)."""
+        from ._report import latex_table
+
+        return latex_table(self, k, decimals)
 
 #: the row class of each result class, for from_dict
 _ROW_TYPES = {"ScoreResult": ScoreRow, "CompareResult": CompareRow, "TaskResult": TaskRow}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
@@ -20,9 +21,12 @@ from .._validation import (
     normalize_rng,
 )
 from ..errors import HintedError, Option
+from . import _combine as CMB
 from . import _intervals as IV
 from . import _kernels as SK
 from . import _posterior as POST
+from . import _spike as SPIKE
+from . import _wild as WILD
 from ._common import (
     _BAYES,
     CI_METHODS,
@@ -164,13 +168,14 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
         choice(duplicates, "duplicates", ("raise", "merge")), _tau(tau))
 
 
-def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *,
-          metric: Metric | Sequence[Metric] = "pass@k",
+def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
+          metric: Metric | Sequence[Metric] | None = None,
           task_ids: ArrayLike | None = None, groups: Any = None,
           clusters: ArrayLike | None = None, interval: Interval = "auto", confidence: float = 0.95,
           n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
           prior: tuple[float, float] = (1, 1), missing: Missing = "raise",
-          duplicates: Duplicates = "raise", tau: float = 0.5) -> ScoreResult:
+          duplicates: Duplicates = "raise", tau: float = 0.5,
+          combine: str | None = None) -> ScoreResult:
     """Benchmark score per group and per k, with its standard errors and an interval.
 
     The score is the mean over tasks of the per-task estimate. For every (group, metric, k)
@@ -180,12 +185,15 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *,
 
     Parameters
     ----------
-    n, c : array_like of int
-        Samples and correct samples per task (1-d, same length; ragged n is fine).
+    n, c : array_like of int, or a Counts and no c
+        Samples and correct samples per task (1-d, same length; ragged n is fine). Or the
+        ``Counts`` that :func:`passatk.archives.read_counts` returns, alone: one group of
+        rows per group of the Counts, named by its fields, task ids from the Counts.
     k : int, sequence of int, "ladder" or "all"
         The budgets. ``"ladder"`` gives 1, 2, 5, 10, 20, 50, ... and min(n) of each group;
         ``"all"`` the full curve k = 1..min(n) (at most :data:`MAX_ALL_K` values).
-    metric : str or sequence of str
+    metric : str or sequence of str, optional
+        Default ``"pass@k"`` (a Counts' own metric, pass^k for tau-bench trials).
         ``"pass@k"`` (unbiased, Chen et al. 2021), ``"pass^k"`` (all k pass),
         ``"plugin"`` (1 - (1 - c/n)^k, biased low, for comparison only), ``"g-pass@k"``
         (at least ceil(``tau`` k) of k pass) and ``"mg-pass@k"`` (Liu et al. 2024),
@@ -232,6 +240,11 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *,
     duplicates : {"raise", "merge"}
     tau : float
         The threshold of ``"g-pass@k"``, 0 < tau <= 1 (default 0.5).
+    combine : {None, "mean", "size"}
+        Also report one combined row per metric and k over the groups (group
+        ``{"combined": combine}``): their mean (macro average) or their mean weighted by
+        task count, with a stratified SE (disjoint task sets: sqrt(sum w_g^2 se_g^2); tasks
+        shared by groups enter with their estimated covariance) and a t interval.
 
     Returns
     -------
@@ -253,22 +266,66 @@ def score(n: ArrayLike, c: ArrayLike, k: KSpec = 1, *,
     >>> {key: rec[key] for key in ("group", "metric", "k", "tasks", "samples")}
     {'group': {}, 'metric': 'pass@k', 'k': 1, 'tasks': 3, 'samples': 15}
     """
-    a = _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
-                  n_resamples, rng, seed, prior, missing, duplicates, tau)
+    if CMB.is_counts(n):
+        return _score_counts(n, c, k, task_ids, groups, clusters, combine, dict(
+            metric=metric, interval=interval, confidence=confidence,
+            n_resamples=n_resamples, rng=rng, seed=seed, prior=prior, missing=missing,
+            duplicates=duplicates, tau=tau))
+    if c is None:
+        raise TypeError("score needs c (the correct samples per task), unless n is a Counts")
+    a = _score_iv(n, c, k, "pass@k" if metric is None else metric, task_ids, groups,
+                  clusters, interval, confidence, n_resamples, rng, seed, prior, missing,
+                  duplicates, tau)
     rows = []
     merged = []
+    parts = []
     for labels, idx in _groups(a.cols, a.n.size):
         g, dup = _group(a, labels, idx)
         merged.extend((labels, d) for d in dup)
         gks = _k_values(a.ks, int(g.n.min()), g.where)
         for m in a.metrics:
             rows.extend(_score_group(m, g, gks, a))
+        parts.append(CMB.GroupData(labels, g.n, g.c, g.names))
+    if combine is not None:
+        rows.extend(_combined(parts, a.metrics, a.ks, combine, a.confidence, a.tau))
     bayes_only = all(m in _BAYES for m in a.metrics)
     boot = a.interval in ("percentile", "bca")
     return ScoreResult(rows=tuple(rows), interval="credible" if bayes_only else a.interval,
                        confidence=a.confidence,
                        merged_duplicates=tuple(merged),
                        n_resamples=a.n_resamples if boot else None)
+
+
+def _combined(parts, metrics, ks, combine, confidence, tau):
+    choice(combine, "combine", CMB.COMBINE)
+    if len(parts) < 2:
+        raise ValueError(f"combine={combine!r} needs at least 2 groups, got {len(parts)}")
+    kmax = min(int(p.n.min()) for p in parts)
+    return CMB.combined_rows(parts, metrics, _k_values(ks, kmax), combine, confidence, tau)
+
+
+def _score_counts(counts, c, k, task_ids, groups, clusters, combine, kw):
+    """``score(counts)``: each group of the Counts scored, its rows named by its fields."""
+    for name, v in (("c", c), ("task_ids", task_ids), ("groups", groups)):
+        if v is not None:
+            raise TypeError(f"score(counts) takes its {name} from the Counts; pass {name}=None")
+    if kw["metric"] is None:
+        kw["metric"] = counts.metric
+    if clusters is not None:
+        clusters = _label_array(clusters, "clusters", len(counts))
+    rows, parts, out = [], [], None
+    for i, g in enumerate(counts.iter_groups()):
+        sel = None if clusters is None else clusters[np.asarray(counts.group) == i]
+        out = score(g.n, g.c, k, task_ids=g.task, clusters=sel, **kw)
+        rows.extend(_replace(r, group=dict(g.group)) for r in out.rows)
+        parts.append(CMB.GroupData(dict(g.group), g.n, g.c, np.asarray(g.task)))
+    if out is None:
+        raise ValueError("the Counts holds no rows")
+    if combine is not None:
+        metrics = _metrics_arg(kw["metric"], _k_spec(k), k)
+        rows.extend(_combined(parts, metrics, _k_spec(k), combine, out.confidence,
+                              _tau(kw["tau"])))
+    return dataclasses.replace(out, rows=tuple(rows))
 
 
 def _group(a, labels, idx):
@@ -357,10 +414,18 @@ def _score_row(metric, g, k, a, theta, common):
     se = {"fixed": se_fixed, "cluster": se_cl}.get(a.interval, se_super)
     spread = _Spread(theta, value, s2, se, n_cl, a.confidence, fixed_reason)
     lo, hi, method, used, reason = _row_interval(spread, a.interval)
-    common = dict(common, ci_method=method or common["ci_method"], interval=used)
+    method = method or common["ci_method"]
+    if lo is None and hi is None and reason is not None:
+        method = None  # a withheld interval has no method
+    common = dict(common, ci_method=method, interval=used)
+    wild = {}
+    if g.cl is not None and n_cl is not None and n_cl >= 2:
+        cinv = np.unique(g.cl, return_inverse=True)[1].reshape(-1)
+        wild, why = WILD.wild_fields(theta, cinv, a.confidence, a.n_resamples, a.rng, 0.0, 1.0)
+        reason = "; ".join(x for x in (reason, WILD.few_clusters_reason(n_cl), why) if x) or None
     return ScoreRow(value=value, se=se, ci_low=lo, ci_high=hi, reason=reason,
                     se_super=se_super, se_fixed=se_fixed, se_fixed_reason=fixed_reason,
-                    se_cluster=se_cl, clusters=n_cl, sd_between=sd_between, **common)
+                    se_cluster=se_cl, clusters=n_cl, sd_between=sd_between, **wild, **common)
 
 
 class _Spread(NamedTuple):
@@ -455,14 +520,21 @@ def _boot_rows(out, thetas, interval, confidence, n_resamples, rng):
         out[k] = _replace(row, **upd)
 
 
-def _bayes_estimand(metric, prior):
+def _bayes_estimand(metric, prior, n_max=2):
     if metric == "bayes@n":
         a0, b0 = prior
         return (f"Bayes@N posterior mean of the pass rate on these tasks (Hariri et al. "
                 f"2025), independent Beta({a0:g},{b0:g}) prior per task (no pooling)")
     what = ("population pass@k (a new task), 1 - B(a, b+k)/B(a, b)"
             if metric == "posterior-population" else "pass@k on these tasks")
-    return f"Bayesian posterior of {what}; {POST.describe()}"
+    return f"Bayesian posterior of {what}; {(SPIKE if n_max > 1 else POST).describe()}"
+
+
+#: the reason of every bayes@n row (audit P3): what its interval is, and what it is not
+BAYES_N_NOTE = ("bayes@n is the posterior of the mean pass rate under an independent Beta "
+                "prior per task (Hariri et al. 2025): a credible interval for these tasks, "
+                "not a confidence interval for pass@1; the prior pulls every task towards "
+                "its mean, so with many tasks it can exclude the true pass rate")
 
 
 def _bayes_row(metric, n, c, k, prior, base, confidence):
@@ -479,13 +551,24 @@ def _bayes_row(metric, n, c, k, prior, base, confidence):
         lo, hi = max(value - h, 0.0), min(value + h, 1.0)
         method = "credible (normal approximation, clipped to [0, 1])"
     else:
-        value, sd, lo, hi = POST.summary(n, c, k, confidence,
-                                         metric == "posterior-population")
+        model = SPIKE if int(n.max()) > 1 else POST
+        value, sd, lo, hi = model.summary(n, c, k, confidence,
+                                          metric == "posterior-population")
         method = "credible (equal-tailed)"
     reason = None
-    if metric == "posterior" and int(n.max()) == 1:
+    if metric == "bayes@n":
+        reason = BAYES_N_NOTE
+    elif metric == "posterior" and int(n.max()) == 1:
         reason = ("with one sample per task the spread of the p_i is not identified: this "
                   "interval leans on the hyperprior (see docs/statistics.md)")
+    else:
+        unbiased, se = None, 0.0
+        if k <= int(n.min()):
+            theta = _theta("pass@k", n, c, k)
+            unbiased = float(np.mean(theta))
+            if metric == "posterior-population" and size > 1:
+                se = float(np.std(theta, ddof=1)) / math.sqrt(size)
+        reason = POST.misfit_reason(n, c, value, sd, unbiased, se, edges=model is POST)
     return ScoreRow(k=k, value=value, se=None, posterior_sd=sd, ci_low=lo, ci_high=hi,
-                    reason=reason, estimand=_bayes_estimand(metric, prior),
+                    reason=reason, estimand=_bayes_estimand(metric, prior, int(n.max())),
                     ci_method=method, interval="credible", **base)

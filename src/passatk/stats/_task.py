@@ -176,3 +176,49 @@ def _exact_task_var(p, n, k, metric="pass@k"):
         term = np.where(q > 0, np.exp((2 * k - j) * lq) * -np.expm1(j * lq), 0.0)
         out += w * term
     return out
+
+
+#: log-concavity of the overlap law: its log pmf has second difference below -5/k
+_CURVE = 5.0
+
+
+def _exact_var_at_n(q, n, k):
+    """The exact variance of the estimator at one common n, for fail rates q (1-d).
+
+    Var = sum_j w_j q^(2k-j) (1 - q^j), where w_j = C(k,j) C(n-k,k-j) / C(n,k) is the law of
+    the overlap of two random k-subsets of n samples. w is log-concave with curvature below
+    -5/k, so for each q the terms more than L = sqrt(2k (50 + 2 ln k) / 5) from the largest
+    one add less than e^-50 of it: the sum is taken over that window only, which costs
+    O(k) for the weights and O(sqrt(k)) per distinct q instead of O(k).
+    """
+    jlo = max(1, 2 * k - n)
+    j = np.arange(jlo, k + 1, dtype=np.float64)
+    # log w at jlo without the cancellation of lgamma differences at large n: w_jlo =
+    # prod_(t<=jlo) (k-jlo+t)^2 / ((n-k+t) t) * prod_(i<k-jlo) (1 - k/(n-i))
+    t = np.arange(1, jlo + 1, dtype=np.float64)
+    lw0 = float(np.sum(np.log((k - jlo + t) ** 2 / ((n - k + t) * t))))
+    lw0 += float(np.sum(np.log1p(-k / (n - np.arange(k - jlo, dtype=np.float64)))))
+    # then the exact ratio w_(j+1)/w_j = (k-j)^2/((j+1)(n-2k+j+1))
+    jj = j[:-1]
+    ratio = 2.0 * np.log(k - jj) - np.log(jj + 1.0) - np.log(n - 2.0 * k + jj + 1.0)
+    lw = np.concatenate([[lw0], lw0 + np.cumsum(ratio)])
+    q = np.asarray(q, dtype=np.float64)
+    live = (q > 0.0) & (q < 1.0)  # q = 0 or 1 gives a variance of exactly 0
+    out = np.zeros(q.shape)
+    if not live.any() or j.size == 0:
+        return out
+    lq = np.log(q[live])
+    half = math.ceil(math.sqrt(2.0 * k * (50.0 + 2.0 * math.log(k + 1.0)) / _CURVE)) + 2
+    width = min(j.size, 2 * half + 1)
+    # the largest term of lw_j - j ln q: the first j whose ratio falls to ln q (ratio decreases)
+    mode = np.searchsorted(-ratio, -lq, side="left")
+    start = np.clip(mode - half, 0, j.size - width)
+    res = np.empty(lq.size)
+    step = max(1, 4_000_000 // width)  # bound the memory of one block of windows
+    for s in range(0, lq.size, step):
+        idx = start[s:s + step, None] + np.arange(width)[None, :]
+        jw, lqs = j[idx], lq[s:s + step, None]
+        terms = np.exp(lw[idx] + (2.0 * k - jw) * lqs) * -np.expm1(jw * lqs)
+        res[s:s + step] = terms.sum(axis=1)
+    out[live] = res
+    return out
