@@ -173,3 +173,16 @@ def _allowed(call, bad: str) -> tuple[str, ...]:
 )
 def test_literal_types_name_exactly_the_accepted_choices(alias, call):
     assert typing.get_args(alias) == _allowed(call, "no-such-choice")
+
+
+def test_rl_literal_types_name_exactly_the_accepted_choices():
+    from passatk.rl import _advantages as A
+    from passatk.rl import _groups as G
+    from passatk.rl import _metrics as M
+
+    pairs = [(_types.RLMetric, M.METRICS), (_types.RLMetricEstimator, M.ESTIMATORS),
+             (_types.RLShortGroups, M.SHORT_GROUPS), (_types.NoneAnswers, M.NONE_ANSWERS),
+             (_types.NanRule, G._NAN_OPTIONS), (_types.AdvEstimator, tuple(A.ESTIMATORS)),
+             (_types.Normalize, tuple(A.NORMALIZE)), (_types.AdvShortGroups, A.SHORT_GROUPS)]
+    for alias, accepted in pairs:
+        assert typing.get_args(alias) == tuple(accepted), alias

@@ -35,3 +35,22 @@ Unmatched: TypeAlias = Literal["raise", "exclude"]
 #: The budgets of ``score``/``compare``: one k, several, or a named set (a str is not a list).
 KSpec: TypeAlias = (int | np.integer[Any] | Sequence[int | np.integer[Any]] | SupportsArray
                     | Literal["all", "ladder"])
+
+#: ``metrics=`` of :func:`passatk.rl.group_metrics` (one name, several, or "all")
+RLMetric: TypeAlias = Literal["pass@k", "pass^k", "best@k", "worst@k", "maj@k", "mean@n",
+                              "std@n", "g-pass@k", "mg-pass@k"]
+#: ``estimator=`` of :func:`passatk.rl.group_metrics`
+RLMetricEstimator: TypeAlias = Literal["unbiased", "verl"]
+#: ``short_groups=`` of :func:`passatk.rl.group_metrics`
+RLShortGroups: TypeAlias = Literal["missing", "exclude"]
+#: ``none_answers=`` of :func:`passatk.rl.group_metrics` (maj@k with a None answer)
+NoneAnswers: TypeAlias = Literal["abstain", "vote", "skip"]
+#: ``nan=`` of the rl functions (1-D scores)
+NanRule: TypeAlias = Literal["raise", "drop"]
+#: ``estimator=`` of :func:`passatk.rl.advantages`
+AdvEstimator: TypeAlias = Literal["pkpo", "pkpo-loo", "pkpo-loo1", "passk-training",
+                                  "maxk-training", "grpo-passk"]
+#: ``normalize=`` of :func:`passatk.rl.advantages`
+Normalize: TypeAlias = Literal["none", "group-std", "batch-std"]
+#: ``short_groups=`` of :func:`passatk.rl.advantages`
+AdvShortGroups: TypeAlias = Literal["raise", "zero"]

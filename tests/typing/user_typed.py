@@ -42,3 +42,9 @@ def read(path: str) -> Counts:
 
 
 version: str = passatk.__version__
+
+gm: passatk.rl.GroupMetrics = passatk.rl.group_metrics(
+    [1, 1, 0, 1], ["a", "a", "b", "b"], k=2, metrics=["pass@k", "best@k"], estimator="verl",
+    short_groups="exclude", none_answers="skip")
+adv = passatk.rl.advantages([1.0, 0.0, 1.0, 0.0], [0, 0, 1, 1], k=1, estimator="pkpo",
+                            normalize="group-std", short_groups="zero")

@@ -3,12 +3,18 @@
 Formulas and citations: docs/advantages.md. The kernels are in ``passatk._adv_kernels``.
 """
 
+from __future__ import annotations
+
 import operator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import _adv_kernels as K
 from ._groups import coerce_scores, layout
+
+if TYPE_CHECKING:
+    from .._types import AdvEstimator, AdvShortGroups, NanRule, Normalize
 
 EPS = 1e-6
 """The epsilon of ``std + eps`` in GRPO-style normalizations (verl's default)."""
@@ -27,9 +33,9 @@ SHORT_GROUPS = ("raise", "zero")
 
 
 def advantages(
-    scores, groups=None, *, k, estimator="pkpo-loo1", normalize="none", nan="raise",
-    short_groups="raise",
-):
+    scores: Any, groups: Any = None, *, k: Any, estimator: AdvEstimator = "pkpo-loo1",
+    normalize: Normalize = "none", nan: NanRule = "raise", short_groups: AdvShortGroups = "raise",
+) -> Any:
     """Per-rollout advantages for pass@k (or max@k) optimization, every group in one call.
 
     Parameters

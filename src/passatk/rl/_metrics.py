@@ -10,7 +10,8 @@ import functools
 import math
 import operator
 import types
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -22,6 +23,10 @@ from .._validation import finite_float
 from ..stats._gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
+
+if TYPE_CHECKING:
+    from .._types import NanRule, NoneAnswers, RLMetric, RLMetricEstimator, RLShortGroups
+    from ._results import GroupMetrics
 
 METRICS = ("pass@k", "pass^k", "best@k", "worst@k", "maj@k", "mean@n", "std@n", "g-pass@k",
            "mg-pass@k")
@@ -35,9 +40,12 @@ _PARALLEL = 1 << 20  # rollouts x budgets below which one thread beats starting 
 _PARALLEL_MAJ = 64  # groups from which maj@k's dynamic programs share out over threads
 
 
-def group_metrics(scores, groups=None, *, k=None, metrics=None, threshold=None, answers=None,
-                  estimator="unbiased", tau=None, nan="raise", short_groups="missing",
-                  none_answers="abstain"):
+def group_metrics(scores: Any, groups: Any = None, *, k: Any = None,
+                  metrics: RLMetric | Sequence[RLMetric] | Literal["all"] | None = None,
+                  threshold: float | None = None, answers: Any = None,
+                  estimator: RLMetricEstimator = "unbiased", tau: Any = None,
+                  nan: NanRule = "raise", short_groups: RLShortGroups = "missing",
+                  none_answers: NoneAnswers = "abstain") -> GroupMetrics:
     """Exact pass@k, pass^k, best@k, worst@k, maj@k, mean@n, std@n, G-Pass@k and
     mG-Pass@k for every group of rollouts, with means over groups and standard errors.
 
