@@ -141,7 +141,7 @@ def _short_and_compact(folder: Path) -> list[Path]:
 def test_scan_against_msgspec(archive, tmp_path, monkeypatch, capsys):
     """human-eval: the byte scan plus msgspec (what passatk does) against msgspec alone, on
     the realistic file, 500k short lines and the same lines compact."""
-    from passatk.archives import _humaneval_scan
+    from passatk.archives.harnesses import _humaneval_scan
 
     real = _humaneval_scan.scan_into
 
@@ -211,7 +211,7 @@ def _json_loop(path) -> int:
 
 
 def _records(path) -> int:
-    from passatk.archives._common import Context, Options, json_records
+    from passatk.archives.context import Context, Options, json_records
 
     return sum(1 for _ in json_records(str(path), Context(Options())))
 

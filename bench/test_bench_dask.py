@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from passatk.archives import example_path, read_counts, write_archive
-from passatk.archives._common import Options
-from passatk.archives._parts import read_file
+from passatk.archives.context import Options
+from passatk.archives.engine.parts import read_file
 
 distributed = pytest.importorskip("distributed")
 

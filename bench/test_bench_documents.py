@@ -32,7 +32,8 @@ from pathlib import Path
 
 import pytest
 
-from passatk.archives import _docfast, read_counts
+from passatk.archives import read_counts
+from passatk.archives.harnesses import _docfast
 
 RSS_LIMIT_MB = 300
 _SRC: list[str] = []
@@ -322,7 +323,8 @@ if sys.argv[2] == "baseline":
     import test_bench_documents as b
     result = b.baseline(sys.argv[1], {**b.KINDS, **b.MORE_KINDS}[sys.argv[4]][2])
 else:
-    from passatk.archives import _docfast, read_counts
+    from passatk.archives import read_counts
+    from passatk.archives.harnesses import _docfast
     result = read_counts(sys.argv[1]).samples
 print(hwm(), time.process_time() - t0, result)
 """

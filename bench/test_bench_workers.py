@@ -133,7 +133,7 @@ IN_PROCESS = """
 import os, sys, time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 from passatk.archives import read_counts
-from passatk.archives._processes import launching
+from passatk.archives.engine.processes import launching
 
 def main():
     best, outs = {}, set()

@@ -22,10 +22,11 @@ from hypothesis import strategies as st
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from passatk.archives import _arrow, read_counts, tables  # noqa: E402
-from passatk.archives._common import Options  # noqa: E402
-from passatk.archives._parts import finish_file, read_range, to_counts  # noqa: E402
-from passatk.archives._ranges import plan_ranges  # noqa: E402
+from passatk.archives import read_counts, tables  # noqa: E402
+from passatk.archives.context import Options  # noqa: E402
+from passatk.archives.engine.parts import finish_file, read_range, to_counts  # noqa: E402
+from passatk.archives.io import tables as _arrow  # noqa: E402
+from passatk.archives.io.ranges import plan_ranges  # noqa: E402
 
 #: ARROW_EXAMPLES=2000 for a longer search
 SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), deadline=None,

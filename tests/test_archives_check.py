@@ -1,4 +1,4 @@
-"""``passatk.archives.check`` and ``pair_runs``: the library side of ``passatk check`` and
+"""``passatk.archives.checks`` and ``pair_runs``: the library side of ``passatk check`` and
 ``passatk compare``; the CLI only formats what they return."""
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from passatk.archives import example_path, read_counts
-from passatk.archives._examples import make_examples
+from passatk.archives.examples import make_examples
 
 
 def test_bundled_examples_are_reproducible(tmp_path):

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts, write_archive
-from passatk.archives import _humaneval_scan as scan
-from passatk.archives import humaneval as he
+from passatk.archives.harnesses import _humaneval_scan as scan
+from passatk.archives.harnesses import humaneval as he
 
 
 def _line(task, completion, passed, result=None, **extra):

@@ -18,10 +18,13 @@ from corpus import same
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, _common, _decode, _humaneval_scan, humaneval, read_counts
-from passatk.archives._common import Options, decode_json
-from passatk.archives._parts import finish_file, read_range, to_counts
-from passatk.archives._ranges import plan_ranges
+from passatk.archives import ArchiveError, read_counts
+from passatk.archives import context as _common
+from passatk.archives.context import Options, decode_json
+from passatk.archives.engine.parts import finish_file, read_range, to_counts
+from passatk.archives.harnesses import _humaneval_scan, humaneval
+from passatk.archives.io import lines as _decode
+from passatk.archives.io.ranges import plan_ranges
 
 NAMES = {"humaneval": "x_results.jsonl", "lm-eval": "samples_he_2024-01-01T00-00-00.jsonl",
          "qwen-math": "test_qwen_e-1.jsonl", "samples": "s.jsonl", "counts": "c.jsonl"}

@@ -195,7 +195,7 @@ def test_s3_spellings_of_one_object_by_etag(tmp_path):
     write_archive(run / "s_results.jsonl", ["a", "b"], [[True, False, True], [False] * 3])
     with moto_s3({"run": str(run)}, bucket="passatk-identity") as options:  # moto's state is
         # shared by every server of the process: a bucket of its own
-        from passatk.archives._remote import storage_options, url_identity
+        from passatk.archives.io.remote import storage_options, url_identity
 
         url = "s3://passatk-identity/v1/run/s_results.jsonl"
         with storage_options(options):

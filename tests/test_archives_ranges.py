@@ -14,10 +14,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, expand_paths, read_counts
-from passatk.archives import _ranges as _ranges_module
-from passatk.archives._common import Options
-from passatk.archives._parts import combine, finish_file, read_file, read_range, to_counts
-from passatk.archives._ranges import LineRange, newlines_before, plan_ranges
+from passatk.archives.context import Options
+from passatk.archives.engine.parts import combine, finish_file, read_file, read_range, to_counts
+from passatk.archives.io import ranges as _ranges_module
+from passatk.archives.io.ranges import LineRange, newlines_before, plan_ranges
 
 
 def _chunked(r: LineRange, buffer: int) -> bytes:
@@ -213,7 +213,7 @@ def mixed(tmp_path_factory):
 
 def _in_process(paths, split, fan_in, **kw):
     """The Dask engine's plan and reduction, run in this process."""
-    from passatk.archives._dask import _submit_all
+    from passatk.archives.engine.dask_engine import _submit_all
 
     class Now:  # a client whose futures are computed at once
         def submit(self, fn, *args, pool=None, **_):
@@ -227,7 +227,8 @@ def _in_process(paths, split, fan_in, **kw):
         def result(self):
             return self.value
 
-    from passatk.archives import _dask, _read
+    from passatk.archives import read as _read
+    from passatk.archives.engine import dask_engine as _dask
 
     opts = _read._options(kw.get("by", ()), None, None, None, None, None, None,
                           kw.get("skip_bad", False), None)

@@ -10,8 +10,9 @@ import os
 import pytest
 
 from passatk import archives, cli
-from passatk.archives._common import document_group, iter_lines, parse_json_line
-from passatk.archives._registry import (
+from passatk.archives.context import document_group, iter_lines, parse_json_line
+from passatk.archives.harnesses._writers import atomic_stream, dump_json
+from passatk.archives.harnesses.registry import (
     FormatInfo,
     FormatSpec,
     probing_order,
@@ -19,7 +20,6 @@ from passatk.archives._registry import (
     specs,
     unregister,
 )
-from passatk.archives._writers import atomic_stream, dump_json
 
 
 def _read_doc(file, ctx, doc):
@@ -210,7 +210,7 @@ def test_listing_order_does_not_depend_on_import_order():
     import subprocess
     import sys
 
-    code = ("import passatk.archives.tables, passatk.archives.taubench\n"
+    code = ("import passatk.archives.harnesses.tables, passatk.archives.harnesses.taubench\n"
             "from passatk.archives import formats\n"
             "print(' '.join(f.name for f in formats()))\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -235,8 +235,8 @@ def test_compressed_archives_are_reproducible(tmp_path):
 
 
 def test_byte_range_plans_follow_the_specs(tmp_path):
-    from passatk.archives._common import Options
-    from passatk.archives._parts import _split_plan
+    from passatk.archives.context import Options
+    from passatk.archives.engine.parts import _split_plan
 
     plans = {}
     for name in ("x_results.jsonl", "s.jsonl", "c.csv", "eval_results.json"):

@@ -203,7 +203,7 @@ def test_http_directory_index(corpus, http_root):
 
 
 def test_sizes_come_from_the_listing(corpus):
-    from passatk.archives._remote import known_sizes, storage_options
+    from passatk.archives.io.remote import known_sizes, storage_options
 
     fs = fsspec.filesystem("memory")
     upload(fs, {"samples_csv": corpus["samples_csv"]}, "/passatk-sizes")

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts
-from passatk.archives.tables import AUTO_GROUP_COLUMNS, RUN_COLUMNS
+from passatk.archives.harnesses.tables import AUTO_GROUP_COLUMNS, RUN_COLUMNS
 
 _COLUMNS = AUTO_GROUP_COLUMNS + RUN_COLUMNS
 

@@ -201,7 +201,7 @@ def test_missing_group_column(tmp_path):
 
 def test_parquet_batches_and_row_numbers(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    from passatk.archives import tables
+    from passatk.archives.harnesses import tables
 
     monkeypatch.setattr(tables, "PARQUET_BATCH", 3)
     path = tmp_path / "s.parquet"

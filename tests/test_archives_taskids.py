@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import passatk.archives._counts as counts_module
+import passatk.archives.counts as counts_module
 from passatk.archives import read_counts
-from passatk.archives._counts import _natural_sorted, natural_order
+from passatk.archives.counts import _natural_sorted, natural_order
 
 _ids = st.lists(st.text(st.sampled_from("0123456789aZ/-_ é²"), min_size=1, max_size=6)
                 | st.from_regex(r"T/0*[0-9]{1,25}", fullmatch=True), max_size=40, unique=True)

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, _docfast, read_counts, write_archive
+from passatk.archives import ArchiveError, read_counts, write_archive
+from passatk.archives.harnesses import _docfast
 
 TASKS = ["HumanEval/0", "HumanEval/1", "HumanEval/10", "HumanEval/2"]
 FLAGS = [[True, False, True], [False], [True, True, False, False], [True] * 5]
@@ -379,7 +380,8 @@ def test_a_large_document_on_stdin_is_read_in_one_pass(tmp_path):
     doc["eval"] = {f"T/{i}": samples for i in range(1500)}
     _write(path, json.dumps(doc, indent=1))
     assert path.stat().st_size > (64 << 10) + (1 << 20)  # more than a pipe keeps
-    code = ("import json, sys\nfrom passatk.archives import read_counts, _docfast\n"
+    code = ("import json, sys\nfrom passatk.archives import read_counts\n"
+            "from passatk.archives.harnesses import _docfast\n"
             "if sys.argv[1] == 'exact':\n"
             "    def refuse(file, block=None):\n        raise _docfast.Unproved\n"
             "    _docfast.fast_load = refuse\n"

@@ -375,7 +375,7 @@ def test_hypothesis_cruxeval_and_multipl_e(tmp_path, monkeypatch, scored, result
 
 # ------------------------------------------------------------------ many members at a time
 def _spy_pieces(monkeypatch) -> list:
-    from passatk.archives import _docpieces
+    from passatk.archives.harnesses import _docpieces
 
     read = _docpieces.Pieces.read
     used = []

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, _sources, expand_paths, read_counts, write_archive
-from passatk.archives._counts import _natural_sorted, _sort_key
+from passatk.archives import ArchiveError, expand_paths, read_counts, write_archive
+from passatk.archives.counts import _natural_sorted, _sort_key
+from passatk.archives.io import opening as _sources
 
 zstandard = pytest.importorskip("zstandard")
 
@@ -361,7 +362,7 @@ def test_m3_task_ids_are_variable_width(tmp_path):
 
 # ------------------------------------------------------------------ M6: memory per task
 def test_m6_memory_per_task_is_small():
-    from passatk.archives._counts import Counts, Tally
+    from passatk.archives.counts import Counts, Tally
 
     def build():
         t = Tally()

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, _jsondoc, read_counts
-from passatk.archives._jsondoc import StreamedDict, StreamedList, load_document
+from passatk.archives import ArchiveError, read_counts
+from passatk.archives.io import jsondoc as _jsondoc
+from passatk.archives.io.jsondoc import StreamedDict, StreamedList, load_document
 
 _TEXT = st.text(alphabet='ab"\\/\n\t{}[],: \u00e9\u2028\U0001f600', max_size=6)
 _SCALARS = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(

@@ -76,7 +76,7 @@ def test_deeply_nested_storage_option_is_one_line(cli, counts_csv, command, valu
 
 
 def test_storage_option_json_still_parses(cli, counts_csv):
-    from passatk.archives._remote import parse_storage_option
+    from passatk.archives.io.remote import parse_storage_option
 
     assert parse_storage_option('a={"b": [1, 2]}') == ("a", {"b": [1, 2]})
     assert parse_storage_option("a=[[[") == ("a", "[[[")  # not JSON: kept as text

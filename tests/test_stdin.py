@@ -89,7 +89,7 @@ def test_a_long_stdin_is_not_kept_whole(tmp_path):
     """Past the cap the kept start is let go: a second read from the start is an error."""
     path = tmp_path / "x_results.jsonl"
     write_archive(path, [f"T/{i}" for i in range(300)], [[True, False] * 20] * 300)
-    code = ("import sys\nfrom passatk.archives import _sources as s\n"
+    code = ("import sys\nfrom passatk.archives.io import opening as s\n"
             "with s.open_binary('-') as f:\n    data = f.stream.read()\n"
             "pipe = s._Pipe._open['-']\nprint(len(data), pipe.dropped, len(pipe.kept))\n"
             "try:\n    s.open_binary('-')\nexcept ValueError as e:\n    print(e)\n")

@@ -13,7 +13,8 @@ from corpus import outcome
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, read_counts, tables
+from passatk.archives import ArchiveError, read_counts
+from passatk.archives.harnesses import tables
 
 SETTINGS = settings(max_examples=int(os.environ.get("MEMO_EXAMPLES", 80)), deadline=None,
                     database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

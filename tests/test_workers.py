@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, _processes, read_counts, write_archive
+from passatk.archives import ArchiveError, read_counts, write_archive
+from passatk.archives.engine import processes as _processes
 
 FILES = {
     "humaneval": "x_results.jsonl", "evalplus": "eval_results.json",
@@ -100,7 +101,8 @@ def _lines(tmp_path, bad: bool):
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_byte_ranges_give_the_sequential_counts_and_skips(tmp_path, n, monkeypatch):
-    from passatk.archives import _ranges, _read
+    from passatk.archives import read as _read
+    from passatk.archives.io import ranges as _ranges
 
     calls = []
     real = _read.read_in_processes
@@ -152,7 +154,7 @@ def test_cli_jobs_output_is_identical(tmp_path, capsys):
 def test_a_broken_pool_falls_back_to_this_process(tmp_path, monkeypatch):
     from concurrent.futures.process import BrokenProcessPool
 
-    from passatk.archives import _read
+    from passatk.archives import read as _read
 
     def broken(*args, **kwargs):
         raise BrokenProcessPool("a worker could not start")
@@ -198,8 +200,8 @@ def test_the_default_plan_tiles_each_file_and_cuts_finer_at_the_end(sizes, worke
     """Guided ranges: each file is read whole or tiled by ranges of equal size (one byte
     apart at most), none below 64 MiB, none above the share of what remains; and the pool,
     taking the units in order, ends within a unit (or the slack) of an even share."""
-    from passatk.archives._dask import DEFAULT_SPLIT_BYTES
-    from passatk.archives._processes import BALANCE_SLACK, plan_files
+    from passatk.archives.engine.dask_engine import DEFAULT_SPLIT_BYTES
+    from passatk.archives.engine.processes import BALANCE_SLACK, plan_files
 
     splittable = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
     remaining, loads, allowance = sum(sizes), [0] * workers, BALANCE_SLACK
@@ -226,7 +228,7 @@ def test_the_default_plan_tiles_each_file_and_cuts_finer_at_the_end(sizes, worke
 def test_files_that_share_out_evenly_are_read_whole(size, workers, per_worker):
     """Equal files, as many per worker: no cut pays. The same bytes in one file are cut
     once the file is larger than a range (64 MiB)."""
-    from passatk.archives._processes import plan_files
+    from passatk.archives.engine.processes import plan_files
 
     count = workers * per_worker
     assert plan_files([size] * count, [True] * count, workers) == [[]] * count

@@ -181,7 +181,7 @@ def _positive_float(text: str) -> float:
 
 
 def _storage_option(text: str) -> tuple[str, Any]:
-    from .archives._remote import parse_storage_option
+    from .archives.io.remote import parse_storage_option
 
     try:
         return parse_storage_option(text)

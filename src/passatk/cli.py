@@ -79,7 +79,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
     files = archives.expand_paths(local) if local else []
     _output_is_no_input(getattr(args, "output", None), files + [p for p in paths
                                                                 if str(p).startswith("file://")])
-    from .archives._processes import launching
+    from .archives.engine.processes import launching
 
     warm = Warm()
     if args.scheduler is not None:
@@ -173,7 +173,7 @@ def _cluster(args: argparse.Namespace) -> Any:
     if args.scheduler is None:
         return None
     if getattr(args, "_cluster", None) is None:
-        from .archives._dask import connect
+        from .archives.engine.dask_engine import connect
 
         args._cluster, args._close_cluster = connect(args.scheduler)
     return args._cluster
@@ -286,7 +286,7 @@ def _skipped_fields(args: argparse.Namespace, counts: Any) -> dict[str, Any]:
 
 def _run_label(args: argparse.Namespace, group: dict[str, Any]) -> str:
     """The run a score row belongs to, for an error: its group, or the paths read."""
-    from passatk.archives._pairs import group_label
+    from passatk.archives.pairs import group_label
 
     return group_label(group) if group else ", ".join(args.paths)
 
@@ -346,7 +346,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     import passatk
     from passatk import archives
-    from passatk.archives._pairs import group_label
+    from passatk.archives.pairs import group_label
 
     if args.ci not in ("t", "bootstrap"):
         raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
@@ -475,7 +475,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     import passatk
     from passatk import archives
-    from passatk.archives._registry import get as format_spec
+    from passatk.archives.harnesses.registry import get as format_spec
 
     fmt = args.archive_format
     fmt = archives.format_for_path(args.output) if fmt is None else fmt

@@ -13,51 +13,51 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at run time: lazily
-    from ._check import CheckResult as CheckResult
-    from ._check import CheckRow as CheckRow
-    from ._check import check as check
-    from ._counts import Counts as Counts
-    from ._counts import GroupCounts as GroupCounts
-    from ._counts import StoredMetric as StoredMetric
-    from ._counts import merge_counts as merge_counts
-    from ._detect import FormatInfo as FormatInfo
-    from ._detect import detect_format as detect_format
-    from ._detect import formats as formats
-    from ._errors import ArchiveError as ArchiveError
-    from ._errors import Skipped as Skipped
-    from ._errors import SkippedRecord as SkippedRecord
-    from ._examples import example_path as example_path
-    from ._pairs import RunPair as RunPair
-    from ._pairs import pair_runs as pair_runs
-    from ._read import read_counts as read_counts
-    from ._sources import expand_paths as expand_paths
-    from ._writers import format_for_path as format_for_path
-    from ._writers import write_archive as write_archive
-    from ._writers import write_counts as write_counts
+    from passatk.archives.checks import CheckResult as CheckResult
+    from passatk.archives.checks import CheckRow as CheckRow
+    from passatk.archives.checks import check as check
+    from passatk.archives.counts import Counts as Counts
+    from passatk.archives.counts import GroupCounts as GroupCounts
+    from passatk.archives.counts import StoredMetric as StoredMetric
+    from passatk.archives.counts import merge_counts as merge_counts
+    from passatk.archives.detect import FormatInfo as FormatInfo
+    from passatk.archives.detect import detect_format as detect_format
+    from passatk.archives.detect import formats as formats
+    from passatk.archives.errors import ArchiveError as ArchiveError
+    from passatk.archives.errors import Skipped as Skipped
+    from passatk.archives.errors import SkippedRecord as SkippedRecord
+    from passatk.archives.examples import example_path as example_path
+    from passatk.archives.harnesses._writers import format_for_path as format_for_path
+    from passatk.archives.harnesses._writers import write_archive as write_archive
+    from passatk.archives.harnesses._writers import write_counts as write_counts
+    from passatk.archives.io.opening import expand_paths as expand_paths
+    from passatk.archives.pairs import RunPair as RunPair
+    from passatk.archives.pairs import pair_runs as pair_runs
+    from passatk.archives.read import read_counts as read_counts
 
 #: public name -> the module that defines it
 _LAZY = {
-    "ArchiveError": "._errors",
-    "CheckResult": "._check",
-    "CheckRow": "._check",
-    "RunPair": "._pairs",
-    "check": "._check",
-    "pair_runs": "._pairs",
-    "Counts": "._counts",
-    "FormatInfo": "._detect",
-    "GroupCounts": "._counts",
-    "Skipped": "._errors",
-    "SkippedRecord": "._errors",
-    "StoredMetric": "._counts",
-    "detect_format": "._detect",
-    "example_path": "._examples",
-    "expand_paths": "._sources",
-    "format_for_path": "._writers",
-    "formats": "._detect",
-    "merge_counts": "._counts",
-    "read_counts": "._read",
-    "write_archive": "._writers",
-    "write_counts": "._writers",
+    "ArchiveError": ".errors",
+    "CheckResult": ".checks",
+    "CheckRow": ".checks",
+    "RunPair": ".pairs",
+    "check": ".checks",
+    "pair_runs": ".pairs",
+    "Counts": ".counts",
+    "FormatInfo": ".detect",
+    "GroupCounts": ".counts",
+    "Skipped": ".errors",
+    "SkippedRecord": ".errors",
+    "StoredMetric": ".counts",
+    "detect_format": ".detect",
+    "example_path": ".examples",
+    "expand_paths": ".io.opening",
+    "format_for_path": ".harnesses._writers",
+    "formats": ".detect",
+    "merge_counts": ".counts",
+    "read_counts": ".read",
+    "write_archive": ".harnesses._writers",
+    "write_counts": ".harnesses._writers",
 }
 
 

@@ -235,7 +235,7 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
 
 def _compare_counts(counts_a, counts_b, n_b, c_b, k, kw):
     """``compare(counts_a, counts_b)``: each pair of groups compared on its task ids."""
-    from ..archives._pairs import pair_runs  # counts -> statistics: the data's direction
+    from ..archives.pairs import pair_runs  # counts -> statistics: the data's direction
 
     if n_b is not None or c_b is not None:
         raise TypeError("compare(counts_a, counts_b, k=...) takes k as a keyword")

@@ -1,0 +1,211 @@
+"""Recompute the numbers an archive stores about itself (``passatk check``).
+
+The numerics are imported inside the functions: reading archives does not need numba.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from passatk.archives.counts import Counts, GroupCounts, StoredMetric
+
+__all__ = ["CheckResult", "CheckRow", "check"]
+
+#: the status of a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100 for a
+#: greedy run): the harness's convention, not a number passatk can reproduce
+UNDEFINED = "undefined"
+_UNDEFINED_REASON = "undefined: k > n; the stored value is the harness's 1.0"
+
+#: the statuses of a row: agreement within the tolerance, a disagreement, no samples to
+#: recompute from, and the harness's 1.0 for k > n
+STATUSES = ("ok", "MISMATCH", "MISSING", UNDEFINED)
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    """One stored number, recomputed from the samples.
+
+    Attributes
+    ----------
+    group : dict
+        The group the number belongs to.
+    metric, k, task : str, int, str or None
+        What the number is (``task`` for per-task numbers, else None).
+    stored : float
+        The stored number, as a fraction.
+    recomputed : float or None
+        passatk's value from the samples; None when it cannot be computed (see ``reason``).
+    rel_diff : float or None
+        ``|recomputed - stored| / |stored|`` (the absolute difference when stored is 0).
+    status : str
+        ``"ok"``, ``"MISMATCH"``, ``"MISSING"`` or ``"undefined"``.
+    scale, source : str
+        The scale the archive used and where the number was found (``file: $.json.path``).
+    reason : str or None
+        Why there is no recomputed value, or why the status is undefined.
+    """
+
+    group: dict
+    metric: str
+    k: int
+    task: str | None
+    stored: float
+    recomputed: float | None
+    rel_diff: float | None
+    status: str
+    scale: str
+    source: str
+    reason: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict, in order."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The rows of :func:`check` and their summary.
+
+    Attributes
+    ----------
+    rows : tuple of CheckRow
+        One row per stored number, in the archives' order.
+    tolerance : float
+        The largest relative difference that counted as agreement.
+    strict : bool
+        Whether an undefined row (the harness's 1.0 for k > n) counts as a finding.
+    """
+
+    rows: tuple[CheckRow, ...]
+    tolerance: float
+    strict: bool = False
+
+    def __iter__(self) -> Iterator[CheckRow]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def count(self, status: str) -> int:
+        """How many rows have ``status``."""
+        return sum(r.status == status for r in self.rows)
+
+    @property
+    def findings(self) -> int:
+        """Rows that do not agree: MISMATCH and MISSING, plus undefined ones when strict."""
+        bad = len(self.rows) - self.count("ok") - self.count(UNDEFINED)
+        return bad + self.count(UNDEFINED) if self.strict else bad
+
+    @property
+    def ok(self) -> bool:
+        """True when there are no findings."""
+        return self.findings == 0
+
+    def summary(self) -> str:
+        """One line: how many numbers agree, how many do not, how many are undefined."""
+        total, undefined = len(self.rows), self.count(UNDEFINED)
+        bad = total - self.count("ok") - undefined
+        text = (f"{total - bad - undefined} of {total} stored number(s) agree within relative "
+                f"{self.tolerance:g}" + (f"; {bad} do not" if bad else ""))
+        if undefined:
+            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), "
+                     + ("a finding with --strict" if self.strict
+                        else "a finding only with --strict"))
+        return text
+
+
+def _recompute(stored: StoredMetric, g: GroupCounts | None,
+               task_rows: dict[str, int] | None) -> tuple[float | None, str | None]:
+    """(recomputed value or None, reason) for one stored number and its group's counts."""
+    import passatk
+
+    if g is None:
+        return None, "no samples of this group in the archives"
+    if stored.task is None:
+        row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
+                            missing="report")[0]
+        return row.value, row.reason
+    i = task_rows.get(str(stored.task)) if task_rows is not None else None
+    if i is None:
+        return None, f"no samples of task {stored.task} in the archives"
+    if g.n[i] < stored.k:
+        return None, f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
+    fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
+    return float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
+
+
+def _row(stored: StoredMetric, g: GroupCounts | None, task_rows: dict[str, int] | None,
+         tolerance: float) -> CheckRow:
+    recomputed, reason = _recompute(stored, g, task_rows)
+    rel = None
+    if recomputed is not None:
+        diff = abs(recomputed - stored.value)
+        rel = diff / abs(stored.value) if stored.value != 0 else diff
+        status = "ok" if rel <= tolerance else "MISMATCH"
+    elif g is not None and abs(stored.value - 1.0) <= tolerance and int(g.n.min()) < stored.k:
+        status, reason = UNDEFINED, f"{_UNDEFINED_REASON} ({reason})"
+    else:
+        status = "MISSING"
+    return CheckRow(group=dict(stored.group), metric=stored.metric, k=stored.k,
+                    task=stored.task, stored=stored.value, recomputed=recomputed, rel_diff=rel,
+                    status=status, scale=stored.scale, source=stored.source, reason=reason)
+
+
+def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> CheckResult:
+    """Recompute every number the archives store about themselves from their samples.
+
+    Parameters
+    ----------
+    counts : Counts
+        What :func:`read_counts` returned; its ``stored`` numbers are checked.
+    tolerance : float, optional
+        The largest relative difference that counts as agreement (default 1e-9).
+    strict : bool, optional
+        Count a stored 1.0 where k exceeds some task's n (the harness's convention, status
+        ``"undefined"``) as a finding.
+
+    Returns
+    -------
+    CheckResult
+        One :class:`CheckRow` per stored number; ``findings`` counts the disagreements.
+
+    Raises
+    ------
+    ValueError
+        When the archives store no numbers about themselves, or ``tolerance`` is not positive.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from passatk.archives import check, read_counts, write_archive
+    >>> path = os.path.join(tempfile.mkdtemp(), "eval_results.json")
+    >>> _ = write_archive(path, ["t/0", "t/1"], [[True, False], [True, True]], format="evalplus")
+    >>> result = check(read_counts(path))
+    >>> result.ok, [(r.k, r.stored, r.status) for r in result]
+    (True, [(1, 0.75, 'ok')])
+    >>> result.summary()
+    '1 of 1 stored number(s) agree within relative 1e-09'
+    """
+    if not isinstance(counts, Counts):
+        raise TypeError(f"counts must be a Counts (from read_counts), got {type(counts).__name__}")
+    if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)):
+        raise TypeError(f"tolerance must be a number, got {tolerance!r}")
+    if not tolerance > 0 or tolerance == float("inf"):
+        raise ValueError(f"tolerance must be positive and finite, got {tolerance!r}")
+    if not counts.stored:
+        raise ValueError(
+            "nothing to check: the archives store no pass@k numbers about themselves "
+            "(EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, lm-eval results, ...)"
+        )
+    by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
+    task_rows: dict[tuple, dict[str, int]] = {}
+    rows = []
+    for stored in counts.stored:
+        key = tuple(stored.group)
+        g = by_group.get(key)
+        if g is not None and stored.task is not None and key not in task_rows:
+            task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
+        rows.append(_row(stored, g, task_rows.get(key), float(tolerance)))
+    return CheckResult(tuple(rows), float(tolerance), bool(strict))

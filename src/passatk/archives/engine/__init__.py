@@ -1,0 +1,1 @@
+"""How parts run (locally, in processes, on Dask), never what they read."""

@@ -1,0 +1,1 @@
+"""One module per harness, and the registry of their names."""

@@ -1,0 +1,249 @@
+"""EvalPlus ``eval_results.json``, generations v1, v2 and v3; base and plus as two metric sets.
+
+Every row gets the group field ``metric_set`` (``"base"`` or ``"plus"``). A sample passes base
+when its base status is ``pass`` (v1: ``success``); it passes plus when both its base and plus
+statuses are. A base-only run (v2/v3: every ``plus_status`` null; v1: ``"plus": []``) yields
+only ``base``.
+"""
+
+from __future__ import annotations
+
+from passatk.archives.context import BadRecord, Context, doc_scalar_record, group_from, path_groups
+from passatk.archives.counts import StoredMetric
+from passatk.archives.errors import ArchiveError, kind, location, show, stored_float
+from passatk.archives.harnesses._patterns import PASS_AT, stored_numbers
+from passatk.archives.harnesses._writers import (
+    WriteOptions,
+    check_passes,
+    dump_json,
+    mean_pass_at_k,
+)
+from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
+
+STATUSES = ("pass", "fail", "timeout", None)
+V1_STATUSES = ("success", "failed", "timed out", None)
+
+
+def version(doc: object) -> int | None:
+    """1, 2 or 3 when ``doc`` is an EvalPlus results document, else None."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
+        return None
+    ev = doc["eval"]
+    first = next(iter(ev.values()), None)
+    if isinstance(first, dict) and "base" in first:
+        return 1
+    if isinstance(first, list) and first and isinstance(first[0], dict) \
+            and "base_status" in first[0]:
+        return 3 if "pass_at_k" in doc else 2
+    return None
+
+
+def matches(doc: object, file: str = "") -> bool:
+    return version(doc) is not None
+
+
+def _status(value: object, allowed: tuple, name: str) -> None:
+    if value not in allowed or isinstance(value, bool):
+        names = ", ".join("null" if a is None else f'"{a}"' for a in allowed)
+        raise BadRecord(f"{name} must be one of {names}, got {show(value)}", (name,))
+
+
+def read(file: str, ctx: Context, doc: dict) -> None:
+    """Add one EvalPlus document; ``$.eval`` is read once, one task at a time."""
+    ctx.set_metric("pass@k", file)
+    v = version(doc)
+    if v is None:
+        raise ArchiveError(file, "not an EvalPlus eval_results.json (no usable $.eval)")
+    by = ctx.options.by
+    pathvals = path_groups(by, file)
+    record = doc_scalar_record(doc)
+    try:
+        gbase = group_from(by, pathvals, record, (("metric_set", "base"),), "document")
+        gplus = group_from(by, pathvals, record, (("metric_set", "plus"),), "document")
+    except BadRecord as e:
+        raise ArchiveError(file, e.what, path=()) from None
+    ev = doc["eval"]
+    if not ev:
+        raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
+    rows, has_plus = (_v1_rows if v == 1 else _v2_rows)(file, ctx, ev)
+    has_plus = has_plus or (v == 3 and isinstance(doc.get("pass_at_k"), dict)
+                            and "plus" in doc["pass_at_k"])
+    for task, n, cb, cp in rows:
+        if has_plus and cp is None:  # v1: a task whose plus results do not match base
+            ctx.bad(file, "plus results do not match base (one per base result)",
+                    path=("eval", task, "plus"))
+            continue
+        ctx.add(gbase, task, n, cb)
+        if has_plus:
+            ctx.add(gplus, task, n, cp)
+    if v == 3:
+        _stored(file, ctx, doc.get("pass_at_k"), gbase, gplus)
+
+
+def _v1_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
+    fast = getattr(ev, "summary", None)
+    if fast is not None and fast.kind == "evalplus-v1":  # proved by the fast pass (_docfast)
+        return fast.rows, fast.has_plus
+    rows, has_plus = [], False  # (task, n, base c, plus c or None)
+    for task, entry in ev.items():
+        try:
+            n, cb, cp, plus = _v1_task(entry)
+        except BadRecord as e:
+            ctx.bad(file, e.what, path=("eval", task, *(e.path or ())))
+            continue
+        has_plus = has_plus or plus
+        rows.append((task, n, cb, cp))
+    return rows, has_plus
+
+
+def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
+    fast = getattr(ev, "summary", None)
+    if fast is not None and fast.kind == "evalplus":  # proved by the fast pass (_docfast)
+        return fast.rows, fast.has_plus
+    rows, has_plus = [], False
+    for task, samples in ev.items():
+        if not isinstance(samples, list):
+            ctx.bad(file, f"must be a list of samples, got {kind(samples)}",
+                    path=("eval", task))
+            continue
+        n = cb = cp = 0
+        for i, s in enumerate(samples):
+            try:
+                ps = _v2_sample(s, task)
+            except BadRecord as e:
+                ctx.bad(file, e.what, path=("eval", task, i, *(e.path or ())))
+                continue
+            n += 1
+            b = s["base_status"] == "pass"
+            cb += b
+            cp += b and ps == "pass"
+            has_plus = has_plus or ps is not None
+        if not samples:
+            ctx.bad(file, "no samples for this task", path=("eval", task))
+        if n:
+            rows.append((task, n, cb, cp))
+    return rows, has_plus
+
+
+def _v2_sample(s: object, task: str) -> object:
+    """Check one v2/v3 sample; return its plus status."""
+    if not isinstance(s, dict):
+        raise BadRecord(f"sample must be an object, got {kind(s)}")
+    if "task_id" in s and s["task_id"] != task:
+        raise BadRecord(f"task_id {show(s['task_id'])} differs from its key {task!r}",
+                        ("task_id",))
+    if "base_status" not in s:
+        raise BadRecord('missing field "base_status"')
+    _status(s["base_status"], STATUSES, "base_status")
+    ps = s.get("plus_status")
+    _status(ps, STATUSES, "plus_status")
+    return ps
+
+
+def _stored(file: str, ctx: Context, stored: object, gbase, gplus) -> None:
+    if not isinstance(stored, dict):
+        return
+    for mset, group in (("base", gbase), ("plus", gplus)):
+        values = stored.get(mset)
+        if not isinstance(values, dict):
+            continue
+        for key, k, value in stored_numbers(values, PASS_AT):
+            ctx.stored.append(StoredMetric(
+                group, "pass@k", k, stored_float(value, file, ("pass_at_k", mset, key)),
+                location(file, path=("pass_at_k", mset, key)), "fraction"))
+
+
+def _v1_task(entry: object) -> tuple:
+    """(n, base c, plus c or None when plus does not match base, whether plus is non-empty)."""
+    if not isinstance(entry, dict):
+        raise BadRecord(f"must be an object, got {kind(entry)}")
+    base = entry.get("base")
+    if not isinstance(base, list):
+        raise BadRecord(f"base must be a list, got {show(base)}", ("base",))
+    n = len(base)
+    if "nfiles" in entry and entry["nfiles"] != n:
+        raise BadRecord(f"nfiles is {show(entry['nfiles'])} but base has {n} results",
+                        ("nfiles",))
+    if "files" in entry and (not isinstance(entry["files"], list) or len(entry["files"]) != n):
+        raise BadRecord(f"files must list {n} paths, one per base result", ("files",))
+    plus = entry.get("plus", [])
+    if not isinstance(plus, list):
+        raise BadRecord(f"plus must be a list, got {show(plus)}", ("plus",))
+    statuses = []
+    for name, results in (("base", base), ("plus", plus)):
+        st = []
+        for i, r in enumerate(results):
+            if not (isinstance(r, list) and len(r) == 2):
+                raise BadRecord(f"must be [status, details], got {show(r)}", (name, i))
+            try:
+                _status(r[0], V1_STATUSES, "status")
+            except BadRecord as e:
+                raise BadRecord(e.what, (name, i, 0)) from None
+            st.append(r[0] == "success")
+        statuses.append(st)
+    if n == 0:
+        raise BadRecord("no results under base", ("base",))
+    cb = sum(statuses[0])
+    cp = sum(b and p for b, p in zip(*statuses, strict=True)) if len(plus) == n else None
+    return n, cb, cp, bool(plus)
+
+
+_V1_STATUS = {True: "success", False: "failed"}
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    version, stored = opts.evalplus_version, opts.stored
+    if version not in (1, 2, 3):
+        raise ValueError(f"evalplus_version must be 1, 2 or 3, got {version!r}")
+    plus = None
+    if opts.plus is not None:
+        _, plus = check_passes(tasks, opts.plus)
+        for i, (b, p) in enumerate(zip(flags, plus, strict=True)):
+            if len(b) != len(p):
+                raise ValueError(f"plus[{i}] has {len(p)} samples, passes[{i}] {len(b)}")
+    ev = {}
+    for i, (t, base) in enumerate(zip(tasks, flags, strict=True)):
+        pl = plus[i] if plus is not None else None
+        if version == 1:
+            ev[t] = {
+                "nfiles": len(base),
+                "base": [[_V1_STATUS[b], [b]] for b in base],
+                "plus": [] if pl is None else [[_V1_STATUS[b and p], [b and p]]
+                                               for b, p in zip(base, pl, strict=True)],
+            }
+        else:
+            ev[t] = [
+                {"task_id": t, "solution": f"def f_{i}_{j}(): pass\n",
+                 "base_status": "pass" if b else "fail",
+                 "plus_status": None if pl is None else ("pass" if pl[j] else "fail"),
+                 "base_fail_tests": [] if b else [[j]],
+                 "plus_fail_tests": None if pl is None else ([] if pl[j] else [[j]])}
+                for j, b in enumerate(base)
+            ]
+    doc = {"date": "2024-11-30 00:00", "hash": "synthetic" if version > 1 else 0, "eval": ev}
+    if version == 3 and stored:
+        nmin = min(len(b) for b in flags)
+        sets = {"base": flags}
+        if plus is not None:
+            sets["plus"] = [
+                [b and p for b, p in zip(bs, ps, strict=True)]
+                for bs, ps in zip(flags, plus, strict=True)
+            ]
+        doc["pass_at_k"] = {
+            name: {f"pass@{k}": mean_pass_at_k(fl, k) for k in (1, 10, 100) if k <= nmin}
+            for name, fl in sets.items()
+        }
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "evalplus", "EvalPlus (v1, v2, v3)", "eval_results.json",
+        'JSON document with "eval" mapping tasks to {"base": ...} (v1) or to lists of '
+        'samples with "base_status" (v2; v3 adds "pass_at_k")',
+        'group metric_set=base: base status pass (v1 success); metric_set=plus: base and '
+        'plus both pass; base-only runs give only base'),
+    kind="document", read=read, write=write, probe=matches,
+    names=("eval_results.json",), write_options=("plus", "evalplus_version"), priority=2,
+))

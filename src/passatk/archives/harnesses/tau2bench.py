@@ -1,0 +1,166 @@
+"""tau2-bench ``Results`` JSON (what ``tau2 run`` writes; pass^k over trials).
+
+``{"timestamp", "info": {"num_trials", "agent_info": {"llm"}, "environment_info":
+{"domain_name"}, ...}, "tasks": [...], "simulations": [{"task_id", "trial", "reward_info":
+{"reward"}, "termination_reason", ...}]}``. As tau2-bench's ``agent_metrics.py`` counts:
+a trial succeeds when ``1 - 1e-6 <= reward <= 1 + 1e-6``; a simulation without
+``reward_info`` is a failure; one that ended ``infrastructure_error`` is left out of n (a
+note says how many). Every row carries the group fields ``model`` (the agent's LLM) and
+``domain``, so runs of different models or domains are never pooled, even with ``merge``.
+``termination_reason`` is a record field for ``by``, and a note counts the failed endings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import msgspec
+
+from passatk.archives.context import BadRecord, Context, group_from, path_groups, task_id
+from passatk.archives.errors import ArchiveError
+from passatk.archives.harnesses._writers import WriteOptions, dump_json
+from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
+from passatk.archives.io.views import view
+
+SUCCESS_TOLERANCE = 1e-6
+#: endings tau2-bench leaves out of its metrics (``get_metrics_df``)
+EXCLUDED = frozenset({"infrastructure_error"})
+
+
+class _Agent(msgspec.Struct):
+    llm: str | None = None
+
+
+class _Environment(msgspec.Struct):
+    domain_name: str | None = None
+
+
+class _Info(msgspec.Struct):
+    num_trials: int | None = None
+    agent_info: _Agent | None = None
+    environment_info: _Environment | None = None
+
+
+class _Reward(msgspec.Struct):
+    reward: float | None = None
+
+
+class _Simulation(msgspec.Struct):
+    task_id: str | int
+    reward_info: _Reward | None = None
+    trial: int | None = None
+    termination_reason: str | None = None
+
+
+class _IndexEntry(msgspec.Struct):
+    """A ``simulation_index`` entry: the "dir" format's ``results.json`` (voice runs) keeps
+    the simulations in ``simulations/<id>.json`` and this summary of each beside them."""
+
+    task_id: str | int
+    trial: int | None = None
+    reward: float | None = None
+    termination_reason: str | None = None
+
+
+def _trials(doc: dict) -> tuple[str, list, type]:
+    """Where the trials are: ``simulations``, or the "dir" format's ``simulation_index``."""
+    sims = doc.get("simulations")
+    index = doc.get("simulation_index")
+    if isinstance(index, list) and not (isinstance(sims, list) and sims):
+        return "simulation_index", index, _IndexEntry
+    return "simulations", sims, _Simulation
+
+
+def matches(doc: object, file: str = "") -> bool:
+    return (isinstance(doc, dict) and isinstance(doc.get("info"), dict) and "tasks" in doc
+            and (isinstance(doc.get("simulations"), list)
+                 or isinstance(doc.get("simulation_index"), list)))
+
+
+def _extras(file: str, doc: dict) -> tuple:
+    try:
+        info = view(doc["info"], _Info, ("info",))
+    except BadRecord as e:
+        raise ArchiveError(file, e.what, path=e.path) from None
+    llm = info.agent_info.llm if info.agent_info is not None else None
+    domain = info.environment_info.domain_name if info.environment_info is not None else None
+    return (("model", llm), ("domain", domain))
+
+
+def _success(sim: _Simulation | _IndexEntry) -> bool:
+    if isinstance(sim, _IndexEntry):
+        reward = sim.reward
+    else:
+        reward = sim.reward_info.reward if sim.reward_info is not None else None
+    if reward is None:
+        return False  # tau2: no reward is no success
+    if not math.isfinite(reward):
+        where = ("reward",) if isinstance(sim, _IndexEntry) else ("reward_info", "reward")
+        raise BadRecord(f"reward must be a finite number, got {reward!r}", where)
+    # tau2's is_successful literally: abs(reward - 1) <= 1e-6 differs at 1 - 1e-6 itself
+    return (1 - SUCCESS_TOLERANCE) <= reward <= (1 + SUCCESS_TOLERANCE)
+
+
+def read(file: str, ctx: Context, doc: dict) -> None:
+    ctx.set_metric("pass^k", file)
+    o = ctx.options
+    pathvals, extras = path_groups(o.by, file), _extras(file, doc)
+    endings: Counter = Counter()
+    left_out = 0
+    key, trials, typ = _trials(doc)
+    for i, raw in enumerate(trials):
+        try:
+            sim = view(raw, typ)
+            if sim.termination_reason in EXCLUDED:
+                left_out += 1
+                continue
+            ok = _success(sim)
+            record = {"termination_reason": sim.termination_reason, "trial": sim.trial}
+            group = group_from(o.by, pathvals, record, extras, "simulation")
+            task = task_id(sim.task_id)
+        except BadRecord as e:
+            ctx.bad(file, e.what, path=(key, i, *(e.path or ())))
+            continue
+        ctx.add(group, task, 1, int(ok))
+        if not ok:
+            endings[sim.termination_reason] += 1
+    _notes(file, ctx, endings, left_out)
+
+
+def _notes(file: str, ctx: Context, endings: Counter, left_out: int) -> None:
+    if left_out:
+        ctx.notes.append(f"{file}: {left_out} simulation(s) ended infrastructure_error and are "
+                         "left out of n, as tau2-bench leaves them out of its metrics")
+    if endings:
+        shown = ", ".join(f"{r} {k}" for r, k in sorted(endings.items(), key=lambda x: -x[1]))
+        ctx.notes.append(f"{file}: failed trials by termination_reason: {shown} (by="
+                         "termination_reason counts them per group)")
+
+
+def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
+    trials = max((len(p) for p in flags), default=0)
+    sims = [{"id": f"{t}-{j}", "task_id": str(t), "trial": j, "start_time": "", "end_time": "",
+             "duration": 1.0, "termination_reason": "user_stop" if x else "max_steps",
+             "reward_info": {"reward": 1.0 if x else 0.0, "reward_basis": ["DB"]},
+             "messages": []}
+            for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
+    doc = {"timestamp": "2025-01-01T00:00:00",
+           "info": {"git_commit": "0", "num_trials": trials, "max_steps": 100, "max_errors": 10,
+                    "user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"},
+                    "agent_info": {"implementation": "llm_agent", "llm": "model"},
+                    "environment_info": {"domain_name": "airline"}},
+           "tasks": [{"id": str(t)} for t in tasks], "simulations": sims}
+    dump_json(path, doc)
+    return [path]
+
+
+SPEC = register(FormatSpec(
+    FormatInfo(
+        "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
+        'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
+        "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
+        "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
+    kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
+    priority=1,
+))

@@ -1,0 +1,1 @@
+"""Bytes in: opening, paths, lines, documents, tables; nothing about formats."""

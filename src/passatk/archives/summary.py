@@ -1,0 +1,112 @@
+"""Summary files next to archives (``results.json``, ``*_metrics.json``, ...).
+
+A directory walk or a glob skips JSON documents that no reader recognizes, with one note. The
+pass@k numbers such a summary holds are kept for ``passatk check`` when they can be matched to
+one run of the same folder.
+"""
+
+from __future__ import annotations
+
+import os
+
+from passatk.archives.context import Context
+from passatk.archives.counts import StoredMetric
+from passatk.archives.errors import location
+from passatk.archives.harnesses._patterns import SUMMARY_PASS_KEY
+from passatk.archives.io.opening import is_file
+from passatk.archives.io.remote import is_url
+
+#: containers whose keys say nothing about which run a number belongs to
+_GENERIC = frozenset({"results", "result", "metrics", "metric", "scores", "summary", "eval",
+                      "pass@k", "pass_at_k"})
+_DEPTH = 4
+SHOWN = 10
+
+
+def numbers(doc: object) -> list[tuple[tuple, int, float, tuple[str, ...]]]:
+    """The pass@k numbers of a summary: (JSON path, k, value, labels naming the run).
+
+    >>> numbers({"humaneval": {"pass@1": 0.5}, "pass@k": {"10": 0.9}, "n": 3})
+    [(('humaneval', 'pass@1'), 1, 0.5, ('humaneval',)), (('pass@k', '10'), 10, 0.9, ())]
+    """
+    out: list = []
+    _walk(doc, (), out)
+    return out
+
+
+def _walk(node: object, path: tuple, out: list) -> None:
+    if not isinstance(node, dict) or len(path) >= _DEPTH:
+        return
+    for key, value in node.items():
+        if not isinstance(key, str):
+            continue
+        here = (*path, key)
+        k, extra = _k_of(key, path)
+        if k is not None and _number(value):
+            labels = tuple(p for p in (*path, *extra) if p.lower() not in _GENERIC)
+            out.append((here, k, float(value), labels))
+        elif isinstance(value, dict):
+            _walk(value, here, out)
+
+
+def _k_of(key: str, path: tuple) -> tuple[int | None, tuple[str, ...]]:
+    m = SUMMARY_PASS_KEY.match(key)
+    if m:
+        return int(m.group("k")), tuple(x for x in (m.group("pre"), m.group("post")) if x)
+    if path and path[-1].lower() in ("pass@k", "pass_at_k") and key.isdigit() and key != "0":
+        return int(key), ()
+    return None, ()
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100
+
+
+def _match(labels: tuple[str, ...], candidates: list, one_label_set: bool) -> tuple | None:
+    if len(candidates) == 1 and one_label_set:
+        return candidates[0]
+    if not labels:
+        return None
+    hits = [g for g in candidates
+            if all(any(str(v) == x for _, v in g) for x in labels)]
+    return hits[0] if len(hits) == 1 else None
+
+
+def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Context) -> list:
+    """Stored numbers from the summaries that match a run of their folder; one note."""
+    stored: list = []
+    kept = []
+    for file, doc in summaries:
+        folder = os.path.dirname(os.path.abspath(file))
+        candidates = sorted({g for archive, gs in groups.items()
+                             if _folder(archive) == folder for g in gs}, key=repr)
+        found = numbers(doc)
+        scale = "percent" if any(v > 1 for _, _, v, _ in found) else "fraction"
+        one = len({labels for _, _, _, labels in found}) <= 1
+        used = 0
+        for path, k, value, labels in found:
+            group = _match(labels, candidates, one)
+            if group is not None:
+                used += 1
+                stored.append(StoredMetric(group, "pass@k", k,
+                                           value / 100 if scale == "percent" else value,
+                                           location(file, path=path), scale))
+        if used:
+            kept.append(f"{os.path.basename(file)} ({used} pass@k number(s) kept for check)")
+    ctx.notes.append(_note([f for f, _ in summaries], kept))
+    return stored
+
+
+def _folder(archive: str) -> str:
+    full = os.path.abspath(archive)
+    if is_url(archive):  # a URL folder (a MultiPL-E run) is no local directory
+        return os.path.dirname(full) if is_file(archive) else full
+    return full if os.path.isdir(full) else os.path.dirname(full)
+
+
+def _note(files: list[str], kept: list[str]) -> str:
+    shown = ", ".join(files[:SHOWN]) + (f" and {len(files) - SHOWN} more" if len(files) > SHOWN
+                                        else "")
+    text = (f"skipped {len(files)} JSON file(s) that no reader recognizes (summaries, configs; "
+            f"name a file to read it): {shown}")
+    return text + (f"; used {', '.join(kept)}" if kept else "")
