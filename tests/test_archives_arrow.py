@@ -22,9 +22,10 @@ from hypothesis import strategies as st
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-from passatk.archives import read_counts, tables  # noqa: E402
+from passatk.archives import read_counts  # noqa: E402
 from passatk.archives.context import Options  # noqa: E402
 from passatk.archives.engine.parts import finish_file, read_range, to_counts  # noqa: E402
+from passatk.archives.harnesses import tables  # noqa: E402
 from passatk.archives.io import tables as _arrow  # noqa: E402
 from passatk.archives.io.ranges import plan_ranges  # noqa: E402
 
@@ -521,7 +522,8 @@ def test_reading_a_csv_does_not_start_numba(tmp_path):
     rows = "".join(f"T/{i},{i % 2}\n" for i in range(300_000))
     plain.write_text("task_id,passed\n" + rows)
     quoted.write_text('task_id,passed\n"T/0",1\n' + rows)
-    code = ("import sys; from passatk.archives import read_counts, tables; "
+    code = ("import sys; from passatk.archives import read_counts; "
+            "from passatk.archives.harnesses import tables; "
             "tables._ARROW_MIN_BYTES = 0; read_counts(sys.argv[1]); print('numba' in sys.modules)")
     seen = [subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
                            check=True).stdout.split() for p in (plain, quoted)]
