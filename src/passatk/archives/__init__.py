@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at ru
     from passatk.archives.harnesses._writers import format_for_path as format_for_path
     from passatk.archives.harnesses._writers import write_archive as write_archive
     from passatk.archives.harnesses._writers import write_counts as write_counts
-    from passatk.archives.io.opening import expand_paths as expand_paths
+    from passatk.archives.io.paths import expand_paths as expand_paths
     from passatk.archives.pairs import RunPair as RunPair
     from passatk.archives.pairs import pair_runs as pair_runs
     from passatk.archives.read import read_counts as read_counts
@@ -51,7 +51,7 @@ _LAZY = {
     "StoredMetric": ".counts",
     "detect_format": ".detect",
     "example_path": ".examples",
-    "expand_paths": ".io.opening",
+    "expand_paths": ".io.paths",
     "format_for_path": ".harnesses._writers",
     "formats": ".detect",
     "merge_counts": ".counts",

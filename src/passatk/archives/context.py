@@ -24,13 +24,12 @@ from passatk.archives.io.opening import (
     COMPRESSED_SUFFIXES,
     UTF8_BOM,
     is_file,
-    is_path_spec,
     max_record_bytes,
     open_binary,
-    path_group_value,
     read_all,
     too_long,
 )
+from passatk.archives.io.paths import is_path_spec, path_group_value
 
 BLOCK = 1 << 23  # 8 MiB binary blocks for line-oriented files
 

@@ -17,7 +17,8 @@ from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses import tables
 from passatk.archives.harnesses.registry import get, specs
 from passatk.archives.io.documents import load_json_document
-from passatk.archives.io.opening import is_path_spec, logical_name
+from passatk.archives.io.opening import logical_name
+from passatk.archives.io.paths import is_path_spec
 from passatk.archives.io.remote import is_url
 from passatk.archives.overlap import check_overlap, repeated_records
 from passatk.errors import Message, Option

@@ -14,14 +14,12 @@ from passatk.archives.engine.processes import check_workers, pool_size, read_in_
 from passatk.archives.harnesses._patterns import DATE
 from passatk.archives.harnesses.registry import canonical_format
 from passatk.archives.io.opening import (
-    expand_paths,
     file_size,
     is_file,
-    is_path_spec,
     is_stream,
-    path_group_value,
     release_pipes,
 )
+from passatk.archives.io.paths import expand_paths, is_path_spec, path_group_value
 from passatk.archives.io.remote import is_url
 from passatk.archives.io.remote import storage_options as _use_storage
 from passatk.archives.pipeline import ALLOW_DUPLICATES, add_outcome, assemble, read_into
