@@ -12,14 +12,8 @@ import pytest
 from passatk import archives, cli
 from passatk.archives.context import document_group, iter_lines, parse_json_line
 from passatk.archives.harnesses._writers import atomic_stream, dump_json
-from passatk.archives.harnesses.registry import (
-    FormatInfo,
-    FormatSpec,
-    probing_order,
-    register,
-    specs,
-    unregister,
-)
+from passatk.archives.harnesses.lookup import probing_order, register, specs
+from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, unregister
 
 
 def _read_doc(file, ctx, doc):

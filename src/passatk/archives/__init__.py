@@ -27,9 +27,9 @@ if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at ru
     from passatk.archives.errors import Skipped as Skipped
     from passatk.archives.errors import SkippedRecord as SkippedRecord
     from passatk.archives.examples import example_path as example_path
-    from passatk.archives.harnesses._writers import format_for_path as format_for_path
-    from passatk.archives.harnesses._writers import write_archive as write_archive
     from passatk.archives.harnesses._writers import write_counts as write_counts
+    from passatk.archives.harnesses.writing import format_for_path as format_for_path
+    from passatk.archives.harnesses.writing import write_archive as write_archive
     from passatk.archives.io.paths import expand_paths as expand_paths
     from passatk.archives.pairs import RunPair as RunPair
     from passatk.archives.pairs import pair_runs as pair_runs
@@ -52,11 +52,11 @@ _LAZY = {
     "detect_format": ".detect",
     "example_path": ".examples",
     "expand_paths": ".io.paths",
-    "format_for_path": ".harnesses._writers",
+    "format_for_path": ".harnesses.writing",
     "formats": ".detect",
     "merge_counts": ".counts",
     "read_counts": ".read",
-    "write_archive": ".harnesses._writers",
+    "write_archive": ".harnesses.writing",
     "write_counts": ".harnesses._writers",
 }
 

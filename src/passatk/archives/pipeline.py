@@ -15,7 +15,7 @@ from passatk.archives.detect import UnknownDocument, detect, document_format, do
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses import tables
-from passatk.archives.harnesses.registry import get, specs
+from passatk.archives.harnesses.lookup import get, specs
 from passatk.archives.io.documents import load_json_document
 from passatk.archives.io.opening import logical_name
 from passatk.archives.io.paths import is_path_spec

@@ -12,7 +12,7 @@ from passatk.archives.context import Context, Options
 from passatk.archives.counts import Counts, Tally
 from passatk.archives.engine.processes import check_workers, pool_size, read_in_processes
 from passatk.archives.harnesses._patterns import DATE
-from passatk.archives.harnesses.registry import canonical_format
+from passatk.archives.harnesses.lookup import canonical_format
 from passatk.archives.io.opening import (
     file_size,
     is_file,

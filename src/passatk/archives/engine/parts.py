@@ -190,7 +190,7 @@ def _split_plan(file: str, fmt: str | None, opts: Options) -> tuple[str, bytes, 
     """``(kind, prefix, first record's columns)`` when ranges of ``file`` can be read on their
     own, else None (compressed, another format, not detectable, ...)."""
     from passatk.archives.detect import detect
-    from passatk.archives.harnesses.registry import get
+    from passatk.archives.harnesses.lookup import get
 
     try:
         with open_binary(file) as f:
