@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at ru
     from passatk.archives.io.paths import expand_paths as expand_paths
     from passatk.archives.pairs import RunPair as RunPair
     from passatk.archives.pairs import pair_runs as pair_runs
-    from passatk.archives.read import read_counts as read_counts
+    from passatk.archives.pipeline import read_counts as read_counts
 
 #: public name -> the module that defines it
 _LAZY = {
@@ -55,7 +55,7 @@ _LAZY = {
     "format_for_path": ".harnesses.writing",
     "formats": ".detect",
     "merge_counts": ".counts",
-    "read_counts": ".read",
+    "read_counts": ".pipeline",
     "write_archive": ".harnesses.writing",
     "write_counts": ".harnesses._writers",
 }

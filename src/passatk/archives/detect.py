@@ -217,7 +217,7 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
     ArchiveError
         For an empty file or a format that cannot be detected.
     """
-    from passatk.archives.context import Options
+    from passatk.archives.options import Options
 
     ctx = ctx or Context(Options())
     name = logical_name(file)
