@@ -93,21 +93,24 @@ def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
         if merged is None:
             return None
         failures = ((file, merged),)
-    records: list[SkippedRecord] = []
-    for r in results:
-        if r.skips:  # line numbers of the file: count the newlines before the range (rare)
-            with open_raw(file) as raw:
-                before = newlines_before(raw, r.first) - r.prefix_lines
-            records.extend(SkippedRecord(location(file, line + before), what)
-                           for line, what in r.skips)
     acc = Tally()
     for r in results:
         acc.merge(r.part.runs[0][1])
     first = results[0].part
     return Part(runs=((file, acc, ()),), failures=failures, metric=first.metric,
-                metric_file=first.metric_file,
-                skipped=Skipped(sum(r.skip_count for r in results),
-                                tuple(records[:MAX_SKIPPED_KEPT])))
+                metric_file=first.metric_file, skipped=_range_skips(file, results))
+
+
+def _range_skips(file: str, results: list[RangeResult]) -> Skipped:
+    """The skipped records of the ranges, with line numbers of the file."""
+    records: list[SkippedRecord] = []
+    for r in results:
+        if r.skips:  # count the newlines before the range (rare: only for skipped lines)
+            with open_raw(file) as raw:
+                before = newlines_before(raw, r.first) - r.prefix_lines
+            records.extend(SkippedRecord(location(file, line + before), what)
+                           for line, what in r.skips)
+    return Skipped(sum(r.skip_count for r in results), tuple(records[:MAX_SKIPPED_KEPT]))
 
 
 def merge_failures(parts: list[Any]) -> Any:

@@ -15,11 +15,23 @@ from dataclasses import dataclass
 
 #: the name table: the harness modules of ``passatk.archives.harnesses``, in the order of
 #: ``passatk formats`` (one line per harness)
-HARNESSES = ("humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
-             "livecodebench_eval",
-             "opencompass", "cruxeval", "code_eval", "qwen_math", "inspect_logs", "taubench",
-             "tau2bench",
-             "tables")
+HARNESSES = (
+    "humaneval",
+    "evalplus",
+    "bigcodebench",
+    "multipl_e",
+    "lm_eval",
+    "livecodebench",
+    "livecodebench_eval",
+    "opencompass",
+    "cruxeval",
+    "code_eval",
+    "qwen_math",
+    "inspect_logs",
+    "taubench",
+    "tau2bench",
+    "tables",
+)
 
 __all__ = ["HARNESSES", "FormatInfo", "FormatSpec", "register", "registered", "unregister"]
 
