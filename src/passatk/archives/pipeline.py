@@ -26,8 +26,8 @@ from passatk.archives.context import Context
 from passatk.archives.counts import Counts
 from passatk.archives.detect import UnknownDocument, detect, document_format, document_hint
 from passatk.archives.engine import plan as engine_plan
-from passatk.archives.engine.local import map_local
 from passatk.archives.engine import processes
+from passatk.archives.engine.local import map_local
 from passatk.archives.engine.processes import check_workers, map_processes
 from passatk.archives.errors import MAX_SKIPPED_KEPT, ArchiveError
 from passatk.archives.harnesses import tables
