@@ -343,8 +343,3 @@ def expand_url(url: str, keep: Callable[[str, set[str]], bool]) -> list[str]:
     if not files:
         raise ArchiveError(url, "directory holds no result files")
     return files
-
-
-def sibling(url: str, name: str) -> str:
-    """The URL of ``name`` in the same folder as ``url``."""
-    return posixpath.join(posixpath.dirname(url), name)
