@@ -506,8 +506,10 @@ class Counts:
 
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
+        about = {"metric": metric, "stored": stored, "files": files,
+                 "skipped": skipped if skipped is not None else Skipped()}
         if acc.blocks:
-            return cls._from_blocks(acc, metric, stored, skipped, files)
+            return cls._from_blocks(acc, about)
         groups = sorted(acc.rows, key=_group_key)
         group_parts, task_parts, index_parts = [], [], []
         for g, group in enumerate(groups):
@@ -521,11 +523,10 @@ class Counts:
         c = np.frombuffer(acc.c, dtype=np.int64)[order] if len(acc) else order.copy()
         task = np.concatenate(task_parts) if groups else task_array([])
         group = np.concatenate(group_parts) if groups else order.copy()
-        return cls._made(groups, group, task, n, c, metric, stored, skipped, files)
+        return cls._made(groups, group, task, n, c, about)
 
     @classmethod
-    def _from_blocks(cls, acc: Tally, metric: str, stored: tuple, skipped: Skipped | None,
-                     files: tuple) -> Counts:
+    def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
         """The Counts of a Tally with blocks (which it consumes): the rows summed per key and
         sorted with pyarrow, the ids never one Python str each (see :func:`natural_order`)."""
         import numpy as np
@@ -536,7 +537,7 @@ class Counts:
             blocks.append(_dict_block(acc))
         groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
         if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
-            return cls._made(groups, *_taken(blocks.pop()), metric, stored, skipped, files)
+            return cls._made(groups, *_taken(blocks.pop()), about)
         rank = {g: i for i, g in enumerate(groups)}
         table = pa.table({
             "g": np.concatenate([np.array([rank[g] for g in b.groups], np.int64)[b.g]
@@ -552,10 +553,11 @@ class Counts:
                       table.column("c_sum").to_numpy(),
                       natural_order(g if len(groups) > 1 else None, table.column("t")))
         del table, g
-        return cls._made(groups, *_taken(block), metric, stored, skipped, files)
+        return cls._made(groups, *_taken(block), about)
 
     @classmethod
-    def _made(cls, groups, group, task, n, c, metric, stored, skipped, files) -> Counts:
+    def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
+        """The Counts of sorted columns; ``about``: metric, stored, skipped and files."""
         import numpy as np
 
         big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
@@ -567,10 +569,7 @@ class Counts:
             task=_readonly(task),
             n=_readonly(n),
             c=_readonly(c),
-            metric=metric,
-            stored=stored,
-            skipped=skipped if skipped is not None else Skipped(),
-            files=files,
+            **about,
         )
 
     # ------------------------------------------------------------------ access

@@ -173,8 +173,11 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
             ctx.set_metric(part.metric, part.metric_file)
         if part.error is not None:
             raise part.error
-        for archive, acc, stored in part.runs:
-            add_outcome(runs, summaries, "", ("run", archive), acc, list(stored))
+        for archive, acc, stored in part.runs:  # a MultiPL-E archive: several files
+            run = runs.setdefault(archive, (acc, []))
+            if run[0] is not acc:
+                run[0].merge(acc)
+            run[1].extend(stored)
         summaries.extend(part.summaries)
         ctx.notes.extend(part.notes)
         ctx.sidecars |= part.sidecars
@@ -183,19 +186,6 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
         skipped = skipped + part.skipped
     ctx.skip_count, ctx.skip_records = skipped.count, list(skipped.records)
     return assemble(runs, summaries, ctx, files, options.merge)
-
-
-def add_outcome(runs: dict, summaries: list, file: str, outcome: tuple[str, object],
-                acc: Tally, stored: list) -> None:
-    """Add what one file read to the runs (by archive) or the summaries."""
-    what, value = outcome
-    if what == "summary":
-        summaries.append((file, value))
-        return
-    run = runs.setdefault(value, (acc, []))  # no copy
-    if run[0] is not acc:
-        run[0].merge(acc)
-    run[1].extend(stored)
 
 
 def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
