@@ -27,13 +27,13 @@ if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at ru
     from .errors import Skipped as Skipped
     from .errors import SkippedRecord as SkippedRecord
     from .examples import example_path as example_path
-    from .harnesses._writers import format_for_path as format_for_path
-    from .harnesses._writers import write_archive as write_archive
     from .harnesses._writers import write_counts as write_counts
-    from .io.opening import expand_paths as expand_paths
+    from .harnesses.writing import format_for_path as format_for_path
+    from .harnesses.writing import write_archive as write_archive
+    from .io.paths import expand_paths as expand_paths
     from .pairs import RunPair as RunPair
     from .pairs import pair_runs as pair_runs
-    from .read import read_counts as read_counts
+    from .pipeline import read_counts as read_counts
 
 #: public name -> the module that defines it
 _LAZY = {
@@ -51,12 +51,12 @@ _LAZY = {
     "StoredMetric": ".counts",
     "detect_format": ".detect",
     "example_path": ".examples",
-    "expand_paths": ".io.opening",
-    "format_for_path": ".harnesses._writers",
+    "expand_paths": ".io.paths",
+    "format_for_path": ".harnesses.writing",
     "formats": ".detect",
     "merge_counts": ".counts",
-    "read_counts": ".read",
-    "write_archive": ".harnesses._writers",
+    "read_counts": ".pipeline",
+    "write_archive": ".harnesses.writing",
     "write_counts": ".harnesses._writers",
 }
 
