@@ -23,11 +23,13 @@ import pyarrow.csv as pacsv
 
 from passatk.archives.context import BadRecord, Context, group_from, path_groups
 from passatk.archives.counts import Block, _group_key, natural_order
+from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._table_rules import MAX_COUNT, _flag, _Layout, _reward
 from passatk.archives.io.opening import open_raw
 from passatk.archives.io.remote import is_url
 
-CSV_BLOCK = 16 << 20  # bytes of CSV per Arrow block
+CSV_BLOCK = 1 << 20  # bytes of CSV per Arrow block (parsed ahead on other threads)
+_STEP = 16 << 20  # bytes of batches checked and summed at a time
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
 _BULK = 256  # distinct text values past which plain decimals are judged in bulk
@@ -53,8 +55,8 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bo
                 plan = _Plan(spec, header, ctx, file, strings=True)
                 plan.read(_csv_batches(file, ctx, header, plan.columns, newlines=True))
         ctx.acc.add_block(plan.block())
-    except (Locate, BadRecord, pa.ArrowException):
-        return False
+    except (Locate, BadRecord, ArchiveError, pa.ArrowException):
+        return False  # an unreadable stream too: the stdlib reader meets it in its place
     return True
 
 
@@ -62,8 +64,9 @@ def _csv_batches(file: str, ctx: Context, header: list[str], names: list[str],
                  newlines: bool):
     delimiter = "\t" if file.endswith((".tsv", ".tsv.gz", ".tsv.zst")) else ","
     with ctx.open(file) as f:
+        stream = _Quotes(f.stream)
         reader = pacsv.open_csv(
-            f.stream,
+            pa.PythonFile(stream, mode="r"),
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1,
                                            block_size=CSV_BLOCK),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines),
@@ -74,6 +77,22 @@ def _csv_batches(file: str, ctx: Context, header: list[str], names: list[str],
             for batch in reader:
                 yield batch
                 ctx.report(f.raw_position())
+        if stream.quotes % 2:
+            raise Locate  # a quoted field left open: Arrow reads it to the end of the file
+
+
+class _Quotes:
+    """The stream Arrow reads, its quotes counted (a valid file has an even number)."""
+
+    closed = False
+
+    def __init__(self, stream) -> None:
+        self.stream, self.quotes = stream, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.quotes += data.count(b'"')
+        return data
 
 
 def _parquet_batches(file: str, names: list[str]):
@@ -83,8 +102,8 @@ def _parquet_batches(file: str, names: list[str]):
     yield from pf.iter_batches(batch_size=PARQUET_BATCH, columns=names)
 
 
-def _plain(arr: pa.Array) -> pa.Array:
-    return arr.dictionary_decode() if pa.types.is_dictionary(arr.type) else arr
+def _plain(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    return pc.cast(arr, arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
 
 
 def _is_text(t: pa.DataType) -> bool:
@@ -154,9 +173,22 @@ class _Plan:
         self.judged: dict[object, bool] = {}
 
     def read(self, batches) -> None:
+        """Add the batches, about ``_STEP`` bytes of them at a time."""
+        held: list[pa.RecordBatch] = []
+        size = 0
         for batch in batches:
-            if batch.num_rows:
-                self.add({name: _plain(batch.column(name)) for name in self.columns})
+            held.append(batch)
+            size += batch.nbytes
+            if size >= _STEP:
+                self._add_held(held)
+                size = 0
+        self._add_held(held)
+
+    def _add_held(self, held: list[pa.RecordBatch]) -> None:
+        table = pa.Table.from_batches(held) if held else None
+        held.clear()
+        if table is not None and table.num_rows:
+            self.add({name: _plain(table.column(name)) for name in self.columns})
 
     def add(self, cols: dict[str, pa.Array]) -> None:
         """Check one batch and keep its sums per (group, task)."""
@@ -200,6 +232,7 @@ class _Plan:
         """(n, c) per row of a list column (Parquet): that many samples, never empty."""
         if arr.null_count or self.strings:
             raise Locate
+        arr = arr.combine_chunks()
         n = _np(pc.list_value_length(arr)).astype(np.int64)
         if (n == 0).any():
             raise Locate  # an empty list of samples
@@ -230,7 +263,11 @@ class _Plan:
         rest = np.ones(len(arr), bool)
         if len(arr) > _BULK and thr is not None and (self.strings or self.passed is not None):
             rest = ~self._decimals(arr, out)
-        out[rest] = [self._one(v) for v in arr.filter(pa.array(rest)).to_pylist()]
+        if rest.any():
+            texts = arr.filter(pa.array(rest)) if not rest.all() else arr
+            distinct = pc.unique(texts)
+            judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
+            out[rest] = judged[_np(pc.index_in(texts, distinct))]
         return out
 
     def _decimals(self, arr: pa.Array, out: np.ndarray) -> np.ndarray:
