@@ -46,8 +46,8 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bo
     """Add a CSV/TSV or Parquet table to ``ctx``; False (nothing added) when a rule is broken."""
     plan = _Plan(spec, header, ctx, file, strings=box == "csv")
     try:
-        if box == "parquet":
-            plan.read(_parquet_batches(file, plan.columns))
+        if box == "parquet":  # a batch at a time: each has dictionaries of its own
+            plan.read(_parquet_batches(file, plan), step=0)
         else:
             try:  # Arrow's faster chunker: a quoted newline at a block's end is an error
                 plan.read(_csv_batches(file, ctx, header, plan.columns, newlines=False))
@@ -76,7 +76,8 @@ def _csv_batches(file: str, ctx: Context, header: list[str], names: list[str],
         with reader:
             for batch in reader:
                 yield batch
-                ctx.report(f.raw_position())
+                if ctx.progress is not None:  # tell() waits for Arrow's read-ahead thread
+                    ctx.report(f.raw_position())
         if stream.quotes % 2:
             raise Locate  # a quoted field left open: Arrow reads it to the end of the file
 
@@ -95,11 +96,16 @@ class _Quotes:
         return data
 
 
-def _parquet_batches(file: str, names: list[str]):
+def _parquet_batches(file: str, plan: _Plan):
+    """The batches of the columns read; text columns as the dictionaries Parquet stores
+    (3x faster to read and group than a string per row)."""
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
-    yield from pf.iter_batches(batch_size=PARQUET_BATCH, columns=names)
+    text = [c for c in plan.coded if _is_text(pf.schema_arrow.field(c).type)]
+    if text:
+        pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
+    yield from pf.iter_batches(batch_size=PARQUET_BATCH, columns=plan.columns)
 
 
 def _plain(arr: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -107,7 +113,17 @@ def _plain(arr: pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def _is_text(t: pa.DataType) -> bool:
+    if pa.types.is_dictionary(t):
+        t = t.value_type
     return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _decoded(table: pa.Table) -> pa.Table:
+    """The table with its dictionary-encoded columns decoded (after a group_by: few rows)."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_dictionary(field.type):
+            table = table.set_column(i, field.name, _plain(table.column(i)))
+    return table
 
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -165,6 +181,9 @@ class _Plan:
         used = [self.task, *self.groups, *self.watch]
         used += [spec["n"], spec["c"]] if self.counts else [self.value]
         self.columns = list(dict.fromkeys(used))
+        #: Parquet columns read dictionary-encoded: the keys and sample values (not the task
+        #: ids of a count table, which are distinct)
+        self.coded = self.groups if self.counts else self.columns
         self.spec, self.pathvals = spec, path_groups(o.by, file)
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
         self.parts: list[pa.Table] = []
@@ -172,14 +191,14 @@ class _Plan:
         self.kept = self.merged = 0
         self.judged: dict[object, bool] = {}
 
-    def read(self, batches) -> None:
-        """Add the batches, about ``_STEP`` bytes of them at a time."""
+    def read(self, batches, step: int = _STEP) -> None:
+        """Add the batches, about ``step`` bytes of them at a time."""
         held: list[pa.RecordBatch] = []
         size = 0
         for batch in batches:
             held.append(batch)
             size += batch.nbytes
-            if size >= _STEP:
+            if size >= step:
                 self._add_held(held)
                 size = 0
         self._add_held(held)
@@ -188,7 +207,7 @@ class _Plan:
         table = pa.Table.from_batches(held) if held else None
         held.clear()
         if table is not None and table.num_rows:
-            self.add({name: _plain(table.column(name)) for name in self.columns})
+            self.add({name: table.column(name) for name in self.columns})
 
     def add(self, cols: dict[str, pa.Array]) -> None:
         """Check one batch and keep its sums per (group, task)."""
@@ -200,15 +219,15 @@ class _Plan:
             n, c = (_counts(cols[self.spec[k]], self.strings) for k in ("n", "c"))
             if (n < 1).any() or (c < 0).any() or (c > n).any():
                 raise Locate
-            self.parts.append(pa.table({**data, "n": n, "c": c}))
+            self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
         value = cols[self.value]
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
-            part = pa.table({**data, "n": n, "c": c})
+            part = _decoded(pa.table({**data, "n": n, "c": c}))
         else:
-            part = pa.table({**data, "v": value}).group_by([*self.keys, "v"]).aggregate(
-                [([], "count_all")])
+            part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
+                            .aggregate([([], "count_all")]))
             n = _np(part.column("count_all"))
             flags = self._judge(part.column("v").combine_chunks())
             part = pa.table({**{k: part.column(k) for k in self.keys}, "n": n,
@@ -216,7 +235,7 @@ class _Plan:
         self._keep(part)
         for i, w in enumerate(self.watch):
             pairs = pa.table({"t": task, "w": _check_key(cols[w])})
-            self.pairs[i].append(pairs.group_by(["t", "w"]).aggregate([]))
+            self.pairs[i].append(_decoded(pairs.group_by(["t", "w"]).aggregate([])))
 
     def _keep(self, part: pa.Table) -> None:
         self.parts.append(part)
