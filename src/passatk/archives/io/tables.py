@@ -25,7 +25,7 @@ from passatk.archives.context import BadRecord, Context, group_from, path_groups
 from passatk.archives.counts import Block, _group_key, natural_order
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._table_rules import MAX_COUNT, _flag, _Layout, _reward
-from passatk.archives.io.opening import open_raw
+from passatk.archives.io.opening import logical_name, open_raw
 from passatk.archives.io.remote import is_url
 
 CSV_BLOCK = 1 << 20  # bytes of CSV per Arrow block (parsed ahead on other threads)
@@ -36,6 +36,8 @@ _BULK = 256  # distinct text values past which plain decimals are judged in bulk
 #: decimal numbers whose text pyarrow and float() read alike (both correctly rounded)
 _NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
+_TRUE = ["true", "True", "TRUE", "1", "1.0"]
+_FALSE = ["false", "False", "FALSE", "0", "0.0"]
 
 
 class Locate(Exception):
@@ -49,20 +51,26 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bo
         if box == "parquet":  # a batch at a time: each has dictionaries of its own
             plan.read(_parquet_batches(file, plan), step=0)
         else:
-            try:  # Arrow's faster chunker: a quoted newline at a block's end is an error
-                plan.read(_csv_batches(file, ctx, header, plan.columns, newlines=False))
+            try:  # Arrow's faster chunker (a quoted newline at a block's end is an error),
+                # and flags as Arrow's bool where they are spelled so (else an error)
+                plan.read(_csv_batches(file, ctx, header, plan, newlines=False))
             except pa.ArrowInvalid:
                 plan = _Plan(spec, header, ctx, file, strings=True)
-                plan.read(_csv_batches(file, ctx, header, plan.columns, newlines=True))
+                plan.read(_csv_batches(file, ctx, header, plan, newlines=True))
         ctx.acc.add_block(plan.block())
     except (Locate, BadRecord, ArchiveError, pa.ArrowException):
         return False  # an unreadable stream too: the stdlib reader meets it in its place
     return True
 
 
-def _csv_batches(file: str, ctx: Context, header: list[str], names: list[str],
-                 newlines: bool):
-    delimiter = "\t" if file.endswith((".tsv", ".tsv.gz", ".tsv.zst")) else ","
+def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlines: bool):
+    """The batches of the columns read, as text (with ``newlines`` False, a flag column
+    without a threshold as bool, spelled as ``_table_rules._flag`` reads it)."""
+    delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
+    names = plan.columns
+    types = dict.fromkeys(names, pa.string())
+    if not newlines and plan.passed is not None and plan.threshold is None:
+        types[plan.passed] = pa.bool_()
     with ctx.open(file) as f:
         stream = _Quotes(f.stream)
         reader = pacsv.open_csv(
@@ -71,7 +79,8 @@ def _csv_batches(file: str, ctx: Context, header: list[str], names: list[str],
                                            block_size=CSV_BLOCK),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines),
             convert_options=pacsv.ConvertOptions(
-                include_columns=names, column_types=dict.fromkeys(names, pa.string()),
+                include_columns=names, column_types=types, null_values=[],
+                true_values=_TRUE, false_values=_FALSE,
                 strings_can_be_null=False, quoted_strings_can_be_null=False))
         with reader:
             for batch in reader:
@@ -225,7 +234,12 @@ class _Plan:
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
             part = _decoded(pa.table({**data, "n": n, "c": c}))
-        else:
+        elif not _is_text(value.type):  # judged in bulk, row by row
+            part = pa.table({**data, "c": self._judge(value).astype(np.int64)})
+            part = part.group_by(self.keys).aggregate([([], "count_all"), ("c", "sum")])
+            part = _decoded(pa.table({**{k: part.column(k) for k in self.keys},
+                                      "n": part.column("count_all"), "c": part.column("c_sum")}))
+        else:  # counted per (group, task, text), each distinct text judged once
             part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
                             .aggregate([([], "count_all")]))
             n = _np(part.column("count_all"))
