@@ -296,14 +296,15 @@ def _layered_cache(cache, func):
 # same numba, llvmlite and Python, and an unchanged kernel source (the index's content hash).
 SHIPPED_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                              "kernel_cache.zip")
-_shipped = None  # (zipfile, manifest) once opened; False when unusable here
+_shipped = None  # (zipfile, manifest, pid) once opened; False when unusable here
 
 
 def _shipped_archive():
     global _shipped
-    if _shipped is None:
+    # a forked child opens its own: a shared file offset would interleave the two's reads
+    if _shipped is None or (_shipped and _shipped[2] != os.getpid()):
         with _lock:
-            if _shipped is None:
+            if _shipped is None or (_shipped and _shipped[2] != os.getpid()):
                 _shipped = _open_shipped() or False
     return _shipped or None
 
@@ -347,7 +348,7 @@ def _open_shipped():
     if manifest is None or shipped_usable(manifest):
         return None
     try:
-        return zipfile.ZipFile(SHIPPED_CACHE), manifest
+        return zipfile.ZipFile(SHIPPED_CACHE), manifest, os.getpid()
     except (OSError, zipfile.BadZipFile):
         return None
 
@@ -360,10 +361,13 @@ def _member(func):
 
 
 def _shipped_entry(cache, func, sig, codegen):
+    import zipfile
+    import zlib
+
     shipped = _shipped_archive()
     if shipped is None:
         return None
-    archive, manifest = shipped
+    archive, manifest, _ = shipped
     magic = tuple(manifest["magic"])
     if codegen.magic_tuple()[0] != magic[0]:  # another target triple
         return None
@@ -378,7 +382,8 @@ def _shipped_entry(cache, func, sig, codegen):
         if stamp != cache._impl.locator.get_source_stamp() or key not in overloads:
             return None
         return pickle.loads(archive.read(_member(func) + overloads[key]))
-    except (KeyError, OSError, EOFError, ValueError, pickle.UnpicklingError):
+    except (KeyError, OSError, EOFError, ValueError, pickle.UnpicklingError, zlib.error,
+            zipfile.BadZipFile):  # none, or damaged: compiled instead
         return None
 
 
