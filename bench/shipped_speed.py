@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compare import ratios, report  # noqa: E402
+from compare import ratios, report
 
 BENCHES = ["bench/test_bench_kernel.py", "bench/test_bench_rl_advantages.py",
            "bench/test_bench_rl_metrics.py"]
