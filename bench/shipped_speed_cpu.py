@@ -10,9 +10,12 @@ alternate, ``host`` (``PASSATK_SHIPPED_CACHE=0``, kernels compiled for this CPU 
 median of ``CALLS`` calls. Printed per row: the median over processes for each, v3 / host,
 and the spread of the host processes (max / min - 1), the noise the ratio has to beat.
 
+With ``--generic`` a third configuration alternates with them: ``generic``, every kernel
+compiled for LLVM's ``generic`` x86-64 CPU (SSE2, no FMA: ``NUMBA_CPU_NAME=generic``).
+
 Usage::
 
-    python bench/shipped_speed_cpu.py [REPEATS] [CALLS]     # default 5 and 7
+    python bench/shipped_speed_cpu.py [REPEATS] [CALLS] [--generic]    # default 5 and 7
 """
 
 from __future__ import annotations
@@ -73,38 +76,45 @@ print(json.dumps(out))
 def _run(config: str, cache: str, calls: int) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["NUMBA_CACHE_DIR"] = os.path.join(cache, config)
-    env["PASSATK_SHIPPED_CACHE"] = "0" if config == "host" else "1"
+    env["PASSATK_SHIPPED_CACHE"] = "1" if config == "v3" else "0"
     env["NUMBA_NUM_THREADS"] = "1"
+    if config == "generic":
+        env.update(NUMBA_CPU_NAME="generic", NUMBA_CPU_FEATURES="")
     out = subprocess.run([sys.executable, "-c", _WORKER, str(calls)], env=env, check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def main(repeats: int, calls: int) -> None:
+def main(repeats: int, calls: int, configs: tuple[str, ...]) -> None:
     with tempfile.TemporaryDirectory() as cache:
-        for config in ("host", "v3"):  # compile (host) or load (v3) once, untimed
+        for config in configs:  # compile (host, generic) or load (v3) once, untimed
             _run(config, cache, 1)
-        runs: dict[str, list[dict[str, float]]] = {"host": [], "v3": []}
+        runs: dict[str, list[dict[str, float]]] = {c: [] for c in configs}
         load = []
         for r in range(repeats):
-            for config in (("host", "v3") if r % 2 == 0 else ("v3", "host")):
+            for config in (configs if r % 2 == 0 else configs[::-1]):
                 load.append(os.getloadavg()[0])
                 runs[config].append(_run(config, cache, calls))
     print(f"{repeats} processes each, alternating; median of {calls} calls per process; "
           f"thread CPU time; load average {min(load):.1f}-{max(load):.1f}")
-    print(f"compiled in the timed processes: host {[x['_compiled'] for x in runs['host']]}, "
-          f"v3 {[x['_compiled'] for x in runs['v3']]}")
-    print(f"  {'row':<44} {'host ms':>9} {'v3 ms':>9} {'v3/host':>8} {'host spread':>12}")
+    print("compiled in the timed processes: " + ", ".join(
+        f"{c} {[x['_compiled'] for x in runs[c]]}" for c in configs))
+    others = configs[1:]
+    print(f"  {'row':<44} {'host ms':>9}" + "".join(f" {c + ' ms':>11} {c + '/host':>12}"
+                                                   for c in others) + f" {'host spread':>12}")
     for row in runs["host"][0]:
         if row.startswith("_"):
             continue
         h = [x[row] for x in runs["host"]]
-        v = [x[row] for x in runs["v3"]]
-        hm, vm = statistics.median(h), statistics.median(v)
-        print(f"  {row:<44} {1e3 * hm:9.2f} {1e3 * vm:9.2f} {vm / hm:8.3f} "
-              f"{max(h) / min(h) - 1:12.1%}")
+        hm = statistics.median(h)
+        line = f"  {row:<44} {1e3 * hm:9.2f}"
+        for c in others:
+            m = statistics.median(x[row] for x in runs[c])
+            line += f" {1e3 * m:11.2f} {m / hm:12.3f}"
+        print(line + f" {max(h) / min(h) - 1:12.1%}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5,
-         int(sys.argv[2]) if len(sys.argv) > 2 else 7)
+    args = [a for a in sys.argv[1:] if a != "--generic"]
+    main(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 7,
+         ("host", "v3", "generic") if "--generic" in sys.argv else ("host", "v3"))
