@@ -51,12 +51,12 @@ def build(path: str | None = None, groups: tuple[str, ...] = ()) -> str:
 
 def _child(path: str, groups: list[str]) -> None:
     from . import _jit
+    from ._output import atomic_path
     from ._warm import GROUPS, describe, warm
 
     result = warm(tuple(groups or GROUPS))
-    partial = path + ".partial"
-    count = _jit.write_shipped(partial, NEEDS)
-    os.replace(partial, path)  # whole or not at all
+    with atomic_path(path) as partial:  # whole or not at all
+        count = _jit.write_shipped(partial, NEEDS)
     print("\n".join(describe(result)))
     print(f"{count} signatures for {CPU_NAME} written to {path}")
 
