@@ -662,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> None:
     """The console entry point (``passatk`` and ``python -m passatk``): :func:`main` in the
     process that :mod:`passatk._console` tunes (OpenBLAS to one thread, numba's BLAS probe
-    answered without scipy, ``os._exit`` once numba is loaded), then exit with its status."""
+    answered without scipy, ``os._exit`` after flushing), then exit with its status."""
     _console.run(main)
 
 
