@@ -184,6 +184,8 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: 
             doc = _walked_document(file, kind)
     _check_options(file, kind, ctx, filtering)
     spec = get(kind)
+    if ctx.options.strict_json:
+        _strict(file, spec.kind, ctx)
     if spec.kind != "document":
         hint = document_hint(file) if spec.kind == "lines" or _jsonl_table(file) else None
         if hint is not None:
@@ -196,6 +198,17 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: 
             raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
     spec.read(file, ctx, doc)
     return kind
+
+
+def _strict(file: str, kind: str, ctx: Context) -> None:
+    """strict_json: refuse a key given twice in a JSON file (io/strict.py)."""
+    from passatk.archives.io import strict
+
+    if kind == "document":
+        strict.check_document(file)
+    elif kind == "lines" or (kind == "table" and _jsonl_table(file)):
+        with ctx.open(file) as f:
+            strict.check_lines(f.stream, file)
 
 
 def _jsonl_table(file: str) -> bool:

