@@ -267,7 +267,9 @@ def _line_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, d
 def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:
     """(line number, record) for the records decoded from the non-blank lines of ``piece``,
     which follows line ``lineno``."""
-    if piece.count(b"\n") + (not piece.endswith(b"\n")) == len(records):
+    from passatk.archives.io.lines import newlines
+
+    if newlines(piece) + (not piece.endswith(b"\n")) == len(records):
         return enumerate(records, lineno + 1)
     # blank lines (the lines msgspec skips are blank for bytes.strip too): number the others
     numbers = [n for n, line in enumerate(piece.split(b"\n"), lineno + 1) if line.strip()]

@@ -10,7 +10,6 @@ Measured in docs/benchmarks.md ("Issue 19: JSON Lines").
 
 from __future__ import annotations
 
-import io
 import json
 from collections import Counter
 from functools import lru_cache
@@ -40,17 +39,15 @@ from passatk.archives.io.opening import logical_name
 _TASK, _PASSED = attrgetter("task_id"), attrgetter("passed")
 
 
-@lru_cache(maxsize=1)
-def _decoder():
-    """msgspec's decoder of the view: the fields read, of the types a sample may hold."""
+@lru_cache(maxsize=2)
+def _decoder(texts: bool):
+    """msgspec's decoder of the view: the fields read, of the types a sample may hold; with
+    ``texts``, the error text too (compared while every failed sample's is the same)."""
     import msgspec
 
-    class View(msgspec.Struct, gc=False):
-        task_id: str | int
-        passed: Flag
-        result: Any = None  # the error text; only compared when the sample failed
-
-    return msgspec.json.Decoder(View)
+    fields = [("task_id", str | int), ("passed", Flag)]
+    return msgspec.json.Decoder(msgspec.defstruct(
+        "View", fields + [("result", Any, None)] * texts, gc=False))
 
 
 class _Sink:
@@ -69,7 +66,7 @@ class _Sink:
         from passatk.archives.io.lines import decode, objects
 
         if self.group is not None:
-            views = decode(_decoder(), block)
+            views = decode(_decoder(self.failures.same), block)
             if views is not None and self.views(views):
                 return
         else:
@@ -137,16 +134,11 @@ def _default_completion(task: int, sample: int) -> str:
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     completion = opts.completion or _default_completion
     with atomic_stream(path) as f:
-        buf = io.BytesIO()
         for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
-            for j, x in enumerate(p):
-                rec = {"task_id": t, "completion": completion(i, j),
-                       "result": "passed" if x else "failed: ", "passed": x}
-                buf.write(json.dumps(rec).encode() + b"\n")
-                if buf.tell() > 1 << 22:
-                    f.write(buf.getvalue())
-                    buf = io.BytesIO()
-        f.write(buf.getvalue())
+            f.write(b"".join(json.dumps({"task_id": t, "completion": completion(i, j),
+                                         "result": "passed" if x else "failed: ",
+                                         "passed": x}).encode() + b"\n"
+                             for j, x in enumerate(p)))
     return [path]
 
 
