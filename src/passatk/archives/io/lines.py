@@ -25,8 +25,9 @@ from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, too_long
 __all__ = ["BLOCK", "blocks", "decode", "decoder", "names_occur", "needles_occur", "newlines",
            "objects"]
 
-#: bytes read at once: a block's records stay in cache (2 MiB measured faster than 8 MiB)
-BLOCK = 1 << 21
+#: bytes read at once: 512 KiB, below where each new buffer costs page faults (2 MiB blocks
+#: took 0.98 s of CPU for 600 MB against 0.60 s, measured: docs/benchmarks.md)
+BLOCK = 1 << 19
 
 
 @lru_cache(maxsize=64)
