@@ -119,59 +119,6 @@ def _best_cpu(fns: dict, reps: int = 3) -> dict:
     return {name: min(t) for name, t in times.items()}
 
 
-def _no_scan(block, cut, lineno, counts, scratch, failures):
-    """The human-eval scan made to prove nothing: msgspec reads every line."""
-    lines = bytes(block[:cut]).split(b"\n")[:-1]
-    return 0, len(lines), [(lineno + i + 1, x) for i, x in enumerate(lines) if x.strip()]
-
-
-def _short_and_compact(folder: Path) -> list[Path]:
-    """500,000 short lines as ``write_archive`` writes them, and the same compact."""
-    rng = random.Random(0)
-    short = folder / "short_results.jsonl"
-    write_archive(short, [f"T/{i}" for i in range(5000)],
-                  [[rng.random() < 0.4 for _ in range(100)] for _ in range(5000)])
-    compact = folder / "compact_results.jsonl"
-    with open(short) as f, open(compact, "w") as g:
-        for line in f:
-            g.write(json.dumps(json.loads(line), separators=(",", ":")) + "\n")
-    return [short, compact]
-
-
-def test_scan_against_msgspec(archive, tmp_path, monkeypatch, capsys):
-    """human-eval: the byte scan plus msgspec (what passatk does) against msgspec alone, on
-    the realistic file, 500k short lines and the same lines compact."""
-    from passatk.archives.harnesses import _humaneval_scan
-
-    real = _humaneval_scan.scan_into
-
-    def scan_and_msgspec():
-        monkeypatch.setattr(_humaneval_scan, "scan_into", real)
-        return read_counts(path)
-
-    def msgspec_only():
-        monkeypatch.setattr(_humaneval_scan, "scan_into", _no_scan)
-        return read_counts(path)
-
-    rows = []
-    for path in [archive, *_short_and_compact(tmp_path)]:
-        n, c = stdlib_loop(path)
-        for fn in (scan_and_msgspec, msgspec_only):
-            counts = fn()
-            assert dict(zip(counts.task.tolist(), counts.n.tolist(), strict=True)) == dict(n)
-            assert dict(zip(counts.task.tolist(), counts.c.tolist(), strict=True)) == dict(c)
-        best = _best_cpu({"scan": scan_and_msgspec, "msgspec": msgspec_only,
-                          "stdlib": lambda: stdlib_loop(path)})  # noqa: B023
-        rows.append((path.name, path.stat().st_size / 1e6, best))
-    with capsys.disabled():
-        print("\nfile, MB: scan + msgspec / msgspec alone / stdlib json.loads loop (best of 3, "
-              "CPU s); stdlib / scan + msgspec")
-        for name, mb, best in rows:
-            print(f"{name}, {mb:.0f} MB: {best['scan']:.3f} / {best['msgspec']:.3f} / "
-                  f"{best['stdlib']:.3f}; {best['stdlib'] / best['scan']:.2f}x")
-    assert all(best["stdlib"] / best["scan"] >= 2.0 for _, _, best in rows)
-
-
 def _lm_eval_file(path: Path, docs: int, n: int = 50) -> Path:
     rng = random.Random(0)
     src = _code_source()

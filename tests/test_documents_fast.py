@@ -217,7 +217,7 @@ def test_duplicate_fields_are_errors(tmp_path, monkeypatch, kind, name, value, e
     path = tmp_path / KINDS[kind][0]
     _write(path, _dup_field(kind, name, value, escaped))
     for block in (None, TINY):
-        fast, exact = _both(path, monkeypatch, block)
+        fast, exact = _both(path, monkeypatch, block, strict_json=True)
         assert fast == exact and fast[0] == "error" and "duplicate key" in fast[1]
         assert _proved(path, block) is None
 
@@ -227,7 +227,7 @@ def test_duplicate_all_in_details_is_an_error(tmp_path, monkeypatch):
     text = json.dumps(_bigcodebench(error="E")).replace('{"ALL": "E"}', '{"ALL": "E", "ALL": 1}',
                                                         1)
     _write(path, text)
-    fast, exact = _both(path, monkeypatch)
+    fast, exact = _both(path, monkeypatch, strict_json=True)
     assert fast == exact and "duplicate key" in fast[1]
 
 
@@ -533,7 +533,7 @@ def test_a_duplicate_reward_inside_a_batch_is_an_error(tmp_path, monkeypatch):
     at = text.index('"reward"', len(text) // 2)
     path = tmp_path / "tau.json"
     _write(path, text[:at] + '"reward": 1.0, ' + text[at:])
-    fast, exact = _both(path, monkeypatch)
+    fast, exact = _both(path, monkeypatch, strict_json=True)
     assert fast == exact and "duplicate key" in fast[1]
 
 

@@ -193,7 +193,7 @@ def test_duplicate_fields_are_errors(tmp_path, monkeypatch, kind, name, value, e
     path = tmp_path / KINDS[kind][0]
     _write(path, _dup_field(kind, name, value, escaped, KINDS))
     for block in (None, TINY):
-        fast, exact = _both(path, monkeypatch, block, skip_bad=True)
+        fast, exact = _both(path, monkeypatch, block, skip_bad=True, strict_json=True)
         assert fast == exact and fast[0] == "error" and "duplicate key" in fast[1]
         assert _proved(path, block) is None
 
@@ -211,7 +211,7 @@ def test_duplicate_keys_are_errors(tmp_path, monkeypatch, kind, old, new):
     _write(path, text.replace(old, new, 1))
     assert text != text.replace(old, new, 1)
     for block in (None, TINY):
-        fast, exact = _both(path, monkeypatch, block, skip_bad=True)
+        fast, exact = _both(path, monkeypatch, block, skip_bad=True, strict_json=True)
         assert fast == exact and fast[0] == "error" and "duplicate key" in fast[1]
 
 
@@ -448,8 +448,8 @@ def test_a_duplicate_key_inside_a_piece_is_an_error(tmp_path, monkeypatch, where
 
 def test_raw_generations_is_checked_for_syntax_not_duplicate_keys(tmp_path, monkeypatch):
     """CRUXEval's ``raw_generations`` is read by no reader: the fast path checks its syntax
-    and UTF-8 (the same errors as the exact path) but not duplicate keys inside it, which the
-    stdlib path refuses (docs/robustness.md)."""
+    and UTF-8 (the same errors as the exact path); a key given twice inside it keeps its last
+    value on both paths, and strict_json refuses it (docs/robustness.md)."""
     text = json.dumps(_cruxeval())
     path = tmp_path / "cx.json"
     scored = text.index('"raw_scored_generations"')
@@ -461,5 +461,6 @@ def test_raw_generations_is_checked_for_syntax_not_duplicate_keys(tmp_path, monk
         assert fast == exact and fast[0] == "error"
     _write(path, text.replace('"sample_1": [', '"sample_0": [], "sample_1": [', 1))
     fast, exact = _both(path, monkeypatch)
-    assert exact[0] == "error" and "duplicate key" in exact[1]
-    assert fast[0] != "error" and _proved(path) == "cruxeval"
+    assert fast == exact and fast[0] != "error" and _proved(path) == "cruxeval"
+    fast, exact = _both(path, monkeypatch, strict_json=True)
+    assert fast == exact and fast[0] == "error" and "duplicate key" in fast[1]

@@ -297,7 +297,9 @@ def test_natural_order_is_unchanged_for_ascii_ids(ids):
      r"jsonl:2: duplicate key 'doc_id'"),
 ])
 def test_w6_duplicate_keys_name_the_key_and_line(tmp_path, cli, name, text, match):
-    _one_line(cli, _run(tmp_path, name, text), match=match)
+    """--strict-json refuses them (by default the last value counts, as in json:
+    tests/test_archives_duplicate_keys.py)."""
+    _one_line(cli, _run(tmp_path, name, text), "--strict-json", match=match)
 
 
 # ------------------------------------------------------------------ M2: record-length cap

@@ -256,6 +256,13 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         action="store_true",
         help="skip bad records instead of failing; their number and places are reported on stderr",
     )
+    g.add_argument(
+        "--strict-json",
+        action="store_true",
+        help="refuse any key given twice in a JSON object, naming file:line or the JSON path "
+        "(each JSON file is read once more by Python's json to check). By default a key given "
+        "twice keeps its last value, as Python's json reads it. Not check --strict",
+    )
     _add_filter_args(g)
     _add_execution_args(g)
 

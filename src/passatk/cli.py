@@ -99,6 +99,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
                 n=args.n_field,
                 c=args.c_field,
                 skip_bad=args.skip_bad,
+                strict_json=args.strict_json,
                 filters=filters or None,
                 merge="allow-duplicates" if args.allow_duplicates else args.merge,
                 progress=progress,

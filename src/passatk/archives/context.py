@@ -32,8 +32,6 @@ from passatk.archives.io.opening import (
 from passatk.archives.io.paths import is_path_spec, path_group_value
 from passatk.archives.options import Options
 
-BLOCK = 1 << 23  # 8 MiB binary blocks for line-oriented files
-
 
 @dataclass
 class Context:
@@ -140,29 +138,20 @@ def group_from(
 
 
 # ------------------------------------------------------------------ JSON
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise BadRecord(f"duplicate key {show(dup)} in a JSON object (which one counts is "
-                        "ambiguous)")
-    return obj
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+_DECODER = json.JSONDecoder()
 
 
 def decode_json(data: bytes | bytearray | str) -> object:
-    """``json.loads`` that refuses duplicate keys; every failure is a BadRecord.
+    """``json.loads`` (a BOM dropped); every failure is a BadRecord. A key given twice
+    keeps its last value, as in ``json`` (``strict_json`` refuses it: ``io/strict.py``).
 
-    >>> decode_json(b'{"a": 1}')
-    {'a': 1}
+    >>> decode_json(b'{"a": 1, "a": 2}')
+    {'a': 2}
     >>> try:
-    ...     decode_json(b'{"a": 1, "a": 2}')
+    ...     decode_json(b'{"a": 1,}')
     ... except BadRecord as e:
     ...     print(e.what)
-    duplicate key 'a' in a JSON object (which one counts is ambiguous)
+    malformed JSON: Expecting property name enclosed in double quotes (column 9)
     """
     try:
         if isinstance(data, (bytes, bytearray)):
@@ -197,32 +186,12 @@ def load_sidecar(path: str) -> object:
 
 
 def line_blocks(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
-    """Yield (lines before it, block) for ``file`` read in large binary blocks: each block is
-    whole lines ending with a newline, except the file's unfinished last line.
+    """Yield (lines before it, block) for ``file``: blocks of whole lines
+    (``io.lines.blocks``)."""
+    from passatk.archives.io.lines import blocks
 
-    An unfinished line longer than the record-length cap is an ArchiveError, so memory stays
-    near the cap whatever the input (a block's own lines are checked by its reader).
-    """
-    cap = max_record_bytes()
     with ctx.open(file) as f:
-        rest = bytearray()
-        lineno = 0
-        while block := f.stream.read(BLOCK):
-            cut = block.rfind(b"\n")
-            if cut < 0:
-                rest += block
-                if len(rest) > cap:
-                    raise too_long(file, lineno + 1, cap)
-                continue
-            whole = b"".join((rest, memoryview(block)[:cut + 1]))
-            rest = bytearray(block[cut + 1:])
-            yield lineno, whole
-            lineno += newlines(whole)
-            ctx.report(f.raw_position())
-        if len(rest) > cap:
-            raise too_long(file, lineno + 1, cap)
-        if rest:
-            yield lineno, bytes(rest)
+        yield from blocks(f.stream, file, lambda: ctx.report(f.raw_position()))
 
 
 def block_lines(file: str, lineno: int, block: bytes) -> Iterator[tuple[int, bytes]]:
@@ -251,53 +220,18 @@ def json_records(file: str, ctx: Context) -> Iterator[tuple[int, dict | BadRecor
     """Yield (line number, record) for the non-blank lines of a JSON Lines file: the JSON
     object on the line, or the BadRecord that says why there is none.
 
-    Pieces of about 1 MiB are decoded at once by msgspec when ``_decode.objects`` proves them
-    (no duplicate key, every line an object); any other piece goes line by line through
-    :func:`parse_json_line`, so records, errors and line numbers are those of ``json``.
+    Each block of whole lines is decoded at once by msgspec (``io.lines.objects``); a block
+    it refuses goes line by line through :func:`parse_json_line`, so records, errors and line
+    numbers are those of ``json``.
     """
-    for lineno, block in line_blocks(file, ctx):
-        for first, piece, count in _pieces(lineno, block):
-            yield from piece_records(file, first, piece, count)
-
-
-DECODE_PIECE = 1 << 20  # bytes decoded by msgspec at once: the records of one piece in memory
-
-
-def newlines(buf: bytes) -> int:
-    """``buf.count(b"\\n")``, several times faster (numpy).
-
-    >>> newlines(b"a\\nb\\n\\n")
-    3
-    """
-    import numpy as np
-
-    return int(np.count_nonzero(np.frombuffer(buf, dtype=np.uint8) == 10))
-
-
-def _pieces(lineno: int, block: bytes) -> Iterator[tuple[int, bytes, int]]:
-    """(lines before it, piece, its newlines) for pieces of whole lines of about
-    DECODE_PIECE bytes."""
-    start = 0
-    while start < len(block):
-        end = block.find(b"\n", start + DECODE_PIECE) + 1 or len(block)
-        piece = block[start:end]
-        count = newlines(piece)
-        yield lineno, piece, count
-        lineno += count
-        start = end
-
-
-def piece_records(file: str, lineno: int, piece: bytes,
-                  count: int) -> Iterator[tuple[int, dict | BadRecord]]:
-    """:func:`json_records` for the lines of ``piece`` (``count`` newlines), which follows
-    line ``lineno``. (An iterator, not a generator: a decoded piece is an ``enumerate``, one
-    generator less per record.)"""
     from passatk.archives.io.lines import objects
 
-    records = objects(piece) if len(piece) <= max_record_bytes() else None
-    if records is None:
-        return _line_records(file, lineno, piece)
-    return number_records(lineno, piece, count, records)
+    for lineno, block in line_blocks(file, ctx):
+        records = objects(block)
+        if records is None:
+            yield from _line_records(file, lineno, block)
+        else:
+            yield from number_records(lineno, block, records)
 
 
 def _line_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, dict | BadRecord]]:
@@ -308,11 +242,12 @@ def _line_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, d
             yield n, e
 
 
-def number_records(lineno: int, piece: bytes, count: int,
-                   records: list) -> Iterator[tuple[int, object]]:
+def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:
     """(line number, record) for the records decoded from the non-blank lines of ``piece``,
-    which holds ``count`` newlines."""
-    if count + (not piece.endswith(b"\n")) == len(records):
+    which follows line ``lineno``."""
+    from passatk.archives.io.lines import newlines
+
+    if newlines(piece) + (not piece.endswith(b"\n")) == len(records):
         return enumerate(records, lineno + 1)
     # blank lines (the lines msgspec skips are blank for bytes.strip too): number the others
     numbers = [n for n, line in enumerate(piece.split(b"\n"), lineno + 1) if line.strip()]

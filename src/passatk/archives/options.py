@@ -36,6 +36,7 @@ class Options:
     since: str | None = None
     until: str | None = None
     difficulty: frozenset[str] | None = None
+    strict_json: bool = False  # refuse a key given twice (io/strict.py)
     format: str | None = None
     merge: bool | str = False
     named: frozenset[str] = frozenset()
@@ -148,15 +149,17 @@ def _merge(merge: object) -> bool | str:
 def make_options(*, format: str | None = None, by: object = (), task: object = None,
                  passed: object = None, reward: object = None, threshold: object = None,
                  n: object = None, c: object = None, skip_bad: object = False,
-                 filters: object = None, merge: object = False) -> Options:
+                 filters: object = None, merge: object = False,
+                 strict_json: object = False) -> Options:
     """The :class:`Options` of read_counts' arguments, each checked (TypeError, ValueError);
     ``format`` is the canonical name (the lookup is the pipeline's)."""
-    if not isinstance(skip_bad, bool):
-        raise TypeError(f"skip_bad must be a bool, got {skip_bad!r}")
+    for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {flag!r}")
     since, until, difficulty = _filters(filters)
     columns = {name: _column(value, name) for name, value in
                (("task", task), ("passed", passed), ("reward", reward), ("n", n), ("c", c))}
     return Options(
         by=_by_fields(by), threshold=_threshold(threshold), skip_bad=skip_bad, since=since,
-        until=until, difficulty=difficulty, **columns,
+        until=until, difficulty=difficulty, **columns, strict_json=strict_json,
         format=format, merge=_merge(merge))

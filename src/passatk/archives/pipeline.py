@@ -79,6 +79,7 @@ def read_counts(
     storage_options: Mapping[str, object] | None = None,
     split_bytes: int | None = None,
     workers: int | None = 1,
+    strict_json: bool = False,
 ) -> Counts:
     """Read result archives into per-(group, task) counts (n, c).
 
@@ -153,6 +154,12 @@ def read_counts(
         must guard its top level with ``if __name__ == "__main__":``. Standard input, pipes and
         URLs are read in this process; ``scheduler`` takes precedence.
 
+    strict_json : bool, default False
+        Refuse any key given twice in a JSON object (``file:line`` or the JSON path), checked
+        by a second read of each JSON file with the standard library (about as slow as
+        ``json.loads``). By default a key given twice keeps its last value, as Python's
+        ``json`` reads it.
+
     Returns
     -------
     Counts
@@ -181,7 +188,8 @@ def read_counts(
     """
     options = make_options(by=by, task=task, passed=passed, reward=reward, threshold=threshold,
                            n=n, c=c, skip_bad=skip_bad, filters=filters, merge=merge,
-                           format=canonical_format(format) if format is not None else None)
+                           format=canonical_format(format) if format is not None else None,
+                           strict_json=strict_json)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
     run = _Run(progress, scheduler, engine_plan.check_split_bytes(split_bytes),
@@ -406,6 +414,8 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
             doc = _walked_document(file, kind)
     _check_options(file, kind, ctx.options)
     spec = get(kind)
+    if ctx.options.strict_json:
+        _strict(file, spec.kind, ctx)
     if spec.kind != "document":
         jsonl = spec.kind == "lines" or tables.container(file) == "jsonl"
         hint = document_hint(file) if jsonl else None
@@ -419,6 +429,17 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
             raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
     spec.read(file, ctx, doc)
     return kind
+
+
+def _strict(file: str, kind: str, ctx: Context) -> None:
+    """strict_json: refuse a key given twice in a JSON file (io/strict.py)."""
+    from passatk.archives.io import strict
+
+    if kind == "document":
+        strict.check_document(file)
+    elif kind == "lines" or (kind == "table" and tables.container(file) == "jsonl"):
+        with ctx.open(file) as f:
+            strict.check_lines(f.stream, file)
 
 
 def _check_options(file: str, kind: str, o: Options) -> None:
