@@ -135,13 +135,15 @@ def warm(groups: tuple[str, ...] = tuple(GROUPS)) -> dict:
 
 
 def _shipped(jit) -> str:
-    """The shipped kernel cache's line: where it is, or why this process does not read it."""
-    manifest = jit.shipped_manifest()
-    if manifest is None:
-        return f"no shipped kernel cache ({jit.SHIPPED_CACHE} is absent)"
-    why = jit.shipped_usable(manifest)
-    where = f"shipped kernel cache ({manifest['magic'][1]}): {jit.SHIPPED_CACHE}"
-    return f"{where}, not read here: {why}" if why else f"{where}, read when the above miss"
+    """The shipped kernel caches' line: the one read, or why this process reads none."""
+    why = []
+    for level, path in jit.SHIPPED_CACHES.items():
+        manifest = jit.shipped_manifest(path)
+        reason = "absent" if manifest is None else jit.shipped_usable(manifest)
+        if not reason:
+            return f"shipped kernel cache ({level}): {path}, read when the above miss"
+        why.append(f"{level}: {reason}")
+    return f"no shipped kernel cache read here ({'; '.join(why)})"
 
 
 def describe(result: dict) -> list[str]:
