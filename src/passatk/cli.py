@@ -475,7 +475,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     import passatk
     from passatk import archives
-    from passatk.archives.harnesses.registry import get as format_spec
+    from passatk.archives.harnesses.lookup import get as format_spec
 
     fmt = args.archive_format
     fmt = archives.format_for_path(args.output) if fmt is None else fmt
