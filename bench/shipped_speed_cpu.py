@@ -7,8 +7,9 @@ other processes on the machine lengthen it far less than they lengthen wall time
 alternate, ``host`` (``PASSATK_SHIPPED_CACHE=0``, kernels compiled for this CPU into their own
 ``NUMBA_CACHE_DIR`` by a first untimed process) and ``shipped`` (every kernel loaded from the
 shipped zips: x86-64-v4 where it runs, else v3), ``REPEATS`` processes each; a row's figure
-in a process is the median of ``CALLS`` calls. Printed per row: the median over processes for each, shipped / host,
-and the spread of the host processes (max / min - 1), the noise the ratio has to beat.
+in a process is the median of ``CALLS`` calls. Printed per row: the median over processes for
+each, shipped / host, and the spread of the host processes (max / min - 1), the noise the
+ratio has to beat.
 
 With ``--generic`` a third configuration alternates with them: ``generic``, every kernel
 compiled for LLVM's ``generic`` x86-64 CPU (SSE2, no FMA: ``NUMBA_CPU_NAME=generic``).
