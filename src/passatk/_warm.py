@@ -6,7 +6,10 @@ through the public functions with inputs chosen to take every path (the exact sm
 path excepted), so the signatures compiled are the ones real calls use. Without
 ``NUMBA_CACHE_DIR`` and with a writable install, the kernels are kept in the package's
 ``__pycache__``, which later processes read even when the install is read-only and
-``NUMBA_CACHE_DIR`` points elsewhere (docs/benchmarks.md, "Issue 20").
+``NUMBA_CACHE_DIR`` points elsewhere (docs/benchmarks.md, "Issue 20"). Where the shipped
+kernel cache runs (``data/kernel_cache*.zip``: x86-64-v3/v4, the numba of the build), the
+kernels load from it and nothing needs warming; ``PASSATK_SHIPPED_CACHE=0`` builds this
+CPU's own code instead, read before the zip.
 """
 
 from __future__ import annotations
