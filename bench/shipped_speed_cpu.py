@@ -1,14 +1,15 @@
-"""Kernel speed of the shipped x86-64-v3 code against code built for this CPU, in CPU time.
+"""Kernel speed of the shipped code (x86-64-v4, or v3) against code built for this CPU, in CPU time.
 
 The same comparison as ``bench/shipped_speed.py`` (which uses the pytest-benchmark rows and
 ``bench/compare.py``), measured for a machine shared with others: each row is timed with
 ``time.thread_time`` (the CPU time of the calling thread; numba runs on one thread here), so
 other processes on the machine lengthen it far less than they lengthen wall time. Processes
 alternate, ``host`` (``PASSATK_SHIPPED_CACHE=0``, kernels compiled for this CPU into their own
-``NUMBA_CACHE_DIR`` by a first untimed process) and ``v3`` (every kernel loaded from the shipped
-``data/kernel_cache.zip``), ``REPEATS`` processes each; a row's figure in a process is the
-median of ``CALLS`` calls. Printed per row: the median over processes for each, v3 / host,
-and the spread of the host processes (max / min - 1), the noise the ratio has to beat.
+``NUMBA_CACHE_DIR`` by a first untimed process) and ``shipped`` (every kernel loaded from the
+shipped zips: x86-64-v4 where it runs, else v3), ``REPEATS`` processes each; a row's figure
+in a process is the median of ``CALLS`` calls. Printed per row: the median over processes for
+each, shipped / host, and the spread of the host processes (max / min - 1), the noise the
+ratio has to beat.
 
 With ``--generic`` a third configuration alternates with them: ``generic``, every kernel
 compiled for LLVM's ``generic`` x86-64 CPU (SSE2, no FMA: ``NUMBA_CPU_NAME=generic``).
@@ -76,7 +77,7 @@ print(json.dumps(out))
 def _run(config: str, cache: str, calls: int) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["NUMBA_CACHE_DIR"] = os.path.join(cache, config)
-    env["PASSATK_SHIPPED_CACHE"] = "1" if config == "v3" else "0"
+    env["PASSATK_SHIPPED_CACHE"] = "1" if config == "shipped" else "0"
     env["NUMBA_NUM_THREADS"] = "1"
     if config == "generic":
         env.update(NUMBA_CPU_NAME="generic", NUMBA_CPU_FEATURES="")
@@ -117,4 +118,4 @@ def main(repeats: int, calls: int, configs: tuple[str, ...]) -> None:
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--generic"]
     main(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 7,
-         ("host", "v3", "generic") if "--generic" in sys.argv else ("host", "v3"))
+         ("host", "shipped", "generic") if "--generic" in sys.argv else ("host", "shipped"))

@@ -57,13 +57,18 @@ def _usable_here() -> dict:
     return manifest
 
 
-def test_the_shipped_cache_is_current_for_every_kernel_module():
-    """Every index in the zip carries the content hash of today's kernel source: a kernel
+@pytest.mark.parametrize("level", sorted(_jit.SHIPPED_CACHES))
+def test_the_shipped_cache_is_current_for_every_kernel_module(level):
+    """Every index in each zip carries the content hash of today's kernel source: a kernel
     edited without ``python -m passatk._ship`` leaves its entries unused (slow, not wrong)."""
-    manifest = _usable_here()
-    assert manifest["magic"][1] == "x86-64-v3"
+    path = _jit.SHIPPED_CACHES[level]
+    manifest = _jit.shipped_manifest(path)
+    assert manifest is not None, f"{path} is missing: python -m passatk._ship"
+    assert manifest["magic"][1] == level
+    if manifest["numba"] != _numba_version():
+        pytest.skip(f"the shipped kernel cache is for numba {manifest['numba']}")
     homes = set()
-    with zipfile.ZipFile(_jit.SHIPPED_CACHE) as archive:
+    with zipfile.ZipFile(path) as archive:
         for name in archive.namelist():
             if not name.endswith(".nbi"):
                 continue
@@ -85,6 +90,11 @@ def test_the_shipped_cache_is_current_for_every_kernel_module():
                     if "@jit" in f.read():
                         kernel_modules.add(os.path.relpath(os.path.join(here, name), PACKAGE))
     assert {"_kernels.py", "_adv_kernels.py", "_rl_kernels.py"} <= homes <= kernel_modules
+
+
+def _numba_version() -> str:
+    _jit.start()
+    return _jit._numba.__version__
 
 
 def test_a_cpu_without_the_features_or_other_versions_are_refused():

@@ -296,6 +296,9 @@ def _layered_cache(cache, func):
 # same numba, llvmlite and Python, and an unchanged kernel source (the index's content hash).
 SHIPPED_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                              "kernel_cache.zip")
+#: the shipped caches by CPU level; the AVX-512 one (x86-64-v4) is read first where it runs
+SHIPPED_CACHES = {"x86-64-v4": SHIPPED_CACHE.replace(".zip", "_v4.zip"),
+                  "x86-64-v3": SHIPPED_CACHE}
 _shipped = None  # (zipfile, manifest, pid) once opened; False when unusable here
 
 
@@ -344,13 +347,15 @@ def shipped_usable(manifest):
 def _open_shipped():
     import zipfile
 
-    manifest = shipped_manifest()
-    if manifest is None or shipped_usable(manifest):
-        return None
-    try:
-        return zipfile.ZipFile(SHIPPED_CACHE), manifest, os.getpid()
-    except (OSError, zipfile.BadZipFile):
-        return None
+    for path in SHIPPED_CACHES.values():
+        manifest = shipped_manifest(path)
+        if manifest is None or shipped_usable(manifest):
+            continue
+        try:
+            return zipfile.ZipFile(path), manifest, os.getpid()
+        except (OSError, zipfile.BadZipFile):
+            continue
+    return None
 
 
 def _member(func):

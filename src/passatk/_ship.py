@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-__all__ = ["CPU_NAME", "NEEDS", "build"]
+__all__ = ["CPU_NAME", "LEVELS", "NEEDS", "build"]
 
 #: the LLVM CPU the shipped kernels are built for
 CPU_NAME = "x86-64-v3"
@@ -25,44 +25,51 @@ CPU_NAME = "x86-64-v3"
 NEEDS = ("64bit", "cmov", "cx8", "fxsr", "mmx", "sse", "sse2", "cx16", "sahf", "popcnt",
          "sse3", "sse4.1", "sse4.2", "ssse3", "crc32", "avx", "avx2", "bmi", "bmi2", "f16c",
          "fma", "lzcnt", "movbe", "xsave")
+#: the second level shipped, AVX-512 (x86-64-v4), read first where the processor has it
+LEVELS = {CPU_NAME: NEEDS,
+          "x86-64-v4": (*NEEDS, "avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl")}
 
 
-def _default_path() -> str:
+def _default_path(cpu: str) -> str:
     from . import _jit
 
-    return _jit.SHIPPED_CACHE
+    return _jit.SHIPPED_CACHES[cpu]
 
 
-def build(path: str | None = None, groups: tuple[str, ...] = ()) -> str:
+def build(path: str | None = None, groups: tuple[str, ...] = (), cpu: str = CPU_NAME) -> str:
     """Build the shipped cache into ``path`` in a child process; returns what it printed.
 
-    ``groups``: only these groups of ``passatk warm`` (default: all of them).
+    ``groups``: only these groups of ``passatk warm`` (default: all of them); ``cpu``: a key
+    of :data:`LEVELS`.
     """
-    path = os.path.abspath(path or _default_path())
+    path = os.path.abspath(path or _default_path(cpu))
+    needs = LEVELS[cpu]
     with tempfile.TemporaryDirectory() as cache:
         env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
-        env.update(NUMBA_CACHE_DIR=cache, NUMBA_CPU_NAME=CPU_NAME,
-                   NUMBA_CPU_FEATURES=",".join("+" + f for f in NEEDS),
+        env.update(NUMBA_CACHE_DIR=cache, NUMBA_CPU_NAME=cpu,
+                   NUMBA_CPU_FEATURES=",".join("+" + f for f in needs),
                    PASSATK_SHIPPED_CACHE="0")
-        out = subprocess.run([sys.executable, "-m", "passatk._ship", "--child", path, *groups],
+        out = subprocess.run([sys.executable, "-m", "passatk._ship", "--child", path, cpu,
+                              *groups],
                              env=env, check=True, capture_output=True, text=True)
     return out.stdout
 
 
-def _child(path: str, groups: list[str]) -> None:
+def _child(path: str, cpu: str, groups: list[str]) -> None:
     from . import _jit
     from ._output import atomic_path
     from ._warm import GROUPS, describe, warm
 
     result = warm(tuple(groups or GROUPS))
     with atomic_path(path) as partial:  # whole or not at all
-        count = _jit.write_shipped(partial, NEEDS)
+        count = _jit.write_shipped(partial, LEVELS[cpu])
     print("\n".join(describe(result)))
-    print(f"{count} signatures for {CPU_NAME} written to {path}")
+    print(f"{count} signatures for {cpu} written to {path}")
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
-        _child(sys.argv[2], sys.argv[3:])
+        _child(sys.argv[2], sys.argv[3], sys.argv[4:])
     else:
-        print(build(sys.argv[1] if len(sys.argv) > 1 else None), end="")
+        for level in LEVELS:  # python -m passatk._ship: both zips at their places
+            print(build(cpu=level), end="")

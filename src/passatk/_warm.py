@@ -6,7 +6,10 @@ through the public functions with inputs chosen to take every path (the exact sm
 path excepted), so the signatures compiled are the ones real calls use. Without
 ``NUMBA_CACHE_DIR`` and with a writable install, the kernels are kept in the package's
 ``__pycache__``, which later processes read even when the install is read-only and
-``NUMBA_CACHE_DIR`` points elsewhere (docs/benchmarks.md, "Issue 20").
+``NUMBA_CACHE_DIR`` points elsewhere (docs/benchmarks.md, "Issue 20"). Where the shipped
+kernel cache runs (``data/kernel_cache*.zip``: x86-64-v3/v4, the numba of the build), the
+kernels load from it and nothing needs warming; ``PASSATK_SHIPPED_CACHE=0`` builds this
+CPU's own code instead, read before the zip.
 """
 
 from __future__ import annotations
@@ -135,13 +138,15 @@ def warm(groups: tuple[str, ...] = tuple(GROUPS)) -> dict:
 
 
 def _shipped(jit) -> str:
-    """The shipped kernel cache's line: where it is, or why this process does not read it."""
-    manifest = jit.shipped_manifest()
-    if manifest is None:
-        return f"no shipped kernel cache ({jit.SHIPPED_CACHE} is absent)"
-    why = jit.shipped_usable(manifest)
-    where = f"shipped kernel cache ({manifest['magic'][1]}): {jit.SHIPPED_CACHE}"
-    return f"{where}, not read here: {why}" if why else f"{where}, read when the above miss"
+    """The shipped kernel caches' line: the one read, or why this process reads none."""
+    why = []
+    for level, path in jit.SHIPPED_CACHES.items():
+        manifest = jit.shipped_manifest(path)
+        reason = "absent" if manifest is None else jit.shipped_usable(manifest)
+        if not reason:
+            return f"shipped kernel cache ({level}): {path}, read when the above miss"
+        why.append(f"{level}: {reason}")
+    return f"no shipped kernel cache read here ({'; '.join(why)})"
 
 
 def describe(result: dict) -> list[str]:
