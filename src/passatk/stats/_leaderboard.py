@@ -18,9 +18,10 @@ import numpy as np
 
 from .. import _validation as V
 from ..errors import HintedError, Option
-from ._common import _P_FLOOR, _dedupe, _k_spec, _k_values, _label_array, _seed64, _show
-from ._compare import _diff_fallback, _resampled_sums
+from ._common import _P_FLOOR, _dedupe, _k_spec, _k_values, _label_array, _show
+from ._compare import _diff_fallback
 from ._dist import _t_tail, t_ppf
+from ._maxt import max_t_null
 from ._paired import _bh, _holm
 from ._results import LeaderboardResult, LeaderboardRow, PairRow
 from ._score import score
@@ -280,29 +281,15 @@ def _pair_stats(i, j, shared, diff, sd, confidence):
 
 
 def _max_t(x, pairs_ij, ses, confidence, n_resamples, rng):
-    """Critical value and the sorted resampled maxima of the studentized max-T over pairs.
+    """Critical value and the sorted null draws of the largest |t| over the pairs.
 
-    One task resample for every model; in each, T*_ij = |(mean*_i - mean*_j) - (mean_i -
-    mean_j)| / se*_ij with se*_ij the paired SE recomputed in the resample (a resample with
-    se* = 0 that moved counts as infinite), as the band over k of :func:`passatk.compare`.
+    The draws are those of the paired t statistics themselves under normal task values
+    with the observed covariance (``_maxt``), each pair with its own SE on N - 1 df.
     """
     live = ses > 0
     if not live.any():
         return None, None
-    ii, jj = pairs_ij[live, 0], pairs_ij[live, 1]
-    m, size = x.shape
-    xc = x - x.mean(axis=1)[:, None]  # centred: no cancellation in the second moments
-    # the resampled sums of x_i, x_i^2 and x_i x_j give every pair's mean and sd of D_ij
-    cols = np.ascontiguousarray(np.vstack([xc, xc * xc, xc[ii] * xc[jj]]).T)
-    sums = _resampled_sums(cols, _seed64(rng), n_resamples) / size
-    m1, m2, mx = sums[:, :m], sums[:, m:2 * m], sums[:, 2 * m:]
-    mean = m1[:, ii] - m1[:, jj]
-    second = m2[:, ii] + m2[:, jj] - 2.0 * mx
-    se = np.sqrt(np.maximum(second - mean * mean, 0.0) / (size - 1.0))
-    dev = np.abs(mean)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tstar = np.where(se > 0, dev / se, np.where(dev <= 1e-12, 0.0, np.inf))
-    top = np.sort(tstar.max(axis=1))
+    top = max_t_null(x, pairs_ij[live, 0], pairs_ij[live, 1], n_resamples, rng)
     return float(np.quantile(top, confidence)), top
 
 
