@@ -136,6 +136,9 @@ def cmd_leaderboard(args: argparse.Namespace, read: Any, intervals: dict) -> int
         if ext not in ("pdf", "svg", "png"):
             raise ValueError(f"cannot tell the image format of {args.plot!r}: name it .pdf, "
                              ".svg or .png")
+    if args.missing != "raise":
+        raise ValueError("leaderboard takes no --missing report: every run needs n >= k on "
+                         "every task (a missing score has no rank)")
     runs = _runs(args, read)
     result = passatk.leaderboard(
         runs, args.k or [1], metric=args.metric, adjust=args.adjust,
@@ -240,6 +243,29 @@ def _pilot_runs(args: argparse.Namespace, _read: Any) -> Any:
     return runs
 
 
+def _plan_answers(args: argparse.Namespace, sd: Any) -> list[Any]:
+    """The sd and what it plans: tasks needed (--delta), the minimum detectable effect
+    (--tasks), and with both the power."""
+    from passatk import stats
+
+    if sd is None:
+        return []
+    if args.delta is None and args.tasks is None:
+        if args.target_se is not None:  # samples per task only; the sd is not asked for
+            return []
+        raise ValueError("say what to plan: --delta (tasks needed), --tasks (minimum "
+                         "detectable effect) or both (power)")
+    answers, kw = [sd], {"alpha": args.alpha}
+    if args.delta is not None:
+        answers.append(stats.tasks_needed(args.delta, sd.value, power=args.power, **kw))
+    if args.tasks is not None:
+        answers.append(stats.min_detectable_effect(args.tasks, sd.value, power=args.power,
+                                                   **kw))
+        if args.delta is not None:
+            answers.append(stats.achieved_power(args.tasks, args.delta, sd.value, **kw))
+    return answers
+
+
 def cmd_plan(args: argparse.Namespace, read: Any) -> int:
     """``passatk plan``; ``read`` is the command line's archive reader."""
     from passatk import stats
@@ -247,21 +273,7 @@ def cmd_plan(args: argparse.Namespace, read: Any) -> int:
     from ._output import render, write_text
 
     pilots = _pilot_runs(args, read)
-    sd = _plan_sd(args, pilots)
-    answers = []
-    if sd is not None:
-        answers.append(sd)
-        kw = {"alpha": args.alpha}
-        if args.delta is not None:
-            answers.append(stats.tasks_needed(args.delta, sd.value, power=args.power, **kw))
-        if args.tasks is not None:
-            answers.append(stats.min_detectable_effect(args.tasks, sd.value,
-                                                       power=args.power, **kw))
-            if args.delta is not None:
-                answers.append(stats.achieved_power(args.tasks, args.delta, sd.value, **kw))
-        if args.delta is None and args.tasks is None:
-            raise ValueError("say what to plan: --delta (tasks needed), --tasks (minimum "
-                             "detectable effect) or both (power)")
+    answers = _plan_answers(args, _plan_sd(args, pilots))
     if args.target_se is not None:
         if pilots is None:
             raise ValueError("--target-se needs a pilot run: --pilot A B (A is used)")
