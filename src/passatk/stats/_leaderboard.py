@@ -145,48 +145,57 @@ def _pair_moments(x, has):
     return shared, diff, np.sqrt(var)
 
 
+class _Opts(NamedTuple):
+    metric: str
+    adjust: str
+    interval: str
+    confidence: float
+    n_resamples: int
+    rng: Any
+
+
+def _default_metric(runs):
+    """The metric of the Counts (or of the first Counts among the runs), else pass@k."""
+    return getattr(runs, "metric", None) or next(
+        (getattr(r, "metric", None) for r in getattr(runs, "values", list)()
+         if hasattr(r, "iter_groups")), None) or "pass@k"
+
+
 def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
                 adjust: str = "holm", interval: str = "auto", confidence: float = 0.95,
                 unmatched: str = "raise", n_resamples: int = 10_000, rng: V.RngLike = None,
                 seed: V.RngLike = None) -> LeaderboardResult:
     """Rank many models with honest ties: per-model scores, every pair compared, rank
-    intervals and indistinguishable groups.
+    intervals and indistinguishable groups (docs/statistics.md, "Many models at once").
 
-    Per model and k: the row that :func:`passatk.score` gives (value, SE, interval).
-    Per pair and k: the paired difference on the tasks both share, its SE sd(D)/sqrt(N),
-    the t interval and p-value on N - 1 df (as :func:`passatk.compare` computes them), and
-    the p-value adjusted over all M (M - 1) / 2 pairs of that k: Holm (family-wise,
-    default), Benjamini-Hochberg (false discovery rate) or a studentized max-T bootstrap
-    over tasks (family-wise, with simultaneous intervals ``sim_low``/``sim_high``).
-
-    A model's rank interval is [1 + the number of models significantly better, M - the
-    number significantly worse], from a family-wise procedure at level 1 - ``confidence``
-    (Holm when ``adjust`` is "holm" or "bh", max-T for "max-t"): all rank intervals hold at
-    once with that probability. ``groups`` are the maximal sets of models in which no pair
-    differs significantly (the cliques of the "not significantly different" graph). Rows
-    are sorted by score; models with equal scores are listed by name and named in ``tied``.
+    Per model and k the row of :func:`passatk.score`; per pair the paired t test of
+    :func:`passatk.compare` on the shared tasks, adjusted over all pairs of that k. A rank
+    interval is [1 + #models significantly better, M - #significantly worse] under a
+    family-wise procedure (Holm, or max-T with ``adjust="max-t"``); ``groups`` are the
+    maximal sets with no significant pair. Rows are sorted by score; equal scores are
+    listed by name and named in ``tied``, never broken silently.
 
     Parameters
     ----------
     runs : Counts or mapping of str to run
-        A ``Counts`` with several groups (one model per group, e.g. ``read_counts(...,
-        by=["model"])``), or a mapping of run name to a ``Counts`` (one group, or one model
-        per group named ``name[group]``), to a ``(task_ids, n, c)`` triple, or to a mapping
-        with those keys.
+        A ``Counts`` with several groups (one model per group), or a mapping of run name to
+        a ``Counts`` (models ``name[group]`` if it has several), to a ``(task_ids, n, c)``
+        triple, or to a mapping with those keys.
     k : int, sequence of int, "ladder" or "all"
     metric : {"pass@k", "pass^k", "plugin"}, optional
         Default: the ``metric`` of the Counts (pass^k for tau-bench), else ``"pass@k"``.
     adjust : {"holm", "bh", "max-t"}
+        Holm (family-wise), Benjamini-Hochberg (false discovery rate; ranks from Holm) or
+        the single-step max-T (family-wise, with simultaneous ``sim_low``/``sim_high``).
     interval : str
         The per-model interval, as in :func:`passatk.score`.
     confidence : float
         The level of the intervals; 1 - confidence is the family-wise (or FDR) level.
     unmatched : {"raise", "exclude"}
-        A task that some model lacks: an error, or each pair is compared on the tasks it
-        shares (``tasks`` of each pair says how many). max-T needs a common task set.
+        A task some model lacks: an error, or each pair is compared on the tasks it shares
+        (not with max-T).
     n_resamples : int
-        Bootstrap resamples of the max-T critical value (``adjust="max-t"``) and of the
-        per-model bootstrap intervals.
+        Draws of the max-T null, and resamples of per-model bootstrap intervals.
     rng, seed : as in :func:`passatk.score`
 
     Returns
@@ -206,53 +215,47 @@ def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
     [('a', 0.825, 1, 1), ('b', 0.2, 2, 3), ('c', 0.2, 2, 3)]
     >>> lb.rows[1].tied, lb.groups[1]
     (('c',), (('a',), ('b', 'c')))
-    >>> p = lb.pairs[0]
-    >>> p.model_a, p.model_b, round(p.diff, 3), p.tasks, p.significant
-    ('a', 'b', 0.625, 4, True)
     """
     models = _models(runs)
-    if metric is None:
-        metric = getattr(runs, "metric", None) or next(
-            (getattr(r, "metric", None) for r in getattr(runs, "values", list)()
-             if hasattr(r, "iter_groups")), None) or "pass@k"
-    metric = V.choice(metric, "metric", ("pass@k", "pass^k", "plugin"))
-    adjust = V.choice(adjust, "adjust", ADJUSTMENTS)
-    unmatched = V.choice(unmatched, "unmatched", ("raise", "exclude"))
-    confidence = V.confidence_level(confidence)
-    n_resamples = V.n_resamples_arg(n_resamples)
-    rng = V.normalize_rng(rng, seed)
-    ks = _k_spec(k)
-    board = _board(models, unmatched)
-    if adjust == "max-t" and not board.has.all():
-        raise ValueError("adjust='max-t' resamples tasks jointly and needs every model to "
+    opts = _Opts(V.choice(_default_metric(runs) if metric is None else metric, "metric",
+                          ("pass@k", "pass^k", "plugin")),
+                 V.choice(adjust, "adjust", ADJUSTMENTS), interval,
+                 V.confidence_level(confidence), V.n_resamples_arg(n_resamples),
+                 V.normalize_rng(rng, seed))
+    board = _board(models, V.choice(unmatched, "unmatched", ("raise", "exclude")))
+    if opts.adjust == "max-t" and not board.has.all():
+        raise ValueError("adjust='max-t' draws the pairs jointly and needs every model to "
                          "have every task; use adjust='holm' with unmatched='exclude'")
-    kvals = list(_k_values(ks, int(min(m.n.min() for m in models))))
-    scores = _model_scores(models, kvals, metric, interval, confidence, n_resamples, rng)
+    kvals = list(_k_values(_k_spec(k), int(min(m.n.min() for m in models))))
+    return _ranked(models, board, kvals, opts)
+
+
+def _ranked(models, board, kvals, opts):
+    scores = _model_scores(models, kvals, opts)
     rows, pairs, groups, crits = [], [], {}, {}
     for kv in kvals:
         x = np.zeros(board.has.shape)
         for i, m in enumerate(models):
-            x[i, board.pos[i]] = _theta(metric, m.n, m.c, kv)
-        krows, kpairs, kgroups, crit = _one_k(models, scores, kv, x, board, adjust,
-                                              confidence, n_resamples, rng, metric)
+            x[i, board.pos[i]] = _theta(opts.metric, m.n, m.c, kv)
+        krows, kpairs, groups[kv], crits[kv] = _one_k(models, scores, kv, x, board, opts)
         rows.extend(krows)
         pairs.extend(kpairs)
-        groups[kv] = kgroups
-        crits[kv] = crit
+    maxt = opts.adjust == "max-t"
     return LeaderboardResult(rows=tuple(rows), pairs=tuple(pairs), groups=groups,
-                             adjust=adjust, rank_adjust="max-t" if adjust == "max-t" else "holm",
-                             confidence=confidence, metric=metric,
+                             adjust=opts.adjust, rank_adjust="max-t" if maxt else "holm",
+                             confidence=opts.confidence, metric=opts.metric,
                              critical_values=crits,
-                             n_resamples=n_resamples if adjust == "max-t" else None)
+                             n_resamples=opts.n_resamples if maxt else None)
 
 
-def _model_scores(models, kvals, metric, interval, confidence, n_resamples, rng):
+def _model_scores(models, kvals, opts):
     """{(model, k): ScoreRow} from :func:`passatk.score`, exactly as it gives them."""
     out = {}
     for m in models:
         try:
-            res = score(m.n, m.c, kvals, metric=metric, task_ids=m.task, interval=interval,
-                        confidence=confidence, n_resamples=n_resamples, rng=rng)
+            res = score(m.n, m.c, kvals, metric=opts.metric, task_ids=m.task,
+                        interval=opts.interval, confidence=opts.confidence,
+                        n_resamples=opts.n_resamples, rng=opts.rng)
         except ValueError as e:
             raise type(e)(f"model {m.name!r}: {e}") from None
         for row in res.rows:
@@ -280,61 +283,65 @@ def _pair_stats(i, j, shared, diff, sd, confidence):
     return se, size - 1, t, p, max(d - h, -1.0), min(d + h, 1.0), None
 
 
-def _max_t(x, pairs_ij, ses, confidence, n_resamples, rng):
-    """Critical value and the sorted null draws of the largest |t| over the pairs.
+def _max_t(x, pairs_ij, stats, confidence, n_resamples, rng):
+    """Critical value and adjusted p-values of the single-step max-T over the pairs.
 
-    The draws are those of the paired t statistics themselves under normal task values
-    with the observed covariance (``_maxt``), each pair with its own SE on N - 1 df.
+    The null draws are those of the paired t statistics themselves under normal task
+    values with the observed covariance (``_maxt``), each pair with its own SE on N - 1 df;
+    adjusted p = (1 + #{max T* >= |t|}) / (B + 1). A pair without a t test (all its
+    differences equal) keeps its exact sign-flip p-value.
     """
-    live = ses > 0
+    raw = np.array([np.nan if s[3] is None else s[3] for s in stats])
+    live = np.array([s[2] is not None for s in stats])
     if not live.any():
-        return None, None
+        return None, raw
     top = max_t_null(x, pairs_ij[live, 0], pairs_ij[live, 1], n_resamples, rng)
-    return float(np.quantile(top, confidence)), top
+    tabs = np.array([abs(s[2]) for s, ok in zip(stats, live, strict=True) if ok])
+    adj = raw.copy()
+    adj[live] = (1 + top.size - np.searchsorted(top, tabs, side="left")) / (top.size + 1)
+    return float(np.quantile(top, confidence)), adj
 
 
-def _one_k(models, scores, kv, x, board, adjust, confidence, n_resamples, rng, metric):
+def _one_k(models, scores, kv, x, board, opts):
     names = [m.name for m in models]
     size = len(models)
     shared, diff, sd = _pair_moments(x, board.has)
     pairs_ij = np.array([(i, j) for i in range(size) for j in range(i + 1, size)])
-    stats = [_pair_stats(i, j, shared, diff, sd, confidence) for i, j in pairs_ij]
+    stats = [_pair_stats(i, j, shared, diff, sd, opts.confidence) for i, j in pairs_ij]
     raw = np.array([np.nan if s[3] is None else s[3] for s in stats])
-    holm = _holm(raw)
-    adj = {"holm": holm, "bh": _bh(raw)}.get(adjust)
     crit = None
-    if adjust == "max-t":
-        ses = np.array([0.0 if s[0] is None else s[0] for s in stats])
-        crit, mx = _max_t(x, pairs_ij, ses, confidence, n_resamples, rng)
-        mx = np.full(0, np.inf) if mx is None else mx
-        tabs = np.array([np.inf if s[2] is None else abs(s[2]) for s in stats])
-        adj = np.array([raw[q] if stats[q][2] is None else
-                        (1 + mx.size - np.searchsorted(mx, tabs[q], side="left"))
-                        / (mx.size + 1) for q in range(len(stats))])
-    fam = adj if adjust == "max-t" else holm
-    alpha = 1.0 - confidence
+    if opts.adjust == "max-t":
+        crit, adj = _max_t(x, pairs_ij, stats, opts.confidence, opts.n_resamples, opts.rng)
+        fam = adj
+    else:
+        fam = _holm(raw)
+        adj = fam if opts.adjust == "holm" else _bh(raw)
     better = np.zeros((size, size), dtype=bool)  # better[i, j]: i significantly above j
     pairs = []
     for q, (i, j) in enumerate(pairs_ij):
-        se, df, t, p, lo, hi, why = stats[q]
-        d = float(diff[i, j]) if shared[i, j] else None
-        sig = bool(p is not None and fam[q] < alpha)
-        if sig:
-            better[i, j], better[j, i] = d > 0, d < 0
-        sim = (None, None)
-        if crit is not None and se:
-            sim = (max(d - crit * se, -1.0), min(d + crit * se, 1.0))
-        pairs.append(PairRow(
-            k=kv, metric=metric, model_a=names[i], model_b=names[j], diff=d, se=se,
-            ci_low=lo, ci_high=hi, df=df, t_stat=t, p_value=p,
-            p_adjusted=None if math.isnan(adj[q]) else float(adj[q]), adjust=adjust,
-            significant=bool(p is not None and adj[q] < alpha), tasks=int(shared[i, j]),
-            only_a=int(board.has[i].sum() - shared[i, j]),
-            only_b=int(board.has[j].sum() - shared[i, j]), sim_low=sim[0], sim_high=sim[1],
-            confidence=confidence, reason=why))
+        row = _pair_row(kv, names, board, shared, diff, stats[q], (i, j), adj[q], crit, opts)
+        pairs.append(row)
+        if row.p_value is not None and fam[q] < 1.0 - opts.confidence:
+            better[i, j], better[j, i] = row.diff > 0, row.diff < 0
     groups = _cliques(better, [scores[(nm, kv)].value for nm in names], names)
-    rows = _rank_rows(models, scores, kv, better, groups)
-    return rows, pairs, groups, crit
+    return _rank_rows(models, scores, kv, better, groups), pairs, groups, crit
+
+
+def _pair_row(kv, names, board, shared, diff, stat, ij, adj, crit, opts):
+    i, j = ij
+    se, df, t, p, lo, hi, why = stat
+    d = float(diff[i, j]) if shared[i, j] else None
+    sim = (None, None)
+    if crit is not None and se:
+        sim = (max(d - crit * se, -1.0), min(d + crit * se, 1.0))
+    return PairRow(
+        k=kv, metric=opts.metric, model_a=names[i], model_b=names[j], diff=d, se=se,
+        ci_low=lo, ci_high=hi, df=df, t_stat=t, p_value=p,
+        p_adjusted=None if math.isnan(adj) else float(adj), adjust=opts.adjust,
+        significant=bool(p is not None and adj < 1.0 - opts.confidence),
+        tasks=int(shared[i, j]), only_a=int(board.has[i].sum() - shared[i, j]),
+        only_b=int(board.has[j].sum() - shared[i, j]), sim_low=sim[0], sim_high=sim[1],
+        confidence=opts.confidence, reason=why)
 
 
 def _cliques(better, values, names):
