@@ -168,19 +168,15 @@ def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
     """Rank many models with honest ties: per-model scores, every pair compared, rank
     intervals and indistinguishable groups (docs/statistics.md, "Many models at once").
 
-    Per model and k the row of :func:`passatk.score`; per pair the paired t test of
-    :func:`passatk.compare` on the shared tasks, adjusted over all pairs of that k. A rank
-    interval is [1 + #models significantly better, M - #significantly worse] under a
-    family-wise procedure (Holm, or max-T with ``adjust="max-t"``); ``groups`` are the
-    maximal sets with no significant pair. Rows are sorted by score; equal scores are
-    listed by name and named in ``tied``, never broken silently.
+    Rank interval: [1 + #models significantly better, M - #significantly worse] under a
+    family-wise procedure; ``groups``: the maximal sets with no significant pair. Equal
+    scores are listed by name and named in ``tied``, never broken silently.
 
     Parameters
     ----------
     runs : Counts or mapping of str to run
-        A ``Counts`` with several groups (one model per group), or a mapping of run name to
-        a ``Counts`` (models ``name[group]`` if it has several), to a ``(task_ids, n, c)``
-        triple, or to a mapping with those keys.
+        A ``Counts`` with one model per group, or run name -> ``Counts`` (``name[group]``
+        per group), ``(task_ids, n, c)`` or a mapping with those keys.
     k : int, sequence of int, "ladder" or "all"
     metric : {"pass@k", "pass^k", "plugin"}, optional
         Default: the ``metric`` of the Counts (pass^k for tau-bench), else ``"pass@k"``.
@@ -192,17 +188,15 @@ def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
     confidence : float
         The level of the intervals; 1 - confidence is the family-wise (or FDR) level.
     unmatched : {"raise", "exclude"}
-        A task some model lacks: an error, or each pair is compared on the tasks it shares
-        (not with max-T).
+        A task some model lacks: an error, or pairs on their shared tasks (not max-T).
     n_resamples : int
-        Draws of the max-T null, and resamples of per-model bootstrap intervals.
+        Draws of the max-T null; resamples of per-model bootstrap intervals.
     rng, seed : as in :func:`passatk.score`
 
     Returns
     -------
     LeaderboardResult
-        ``.rows`` (one per model and k, best first), ``.pairs``, ``.groups``,
-        ``.matrix(k)``, ``.records()``, ``.pair_records()``, ``.to_latex()``.
+        ``.rows`` (best first), ``.pairs``, ``.groups``, ``.matrix(k)``, ``.to_latex()``.
 
     Examples
     --------
