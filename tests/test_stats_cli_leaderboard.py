@@ -65,6 +65,8 @@ def test_leaderboard_usage_errors(cli, runs):
     assert code == 2 and "image format" in err
     code, _, err = cli(["leaderboard", *runs, "--missing", "report"])
     assert code == 2 and "--missing report" in err and err.count("\n") == 1
+    code, _, err = cli(["leaderboard", *runs, "--ci", "cluster"])  # no --cluster-by here
+    assert code == 2 and "'cluster'" in err and err.count("\n") == 1
 
 
 def test_plan_answers_are_the_librarys(cli, runs):
