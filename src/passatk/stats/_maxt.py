@@ -74,7 +74,6 @@ def max_t_null(x, ii, jj, n_draws, gen):
     m, size = x.shape
     df = size - 1
     root = _root(x)  # S = root root'
-    contrast = root[ii] - root[jj]  # (pairs, M): c_ij'
     out = np.empty(n_draws)
     diag, cross = np.arange(m) * (m + 1), ii * m + jj
     for lo in range(0, n_draws, _BLOCK):
@@ -82,9 +81,9 @@ def max_t_null(x, ii, jj, n_draws, gen):
         g = np.matmul(root, _factors(m, df, blk, gen))  # L F: (L F)(L F)' ~ Wishart(df, S)
         w = np.matmul(g, g.transpose(0, 2, 1)).reshape(blk, m * m)
         d = w[:, diag]
-        var = d[:, ii] + d[:, jj] - 2.0 * w[:, cross]
-        # einsum, not a threaded BLAS call: its spinning workers slowed the draws 2-3x
-        num = np.einsum("bm,pm->bp", gen.standard_normal((blk, m)), contrast)
+        var = np.take(d, ii, axis=1) + np.take(d, jj, axis=1) - 2.0 * np.take(w, cross, axis=1)
+        u = gen.standard_normal((blk, m)) @ root.T  # ~ N(0, S): the model means
+        num = np.take(u, ii, axis=1) - np.take(u, jj, axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             out[lo:lo + blk] = np.fmax.reduce(num * num / var, axis=1)  # NaN (0/0) skipped
     out = np.sqrt(np.nan_to_num(out * df, nan=0.0))
