@@ -21,7 +21,7 @@ from ..errors import HintedError, Option
 from ._common import _P_FLOOR, _dedupe, _k_spec, _k_values, _label_array, _show
 from ._compare import _diff_fallback
 from ._dist import _t_tail, t_ppf
-from ._maxt import max_t_null
+from ._maxt import max_t_nulls
 from ._paired import _bh, _holm
 from ._results import LeaderboardResult, LeaderboardRow, PairRow
 from ._score import score
@@ -224,17 +224,38 @@ def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
     return _ranked(models, board, kvals, opts)
 
 
+class _KStats(NamedTuple):
+    """One k: the models x tasks estimates, every pair's moments and its t test."""
+
+    x: np.ndarray
+    shared: np.ndarray
+    diff: np.ndarray
+    pairs_ij: np.ndarray
+    stats: list
+
+
+def _k_stats(models, board, kv, opts):
+    x = np.zeros(board.has.shape)
+    for i, m in enumerate(models):
+        x[i, board.pos[i]] = _theta(opts.metric, m.n, m.c, kv)
+    shared, diff, sd = _pair_moments(x, board.has)
+    size = len(models)
+    pairs_ij = np.array([(i, j) for i in range(size) for j in range(i + 1, size)])
+    stats = [_pair_stats(i, j, shared, diff, sd, opts.confidence) for i, j in pairs_ij]
+    return _KStats(x, shared, diff, pairs_ij, stats)
+
+
 def _ranked(models, board, kvals, opts):
     scores = _model_scores(models, kvals, opts)
+    per_k = {kv: _k_stats(models, board, kv, opts) for kv in kvals}
+    maxt = opts.adjust == "max-t"
+    nulls = _max_t_nulls(per_k, opts) if maxt else {}
     rows, pairs, groups, crits = [], [], {}, {}
     for kv in kvals:
-        x = np.zeros(board.has.shape)
-        for i, m in enumerate(models):
-            x[i, board.pos[i]] = _theta(opts.metric, m.n, m.c, kv)
-        krows, kpairs, groups[kv], crits[kv] = _one_k(models, scores, kv, x, board, opts)
+        krows, kpairs, groups[kv], crits[kv] = _one_k(models, scores, kv, per_k[kv],
+                                                      nulls.get(kv), board, opts)
         rows.extend(krows)
         pairs.extend(kpairs)
-    maxt = opts.adjust == "max-t"
     return LeaderboardResult(rows=tuple(rows), pairs=tuple(pairs), groups=groups,
                              adjust=opts.adjust, rank_adjust="max-t" if maxt else "holm",
                              confidence=opts.confidence, metric=opts.metric,
@@ -277,43 +298,56 @@ def _pair_stats(i, j, shared, diff, sd, confidence):
     return se, size - 1, t, p, max(d - h, -1.0), min(d + h, 1.0), None
 
 
-def _max_t(x, pairs_ij, stats, confidence, n_resamples, rng):
+def _live(st):
+    """Which pairs of one k have a t test (not all their differences equal)."""
+    return np.array([s[2] is not None for s in st.stats])
+
+
+def _max_t_nulls(per_k, opts):
+    """{k: sorted draws of max |T*|} for the k with some t test, drawn jointly (``_maxt``)."""
+    todo = [(kv, st, _live(st)) for kv, st in per_k.items() if _live(st).any()]
+    if not todo:
+        return {}
+    tops = max_t_nulls([st.x for _, st, _ in todo],
+                       [(st.pairs_ij[ok, 0], st.pairs_ij[ok, 1]) for _, st, ok in todo],
+                       opts.n_resamples, opts.rng)
+    return {kv: top for (kv, _, _), top in zip(todo, tops, strict=True)}
+
+
+def _max_t(st, top, confidence):
     """Critical value and adjusted p-values of the single-step max-T over the pairs.
 
-    The null draws are those of the paired t statistics themselves under normal task
-    values with the observed covariance (``_maxt``), each pair with its own SE on N - 1 df;
+    ``top`` holds the sorted null draws of the largest |t| (the paired t statistics under
+    normal task values with the observed covariance, each pair with its own SE on N - 1 df);
     adjusted p = (1 + #{max T* >= |t|}) / (B + 1). A pair without a t test (all its
     differences equal) keeps its exact sign-flip p-value.
     """
-    raw = np.array([np.nan if s[3] is None else s[3] for s in stats])
-    live = np.array([s[2] is not None for s in stats])
-    if not live.any():
+    raw = np.array([np.nan if s[3] is None else s[3] for s in st.stats])
+    if top is None:
         return None, raw
-    top = max_t_null(x, pairs_ij[live, 0], pairs_ij[live, 1], n_resamples, rng)
-    tabs = np.array([abs(s[2]) for s, ok in zip(stats, live, strict=True) if ok])
+    live = _live(st)
+    tabs = np.array([abs(s[2]) for s, ok in zip(st.stats, live, strict=True) if ok])
     adj = raw.copy()
     adj[live] = (1 + top.size - np.searchsorted(top, tabs, side="left")) / (top.size + 1)
     return float(np.quantile(top, confidence)), adj
 
 
-def _one_k(models, scores, kv, x, board, opts):
+def _one_k(models, scores, kv, st, top, board, opts):
     names = [m.name for m in models]
     size = len(models)
-    shared, diff, sd = _pair_moments(x, board.has)
-    pairs_ij = np.array([(i, j) for i in range(size) for j in range(i + 1, size)])
-    stats = [_pair_stats(i, j, shared, diff, sd, opts.confidence) for i, j in pairs_ij]
-    raw = np.array([np.nan if s[3] is None else s[3] for s in stats])
+    raw = np.array([np.nan if s[3] is None else s[3] for s in st.stats])
     crit = None
     if opts.adjust == "max-t":
-        crit, adj = _max_t(x, pairs_ij, stats, opts.confidence, opts.n_resamples, opts.rng)
+        crit, adj = _max_t(st, top, opts.confidence)
         fam = adj
     else:
         fam = _holm(raw)
         adj = fam if opts.adjust == "holm" else _bh(raw)
     better = np.zeros((size, size), dtype=bool)  # better[i, j]: i significantly above j
     pairs = []
-    for q, (i, j) in enumerate(pairs_ij):
-        row = _pair_row(kv, names, board, shared, diff, stats[q], (i, j), adj[q], crit, opts)
+    for q, (i, j) in enumerate(st.pairs_ij):
+        row = _pair_row(kv, names, board, st.shared, st.diff, st.stats[q], (i, j), adj[q],
+                        crit, opts)
         pairs.append(row)
         if row.p_value is not None and fam[q] < 1.0 - opts.confidence:
             better[i, j], better[j, i] = row.diff > 0, row.diff < 0

@@ -71,23 +71,36 @@ def max_t_null(x, ii, jj, n_draws, gen):
     >>> round(float(np.quantile(top, 0.95)), 1)  # one pair: |t| on 29 df, t_0.975 = 2.045
     2.0
     """
-    m, size = x.shape
+    return max_t_nulls([x], [(ii, jj)], n_draws, gen)[0]
+
+
+def max_t_nulls(xs, pairs, n_draws, gen):
+    """:func:`max_t_null` for several matrices of one shape (one per k) at once.
+
+    The draws of z and W0 are shared: each k's null is exact, and the normal and chi^2 draws
+    are made once for all k (they were most of the cost).
+    """
+    m, size = xs[0].shape
     df = size - 1
-    root = _root(x)  # S = root root'
-    out = np.empty(n_draws)
-    diag, cross = np.arange(m) * (m + 1), ii * m + jj
+    roots = [_root(x) for x in xs]  # S = root root'
+    diag = np.arange(m) * (m + 1)
+    out = np.empty((len(xs), n_draws))
     for lo in range(0, n_draws, _BLOCK):
         blk = min(_BLOCK, n_draws - lo)
-        g = np.matmul(root, _factors(m, df, blk, gen))  # L F: (L F)(L F)' ~ Wishart(df, S)
-        w = np.matmul(g, g.transpose(0, 2, 1)).reshape(blk, m * m)
-        d = w[:, diag]
-        var = np.take(d, ii, axis=1) + np.take(d, jj, axis=1) - 2.0 * np.take(w, cross, axis=1)
-        u = gen.standard_normal((blk, m)) @ root.T  # ~ N(0, S): the model means
-        num = np.take(u, ii, axis=1) - np.take(u, jj, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out[lo:lo + blk] = np.fmax.reduce(num * num / var, axis=1)  # NaN (0/0) skipped
+        f = _factors(m, df, blk, gen)  # F F' ~ Wishart(df, I)
+        z = gen.standard_normal((blk, m))
+        for q, (root, (ii, jj)) in enumerate(zip(roots, pairs, strict=True)):
+            g = np.matmul(root, f)  # (L F)(L F)' ~ Wishart(df, S)
+            w = np.matmul(g, g.transpose(0, 2, 1)).reshape(blk, m * m)
+            d = w[:, diag]
+            var = (np.take(d, ii, axis=1) + np.take(d, jj, axis=1)
+                   - 2.0 * np.take(w, ii * m + jj, axis=1))
+            u = z @ root.T  # ~ N(0, S): the model means
+            num = np.take(u, ii, axis=1) - np.take(u, jj, axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[q, lo:lo + blk] = np.fmax.reduce(num * num / var, axis=1)  # 0/0 skipped
     out = np.sqrt(np.nan_to_num(out * df, nan=0.0))
-    return np.sort(out)
+    return [np.sort(row) for row in out]
 
 
-__all__ = ["max_t_null"]
+__all__ = ["max_t_null", "max_t_nulls"]
