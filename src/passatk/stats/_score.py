@@ -519,7 +519,7 @@ BAYES_N_NOTE = ("bayes@n is the posterior of the mean pass rate under an indepen
 #: the reason of a task-set posterior row at 1 < k < n when some task was never solved
 TASKSET_NOTE = ("the pass@k of the never-solved tasks (c = 0) is the fitted Beta's "
                 "extrapolation below 1/n: on RLVR-shaped simulations this task-set posterior "
-                "covered about 92% at k = 10 (93-98% at k = 1 and k = n), under its stated "
+                "covered about 92% at k = 10 (93-100% at k = 1 and k = n), under its stated "
                 "95%; for a confidence interval use metric='pass@k' (docs/statistics.md)")
 
 
