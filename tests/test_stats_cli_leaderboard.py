@@ -63,6 +63,10 @@ def test_leaderboard_usage_errors(cli, runs):
     assert code == 2 and "latex" in err
     code, _, err = cli(["leaderboard", *runs, "--plot", "x.gif"])
     assert code == 2 and "image format" in err
+    code, _, err = cli(["leaderboard", *runs, "--missing", "report"])
+    assert code == 2 and "--missing report" in err and err.count("\n") == 1
+    code, _, err = cli(["leaderboard", *runs, "--ci", "cluster"])  # no --cluster-by here
+    assert code == 2 and "'cluster'" in err and err.count("\n") == 1
 
 
 def test_plan_answers_are_the_librarys(cli, runs):
@@ -84,6 +88,17 @@ def test_plan_answers_are_the_librarys(cli, runs):
     assert rec["sd"] == passatk.stats.paired_sd(a.n, a.c, b.n, b.c, task_ids_a=a.task,
                                                 task_ids_b=b.task).value
     assert rec["samples_per_task"] == passatk.samples_needed(a.n, a.c, 1, 0.02).value
+
+
+def test_plan_samples_per_task_alone(cli, runs):
+    # --target-se with a pilot needs nothing else: only the samples per task are planned
+    code, out, err = cli(["plan", "--pilot", runs[0], runs[1], "-k", "5", "--target-se",
+                          "0.03", "--format", "json"])
+    assert code == 0, err
+    a = read_counts([runs[0]])
+    recs = json.loads(out)
+    assert [r["quantity"] for r in recs] == ["samples_per_task"]
+    assert recs[0]["value"] == passatk.samples_needed(a.n, a.c, 5, 0.03).value
 
 
 @pytest.mark.parametrize(("argv", "match"), [

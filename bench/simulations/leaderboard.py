@@ -10,7 +10,8 @@ A replicate makes a family-wise error when some pair is declared significant alt
 two are tied or ordered the other way. Rank intervals cover when every model's interval
 [rank_low, rank_high] holds its true rank range [1 + #truly better, M - #truly worse].
 
-Usage: python bench/simulations/leaderboard.py REPS   (prints a Markdown table)
+Usage: python bench/simulations/leaderboard.py REPS [ADJUST,...] [LAYOUT_INDEX,...]
+(prints a Markdown table; ADJUST defaults to holm,bh,max-t, the layouts to all four)
 """
 import sys
 import time
@@ -34,19 +35,21 @@ def _truth(theta, rng):
     return {t: float(np.mean(1 / (1 + np.exp(-(t + b + e))))) for t in np.unique(theta)}
 
 
-def main(reps, tasks=200):
+def main(reps, adjusts=("holm", "bh", "max-t"), layouts=None, tasks=200):
     rng = np.random.default_rng(20260106)
     print("| models | layout | adjust | family-wise error | rank intervals cover | "
           "mean rank-interval width |")
     print("|--:|---|---|--:|--:|--:|")
-    for (m, name), theta in LAYOUTS.items():
+    for q, ((m, name), theta) in enumerate(LAYOUTS.items()):
+        if layouts is not None and q not in layouts:
+            continue
         t0 = time.perf_counter()
         mu = _truth(theta, rng)
         true = np.array([mu[t] for t in theta])
         lo_true = 1 + np.array([np.sum(true > x) for x in true])
         hi_true = m - np.array([np.sum(true < x) for x in true])
         names = [f"m{i:02d}" for i in range(m)]
-        res = {adj: [0, 0, []] for adj in ("holm", "bh", "max-t")}
+        res = {adj: [0, 0, []] for adj in adjusts}
         ids = np.array([f"t{j}" for j in range(tasks)], dtype=object)
         for r in range(reps):
             b = rng.normal(0, 1.5, tasks)
@@ -72,4 +75,6 @@ def main(reps, tasks=200):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200,
+         tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 else ("holm", "bh", "max-t"),
+         {int(q) for q in sys.argv[3].split(",")} if len(sys.argv) > 3 else None)

@@ -339,7 +339,8 @@ def _add_cluster_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _add_k_metric_ci(
-    p: argparse.ArgumentParser, *, k_default: str, cis: Sequence[str] = CIS
+    p: argparse.ArgumentParser, *, k_default: str, cis: Sequence[str] = CIS,
+    missing: bool = True,
 ) -> None:
     g = p.add_argument_group("estimates")
     g.add_argument(
@@ -391,6 +392,8 @@ def _add_k_metric_ci(
         help="random seed of the bootstrap and permutations (default: 0, so that a run "
         "repeats; 'random' draws one); the JSON output records it",
     )
+    if not missing:
+        return
     g.add_argument(
         "--missing",
         choices=("raise", "report"),
@@ -465,11 +468,17 @@ def _add_score_parser(sub: Any) -> None:
         "  passatk score runs/ -k 1,10,100 --by model --format json -o scores.json\n"
         "  passatk score trials.json --metric pass^k -k 1-8 --ci bca --seed 0\n",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories or globs")
-    _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1", cis=SCORE_CIS)
+    _add_run_args(p, "files, directories or globs")
     _add_cluster_arg(p)
     _add_output_args(p)
+
+
+def _add_run_args(p: argparse.ArgumentParser, paths_help: str, *,
+                  cis: Sequence[str] = SCORE_CIS, missing: bool = True) -> None:
+    """The archives to read and the estimates to make of them (score, leaderboard)."""
+    p.add_argument("paths", nargs="+", metavar="PATH", help=paths_help)
+    _add_reader_args(p)
+    _add_k_metric_ci(p, k_default="1", cis=cis, missing=missing)
 
 
 def _add_compare_parser(sub: Any) -> None:

@@ -13,8 +13,8 @@ from typing import Any
 from ._cli_args import (
     EXIT_OK,
     SCORE_CIS,
-    _add_k_metric_ci,
     _add_reader_args,
+    _add_run_args,
     _finite_float,
     _level,
     _positive_float,
@@ -44,9 +44,9 @@ def add_leaderboard_parser(sub: Any) -> None:
         "  passatk leaderboard runs/*.jsonl --format latex -o table.tex\n"
         "  passatk leaderboard a.jsonl b.jsonl --matrix --format markdown\n",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="one run per path (or --by)")
-    _add_reader_args(p)
-    _add_k_metric_ci(p, k_default="1", cis=SCORE_CIS)
+    # no --ci cluster (no --cluster-by here), no --missing: a missing score has no rank
+    _add_run_args(p, "one run per path (or --by)",
+                  cis=tuple(c for c in SCORE_CIS if c != "cluster"), missing=False)
     g = p.add_argument_group("leaderboard")
     g.add_argument("--adjust", choices=("holm", "bh", "max-t"), default="holm",
                    help="adjustment of the pairwise p-values over all pairs: holm "
@@ -92,25 +92,19 @@ def _matrix_records(result: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _leaderboard_text(args: argparse.Namespace, result: Any) -> str:
-    from ._output import render
+def _records(args: argparse.Namespace, result: Any) -> list[dict[str, Any]]:
+    if args.format == "latex" and (args.pairs or args.matrix):
+        raise ValueError("--format latex prints the ranking; use another format with "
+                         "--pairs or --matrix")
+    if args.matrix:
+        return _matrix_records(result)
+    return result.pair_records() if args.pairs else result.records()
+
+
+def _table_rows(args: argparse.Namespace, records: list[dict[str, Any]]) -> list[dict]:
+    """The columns a table shows; groups as letters, and a note column when a row has one."""
     from .stats._report import letters
 
-    if args.format == "latex":
-        if args.pairs or args.matrix:
-            raise ValueError("--format latex prints the ranking; use another format with "
-                             "--pairs or --matrix")
-        return result.to_latex()
-    if args.matrix:
-        records = _matrix_records(result)
-    elif args.pairs:
-        records = result.pair_records()
-    else:
-        records = result.records()
-    if args.format in ("json", "jsonl"):
-        return render(records, args.format)
-    if args.matrix:
-        return render(records, args.format, decimals=4)
     columns = _PAIR_COLUMNS if args.pairs else _ROW_COLUMNS
     with_note = any(r.get("reason") for r in records)
     table = []
@@ -121,7 +115,20 @@ def _leaderboard_text(args: argparse.Namespace, result: Any) -> str:
         if with_note:
             row["note"] = r.get("reason") or ""
         table.append(row)
-    return render(table, args.format, decimals=4)
+    return table
+
+
+def _leaderboard_text(args: argparse.Namespace, result: Any) -> str:
+    from ._output import render
+
+    records = _records(args, result)
+    if args.format == "latex":
+        return result.to_latex()
+    if args.format in ("json", "jsonl"):
+        return render(records, args.format)
+    if args.matrix:
+        return render(records, args.format, decimals=4)
+    return render(_table_rows(args, records), args.format, decimals=4)
 
 
 def cmd_leaderboard(args: argparse.Namespace, read: Any, intervals: dict) -> int:
@@ -240,6 +247,29 @@ def _pilot_runs(args: argparse.Namespace, _read: Any) -> Any:
     return runs
 
 
+def _plan_answers(args: argparse.Namespace, sd: Any) -> list[Any]:
+    """The sd and what it plans: tasks needed (--delta), the minimum detectable effect
+    (--tasks), and with both the power."""
+    from passatk import stats
+
+    if sd is None:
+        return []
+    if args.delta is None and args.tasks is None:
+        if args.target_se is not None:  # samples per task only; the sd is not asked for
+            return []
+        raise ValueError("say what to plan: --delta (tasks needed), --tasks (minimum "
+                         "detectable effect) or both (power)")
+    answers, kw = [sd], {"alpha": args.alpha}
+    if args.delta is not None:
+        answers.append(stats.tasks_needed(args.delta, sd.value, power=args.power, **kw))
+    if args.tasks is not None:
+        answers.append(stats.min_detectable_effect(args.tasks, sd.value, power=args.power,
+                                                   **kw))
+        if args.delta is not None:
+            answers.append(stats.achieved_power(args.tasks, args.delta, sd.value, **kw))
+    return answers
+
+
 def cmd_plan(args: argparse.Namespace, read: Any) -> int:
     """``passatk plan``; ``read`` is the command line's archive reader."""
     from passatk import stats
@@ -247,21 +277,7 @@ def cmd_plan(args: argparse.Namespace, read: Any) -> int:
     from ._output import render, write_text
 
     pilots = _pilot_runs(args, read)
-    sd = _plan_sd(args, pilots)
-    answers = []
-    if sd is not None:
-        answers.append(sd)
-        kw = {"alpha": args.alpha}
-        if args.delta is not None:
-            answers.append(stats.tasks_needed(args.delta, sd.value, power=args.power, **kw))
-        if args.tasks is not None:
-            answers.append(stats.min_detectable_effect(args.tasks, sd.value,
-                                                       power=args.power, **kw))
-            if args.delta is not None:
-                answers.append(stats.achieved_power(args.tasks, args.delta, sd.value, **kw))
-        if args.delta is None and args.tasks is None:
-            raise ValueError("say what to plan: --delta (tasks needed), --tasks (minimum "
-                             "detectable effect) or both (power)")
+    answers = _plan_answers(args, _plan_sd(args, pilots))
     if args.target_se is not None:
         if pilots is None:
             raise ValueError("--target-se needs a pilot run: --pilot A B (A is used)")

@@ -43,14 +43,8 @@ def _cov(ta, ia, tb, ib):
     return float(np.sum((xa - xa.mean()) * (xb - xb.mean()))) / (common.size - 1) * common.size
 
 
-def combined_row(groups, metric, k, combine, confidence, tau):
-    """The combined row of one metric and k, or None when some group has n < k."""
-    if any(int(g.n.min()) < k for g in groups) or any(g.n.size < 2 for g in groups):
-        return None
-    thetas = [_theta(metric, g.n, g.c, k, tau) for g in groups]
-    sizes = np.array([t.size for t in thetas], dtype=np.float64)
-    w = np.full(len(groups), 1.0 / len(groups)) if combine == "mean" else sizes / sizes.sum()
-    values = np.array([float(np.mean(t)) for t in thetas])
+def _variance(thetas, groups, w, sizes):
+    """Var of sum_g w_g v_g from the group covariances, and its diagonal terms."""
     var = 0.0
     diag = []
     for i, (ti, gi) in enumerate(zip(thetas, groups, strict=True)):
@@ -59,17 +53,31 @@ def combined_row(groups, metric, k, combine, confidence, tau):
             var += (1.0 if i == j else 2.0) * w[i] * w[j] * cov
             if i == j:
                 diag.append(w[i] * w[i] * cov)
-    se = math.sqrt(max(var, 0.0))
-    value = float(np.dot(w, values))
-    diag = np.array(diag)
+    return var, np.array(diag)
+
+
+def _welch_df(diag, sizes):
     den = float(np.sum(diag**2 / (sizes - 1.0)))
-    df = float(np.sum(diag)) ** 2 / den if den > 0 else float(sizes.sum() - 1)
+    return float(np.sum(diag)) ** 2 / den if den > 0 else float(sizes.sum() - 1)
+
+
+def combined_row(groups, metric, k, combine, confidence, tau):
+    """The combined row of one metric and k, or None when some group has n < k."""
+    if any(int(g.n.min()) < k for g in groups) or any(g.n.size < 2 for g in groups):
+        return None
+    thetas = [_theta(metric, g.n, g.c, k, tau) for g in groups]
+    sizes = np.array([t.size for t in thetas], dtype=np.float64)
+    w = np.full(len(groups), 1.0 / len(groups)) if combine == "mean" else sizes / sizes.sum()
+    value = float(np.dot(w, [float(np.mean(t)) for t in thetas]))
+    var, diag = _variance(thetas, groups, w, sizes)
+    se = math.sqrt(max(var, 0.0))
+    df = _welch_df(diag, sizes)
     h = t_ppf(0.5 + confidence / 2, df) * se
-    lo, hi = max(value - h, 0.0), min(value + h, 1.0)
     tasks = len(set().union(*[set(np.asarray(g.ids).tolist()) for g in groups]))
     return ScoreRow(
-        group={"combined": combine}, metric=metric, k=k, value=value, se=se, ci_low=lo,
-        ci_high=hi, tasks=tasks, samples=int(sum(int(g.n.sum()) for g in groups)),
+        group={"combined": combine}, metric=metric, k=k, value=value, se=se,
+        ci_low=max(value - h, 0.0), ci_high=min(value + h, 1.0), tasks=tasks,
+        samples=int(sum(int(g.n.sum()) for g in groups)),
         reason=None, confidence=confidence, se_super=se, interval="t",
         estimand=(f"combined over {len(groups)} groups ({_WHAT[combine]}), stratified "
                   f"super-population: groups fixed, tasks sampled within each; shared tasks "

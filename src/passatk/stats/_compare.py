@@ -151,48 +151,36 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
             clusters: ArrayLike | None = None) -> CompareResult:
     """Paired comparison of run A and run B on the same tasks, at one or several k.
 
-    Tasks are matched by id (or by position when no ids are given). Per k, with
-    D_i = thetahat_A,i - thetahat_B,i: the mean difference, its paired SE sd(D)/sqrt(N), the
-    t interval and p-value (N-1 df), the paired studentized bootstrap interval, the
-    sign-flip permutation p-value (exact for N <= 20), the Wilcoxon signed-rank test (a
-    test of symmetry about 0, not of the mean), McNemar's exact test when every task has
-    one sample in both runs, Holm and Benjamini-Hochberg adjustments of the t p-values over
-    the k compared, and a studentized max-T bootstrap band that holds over all k
-    simultaneously. With ``clusters``, the SE is the cluster-robust CR1 SE on
-    clusters - 1 df and the bootstrap resamples whole clusters.
-
-    When every difference is equal (sd = 0) there is no t test: ``p_value`` is the exact
-    sign-flip p-value (never 0), the interval falls back to the Wilson interval with the
-    [-1, 1] variance bound, and ``reason`` says so. Intervals are clipped to [-1, 1].
+    Matched by task id (or position); per k the paired t test of D_i = thetahat_A,i -
+    thetahat_B,i, the studentized bootstrap, sign-flip, Wilcoxon (symmetry, not the mean),
+    McNemar (n = 1), Holm/BH over the k and a max-T band over all k (docs/statistics.md,
+    "Comparing two runs"). All differences equal: the exact sign-flip p and a ``reason``.
 
     Parameters
     ----------
     n_a, c_a, n_b, c_b : array_like of int
-        Samples and correct samples per task in run A and run B. Or ``compare(counts_a,
-        counts_b, k=...)`` with two ``Counts``: their groups are paired as
-        :func:`passatk.archives.pair_runs` pairs them, each pair compared on its task ids,
-        and the rows keep the group's name.
+        Samples and correct samples per task in run A and run B. Or two ``Counts``: their
+        groups paired as :func:`passatk.archives.pair_runs` pairs them, rows named.
     k : int, sequence of int, "ladder" or "all"
-        Budgets; ``"ladder"`` means 1, 2, 5, 10, ... and min(n) over both runs, ``"all"``
-        1..min(n) (at most :data:`MAX_ALL_K` values).
+        Budgets, as in :func:`passatk.score` (over both runs).
     task_ids_a, task_ids_b : array_like, optional
         Task ids of each run (both or neither).
     metric : {"pass@k", "pass^k", "plugin"}, optional
         Default ``"pass@k"`` (the Counts' own metric for two Counts).
     unmatched : {"raise", "exclude"}
-        Tasks present in one run only: an error listing them, or excluded and reported in
-        ``only_in_a`` / ``only_in_b``.
+        Tasks in one run only: an error, or left out and listed in ``only_in_a``/``_b``.
     duplicates : {"raise", "merge"}
     missing : {"raise", "report"}
         A k above some task's n: error, or a row with ``diff=None`` and the reason.
     confidence : float
+        With ``clusters``, intervals are CR1 on clusters - 1 df.
     n_resamples : int
         Bootstrap resamples, and random sign patterns when N > 20; at most 10**7.
     rng, seed : as in :func:`passatk.score` (``seed`` is an alias of ``rng``)
     group : mapping, optional
-        Labels copied into every row's ``group`` (e.g. ``{"a": "model-x", "b": "model-y"}``).
+        Labels copied into every row's ``group``.
     clusters : array_like, optional
-        One cluster label per row of run A (e.g. the passage or repository of each task).
+        One cluster label per row of run A (the passage or repository of each task).
 
     Returns
     -------
@@ -203,9 +191,8 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
     >>> import passatk
     >>> r = passatk.compare([10, 10, 10, 10], [9, 7, 5, 8], [10, 10, 10, 10], [6, 7, 2, 4],
     ...                     k=1, seed=0)
-    >>> row = r[0]
-    >>> round(row.diff, 3), round(row.se, 3), row.tasks, row.perm_p_value, row.perm_exact
-    (0.25, 0.087, 4, 0.25, True)
+    >>> round(r[0].diff, 3), round(r[0].se, 3), r[0].tasks, r[0].perm_p_value
+    (0.25, 0.087, 4, 0.25)
     >>> one = passatk.compare([1] * 5, [1] * 5, [1] * 5, [0] * 5, seed=0)[0]
     >>> one.p_value, round(one.mcnemar_p_value, 12)   # A always wins: exact p, never 0
     (0.0625, 0.0625)
@@ -217,9 +204,13 @@ def compare(n_a: ArrayLike, c_a: ArrayLike, n_b: ArrayLike | None = None,
             n_resamples=n_resamples, rng=rng, seed=seed, group=group, clusters=clusters))
     if n_b is None or c_b is None:
         raise TypeError("compare needs n_a, c_a, n_b and c_b, or two Counts")
-    a = _compare_iv(n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b,
-                    "pass@k" if metric is None else metric, unmatched, duplicates, missing,
-                    confidence, n_resamples, rng, seed, group, clusters)
+    return _compare_arrays(_compare_iv(
+        n_a, c_a, n_b, c_b, k, task_ids_a, task_ids_b, "pass@k" if metric is None else metric,
+        unmatched, duplicates, missing, confidence, n_resamples, rng, seed, group, clusters))
+
+
+def _compare_arrays(a):
+    """``compare`` of two runs of arrays, ``a`` its checked arguments."""
     m = _match_runs(a.n_a, a.c_a, a.n_b, a.c_b, a.ids_a, a.ids_b, a.cl, a.unmatched,
                     a.duplicates)
     kvals = list(_k_values(a.ks, int(min(m.n_a.min(), m.n_b.min()))))

@@ -18,9 +18,10 @@ import numpy as np
 
 from .. import _validation as V
 from ..errors import HintedError, Option
-from ._common import _P_FLOOR, _dedupe, _k_spec, _k_values, _label_array, _seed64, _show
-from ._compare import _diff_fallback, _resampled_sums
+from ._common import _P_FLOOR, _dedupe, _k_spec, _k_values, _label_array, _show
+from ._compare import _diff_fallback
 from ._dist import _t_tail, t_ppf
+from ._maxt import max_t_nulls
 from ._paired import _bh, _holm
 from ._results import LeaderboardResult, LeaderboardRow, PairRow
 from ._score import score
@@ -144,55 +145,58 @@ def _pair_moments(x, has):
     return shared, diff, np.sqrt(var)
 
 
+class _Opts(NamedTuple):
+    metric: str
+    adjust: str
+    interval: str
+    confidence: float
+    n_resamples: int
+    rng: Any
+
+
+def _default_metric(runs):
+    """The metric of the Counts (or of the first Counts among the runs), else pass@k."""
+    return getattr(runs, "metric", None) or next(
+        (getattr(r, "metric", None) for r in getattr(runs, "values", list)()
+         if hasattr(r, "iter_groups")), None) or "pass@k"
+
+
 def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
                 adjust: str = "holm", interval: str = "auto", confidence: float = 0.95,
                 unmatched: str = "raise", n_resamples: int = 10_000, rng: V.RngLike = None,
                 seed: V.RngLike = None) -> LeaderboardResult:
     """Rank many models with honest ties: per-model scores, every pair compared, rank
-    intervals and indistinguishable groups.
+    intervals and indistinguishable groups (docs/statistics.md, "Many models at once").
 
-    Per model and k: the row that :func:`passatk.score` gives (value, SE, interval).
-    Per pair and k: the paired difference on the tasks both share, its SE sd(D)/sqrt(N),
-    the t interval and p-value on N - 1 df (as :func:`passatk.compare` computes them), and
-    the p-value adjusted over all M (M - 1) / 2 pairs of that k: Holm (family-wise,
-    default), Benjamini-Hochberg (false discovery rate) or a studentized max-T bootstrap
-    over tasks (family-wise, with simultaneous intervals ``sim_low``/``sim_high``).
-
-    A model's rank interval is [1 + the number of models significantly better, M - the
-    number significantly worse], from a family-wise procedure at level 1 - ``confidence``
-    (Holm when ``adjust`` is "holm" or "bh", max-T for "max-t"): all rank intervals hold at
-    once with that probability. ``groups`` are the maximal sets of models in which no pair
-    differs significantly (the cliques of the "not significantly different" graph). Rows
-    are sorted by score; models with equal scores are listed by name and named in ``tied``.
+    Rank interval: [1 + #models significantly better, M - #significantly worse] under a
+    family-wise procedure; ``groups``: the maximal sets with no significant pair. Equal
+    scores are listed by name and named in ``tied``, never broken silently.
 
     Parameters
     ----------
     runs : Counts or mapping of str to run
-        A ``Counts`` with several groups (one model per group, e.g. ``read_counts(...,
-        by=["model"])``), or a mapping of run name to a ``Counts`` (one group, or one model
-        per group named ``name[group]``), to a ``(task_ids, n, c)`` triple, or to a mapping
-        with those keys.
+        A ``Counts`` with one model per group, or run name -> ``Counts`` (``name[group]``
+        per group), ``(task_ids, n, c)`` or a mapping with those keys.
     k : int, sequence of int, "ladder" or "all"
     metric : {"pass@k", "pass^k", "plugin"}, optional
         Default: the ``metric`` of the Counts (pass^k for tau-bench), else ``"pass@k"``.
     adjust : {"holm", "bh", "max-t"}
+        Holm (family-wise), Benjamini-Hochberg (false discovery rate; ranks from Holm) or
+        the single-step max-T (family-wise, with simultaneous ``sim_low``/``sim_high``).
     interval : str
         The per-model interval, as in :func:`passatk.score`.
     confidence : float
         The level of the intervals; 1 - confidence is the family-wise (or FDR) level.
     unmatched : {"raise", "exclude"}
-        A task that some model lacks: an error, or each pair is compared on the tasks it
-        shares (``tasks`` of each pair says how many). max-T needs a common task set.
+        A task some model lacks: an error, or pairs on their shared tasks (not max-T).
     n_resamples : int
-        Bootstrap resamples of the max-T critical value (``adjust="max-t"``) and of the
-        per-model bootstrap intervals.
+        Draws of the max-T null; resamples of per-model bootstrap intervals.
     rng, seed : as in :func:`passatk.score`
 
     Returns
     -------
     LeaderboardResult
-        ``.rows`` (one per model and k, best first), ``.pairs``, ``.groups``,
-        ``.matrix(k)``, ``.records()``, ``.pair_records()``, ``.to_latex()``.
+        ``.rows`` (best first), ``.pairs``, ``.groups``, ``.matrix(k)``, ``.to_latex()``.
 
     Examples
     --------
@@ -205,53 +209,68 @@ def leaderboard(runs: Any, k: V.KSpec = 1, *, metric: str | None = None,
     [('a', 0.825, 1, 1), ('b', 0.2, 2, 3), ('c', 0.2, 2, 3)]
     >>> lb.rows[1].tied, lb.groups[1]
     (('c',), (('a',), ('b', 'c')))
-    >>> p = lb.pairs[0]
-    >>> p.model_a, p.model_b, round(p.diff, 3), p.tasks, p.significant
-    ('a', 'b', 0.625, 4, True)
     """
     models = _models(runs)
-    if metric is None:
-        metric = getattr(runs, "metric", None) or next(
-            (getattr(r, "metric", None) for r in getattr(runs, "values", list)()
-             if hasattr(r, "iter_groups")), None) or "pass@k"
-    metric = V.choice(metric, "metric", ("pass@k", "pass^k", "plugin"))
-    adjust = V.choice(adjust, "adjust", ADJUSTMENTS)
-    unmatched = V.choice(unmatched, "unmatched", ("raise", "exclude"))
-    confidence = V.confidence_level(confidence)
-    n_resamples = V.n_resamples_arg(n_resamples)
-    rng = V.normalize_rng(rng, seed)
-    ks = _k_spec(k)
-    board = _board(models, unmatched)
-    if adjust == "max-t" and not board.has.all():
-        raise ValueError("adjust='max-t' resamples tasks jointly and needs every model to "
+    opts = _Opts(V.choice(_default_metric(runs) if metric is None else metric, "metric",
+                          ("pass@k", "pass^k", "plugin")),
+                 V.choice(adjust, "adjust", ADJUSTMENTS), interval,
+                 V.confidence_level(confidence), V.n_resamples_arg(n_resamples),
+                 V.normalize_rng(rng, seed))
+    board = _board(models, V.choice(unmatched, "unmatched", ("raise", "exclude")))
+    if opts.adjust == "max-t" and not board.has.all():
+        raise ValueError("adjust='max-t' draws the pairs jointly and needs every model to "
                          "have every task; use adjust='holm' with unmatched='exclude'")
-    kvals = list(_k_values(ks, int(min(m.n.min() for m in models))))
-    scores = _model_scores(models, kvals, metric, interval, confidence, n_resamples, rng)
+    kvals = list(_k_values(_k_spec(k), int(min(m.n.min() for m in models))))
+    return _ranked(models, board, kvals, opts)
+
+
+class _KStats(NamedTuple):
+    """One k: the models x tasks estimates, every pair's moments and its t test."""
+
+    x: np.ndarray
+    shared: np.ndarray
+    diff: np.ndarray
+    pairs_ij: np.ndarray
+    stats: list
+
+
+def _k_stats(models, board, kv, opts):
+    x = np.zeros(board.has.shape)
+    for i, m in enumerate(models):
+        x[i, board.pos[i]] = _theta(opts.metric, m.n, m.c, kv)
+    shared, diff, sd = _pair_moments(x, board.has)
+    size = len(models)
+    pairs_ij = np.array([(i, j) for i in range(size) for j in range(i + 1, size)])
+    stats = [_pair_stats(i, j, shared, diff, sd, opts.confidence) for i, j in pairs_ij]
+    return _KStats(x, shared, diff, pairs_ij, stats)
+
+
+def _ranked(models, board, kvals, opts):
+    scores = _model_scores(models, kvals, opts)
+    per_k = {kv: _k_stats(models, board, kv, opts) for kv in kvals}
+    maxt = opts.adjust == "max-t"
+    nulls = _max_t_nulls(per_k, opts) if maxt else {}
     rows, pairs, groups, crits = [], [], {}, {}
     for kv in kvals:
-        x = np.zeros(board.has.shape)
-        for i, m in enumerate(models):
-            x[i, board.pos[i]] = _theta(metric, m.n, m.c, kv)
-        krows, kpairs, kgroups, crit = _one_k(models, scores, kv, x, board, adjust,
-                                              confidence, n_resamples, rng, metric)
+        krows, kpairs, groups[kv], crits[kv] = _one_k(models, scores, kv, per_k[kv],
+                                                      nulls.get(kv), board, opts)
         rows.extend(krows)
         pairs.extend(kpairs)
-        groups[kv] = kgroups
-        crits[kv] = crit
     return LeaderboardResult(rows=tuple(rows), pairs=tuple(pairs), groups=groups,
-                             adjust=adjust, rank_adjust="max-t" if adjust == "max-t" else "holm",
-                             confidence=confidence, metric=metric,
+                             adjust=opts.adjust, rank_adjust="max-t" if maxt else "holm",
+                             confidence=opts.confidence, metric=opts.metric,
                              critical_values=crits,
-                             n_resamples=n_resamples if adjust == "max-t" else None)
+                             n_resamples=opts.n_resamples if maxt else None)
 
 
-def _model_scores(models, kvals, metric, interval, confidence, n_resamples, rng):
+def _model_scores(models, kvals, opts):
     """{(model, k): ScoreRow} from :func:`passatk.score`, exactly as it gives them."""
     out = {}
     for m in models:
         try:
-            res = score(m.n, m.c, kvals, metric=metric, task_ids=m.task, interval=interval,
-                        confidence=confidence, n_resamples=n_resamples, rng=rng)
+            res = score(m.n, m.c, kvals, metric=opts.metric, task_ids=m.task,
+                        interval=opts.interval, confidence=opts.confidence,
+                        n_resamples=opts.n_resamples, rng=opts.rng)
         except ValueError as e:
             raise type(e)(f"model {m.name!r}: {e}") from None
         for row in res.rows:
@@ -279,75 +298,78 @@ def _pair_stats(i, j, shared, diff, sd, confidence):
     return se, size - 1, t, p, max(d - h, -1.0), min(d + h, 1.0), None
 
 
-def _max_t(x, pairs_ij, ses, confidence, n_resamples, rng):
-    """Critical value and the sorted resampled maxima of the studentized max-T over pairs.
+def _live(st):
+    """Which pairs of one k have a t test (not all their differences equal)."""
+    return np.array([s[2] is not None for s in st.stats])
 
-    One task resample for every model; in each, T*_ij = |(mean*_i - mean*_j) - (mean_i -
-    mean_j)| / se*_ij with se*_ij the paired SE recomputed in the resample (a resample with
-    se* = 0 that moved counts as infinite), as the band over k of :func:`passatk.compare`.
+
+def _max_t_nulls(per_k, opts):
+    """{k: sorted draws of max |T*|} for the k with some t test, drawn jointly (``_maxt``)."""
+    todo = [(kv, st, _live(st)) for kv, st in per_k.items() if _live(st).any()]
+    if not todo:
+        return {}
+    tops = max_t_nulls([st.x for _, st, _ in todo],
+                       [(st.pairs_ij[ok, 0], st.pairs_ij[ok, 1]) for _, st, ok in todo],
+                       opts.n_resamples, opts.rng)
+    return {kv: top for (kv, _, _), top in zip(todo, tops, strict=True)}
+
+
+def _max_t(st, top, confidence):
+    """Critical value and adjusted p-values of the single-step max-T over the pairs.
+
+    ``top`` holds the sorted null draws of the largest |t| (the paired t statistics under
+    normal task values with the observed covariance, each pair with its own SE on N - 1 df);
+    adjusted p = (1 + #{max T* >= |t|}) / (B + 1). A pair without a t test (all its
+    differences equal) keeps its exact sign-flip p-value.
     """
-    live = ses > 0
-    if not live.any():
-        return None, None
-    ii, jj = pairs_ij[live, 0], pairs_ij[live, 1]
-    m, size = x.shape
-    xc = x - x.mean(axis=1)[:, None]  # centred: no cancellation in the second moments
-    # the resampled sums of x_i, x_i^2 and x_i x_j give every pair's mean and sd of D_ij
-    cols = np.ascontiguousarray(np.vstack([xc, xc * xc, xc[ii] * xc[jj]]).T)
-    sums = _resampled_sums(cols, _seed64(rng), n_resamples) / size
-    m1, m2, mx = sums[:, :m], sums[:, m:2 * m], sums[:, 2 * m:]
-    mean = m1[:, ii] - m1[:, jj]
-    second = m2[:, ii] + m2[:, jj] - 2.0 * mx
-    se = np.sqrt(np.maximum(second - mean * mean, 0.0) / (size - 1.0))
-    dev = np.abs(mean)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tstar = np.where(se > 0, dev / se, np.where(dev <= 1e-12, 0.0, np.inf))
-    top = np.sort(tstar.max(axis=1))
-    return float(np.quantile(top, confidence)), top
+    raw = np.array([np.nan if s[3] is None else s[3] for s in st.stats])
+    if top is None:
+        return None, raw
+    live = _live(st)
+    tabs = np.array([abs(s[2]) for s, ok in zip(st.stats, live, strict=True) if ok])
+    adj = raw.copy()
+    adj[live] = (1 + top.size - np.searchsorted(top, tabs, side="left")) / (top.size + 1)
+    return float(np.quantile(top, confidence)), adj
 
 
-def _one_k(models, scores, kv, x, board, adjust, confidence, n_resamples, rng, metric):
+def _one_k(models, scores, kv, st, top, board, opts):
     names = [m.name for m in models]
     size = len(models)
-    shared, diff, sd = _pair_moments(x, board.has)
-    pairs_ij = np.array([(i, j) for i in range(size) for j in range(i + 1, size)])
-    stats = [_pair_stats(i, j, shared, diff, sd, confidence) for i, j in pairs_ij]
-    raw = np.array([np.nan if s[3] is None else s[3] for s in stats])
-    holm = _holm(raw)
-    adj = {"holm": holm, "bh": _bh(raw)}.get(adjust)
+    raw = np.array([np.nan if s[3] is None else s[3] for s in st.stats])
     crit = None
-    if adjust == "max-t":
-        ses = np.array([0.0 if s[0] is None else s[0] for s in stats])
-        crit, mx = _max_t(x, pairs_ij, ses, confidence, n_resamples, rng)
-        mx = np.full(0, np.inf) if mx is None else mx
-        tabs = np.array([np.inf if s[2] is None else abs(s[2]) for s in stats])
-        adj = np.array([raw[q] if stats[q][2] is None else
-                        (1 + mx.size - np.searchsorted(mx, tabs[q], side="left"))
-                        / (mx.size + 1) for q in range(len(stats))])
-    fam = adj if adjust == "max-t" else holm
-    alpha = 1.0 - confidence
+    if opts.adjust == "max-t":
+        crit, adj = _max_t(st, top, opts.confidence)
+        fam = adj
+    else:
+        fam = _holm(raw)
+        adj = fam if opts.adjust == "holm" else _bh(raw)
     better = np.zeros((size, size), dtype=bool)  # better[i, j]: i significantly above j
     pairs = []
-    for q, (i, j) in enumerate(pairs_ij):
-        se, df, t, p, lo, hi, why = stats[q]
-        d = float(diff[i, j]) if shared[i, j] else None
-        sig = bool(p is not None and fam[q] < alpha)
-        if sig:
-            better[i, j], better[j, i] = d > 0, d < 0
-        sim = (None, None)
-        if crit is not None and se:
-            sim = (max(d - crit * se, -1.0), min(d + crit * se, 1.0))
-        pairs.append(PairRow(
-            k=kv, metric=metric, model_a=names[i], model_b=names[j], diff=d, se=se,
-            ci_low=lo, ci_high=hi, df=df, t_stat=t, p_value=p,
-            p_adjusted=None if math.isnan(adj[q]) else float(adj[q]), adjust=adjust,
-            significant=bool(p is not None and adj[q] < alpha), tasks=int(shared[i, j]),
-            only_a=int(board.has[i].sum() - shared[i, j]),
-            only_b=int(board.has[j].sum() - shared[i, j]), sim_low=sim[0], sim_high=sim[1],
-            confidence=confidence, reason=why))
+    for q, (i, j) in enumerate(st.pairs_ij):
+        row = _pair_row(kv, names, board, st.shared, st.diff, st.stats[q], (i, j), adj[q],
+                        crit, opts)
+        pairs.append(row)
+        if row.p_value is not None and fam[q] < 1.0 - opts.confidence:
+            better[i, j], better[j, i] = row.diff > 0, row.diff < 0
     groups = _cliques(better, [scores[(nm, kv)].value for nm in names], names)
-    rows = _rank_rows(models, scores, kv, better, groups)
-    return rows, pairs, groups, crit
+    return _rank_rows(models, scores, kv, better, groups), pairs, groups, crit
+
+
+def _pair_row(kv, names, board, shared, diff, stat, ij, adj, crit, opts):
+    i, j = ij
+    se, df, t, p, lo, hi, why = stat
+    d = float(diff[i, j]) if shared[i, j] else None
+    sim = (None, None)
+    if crit is not None and se:
+        sim = (max(d - crit * se, -1.0), min(d + crit * se, 1.0))
+    return PairRow(
+        k=kv, metric=opts.metric, model_a=names[i], model_b=names[j], diff=d, se=se,
+        ci_low=lo, ci_high=hi, df=df, t_stat=t, p_value=p,
+        p_adjusted=None if math.isnan(adj) else float(adj), adjust=opts.adjust,
+        significant=bool(p is not None and adj < 1.0 - opts.confidence),
+        tasks=int(shared[i, j]), only_a=int(board.has[i].sum() - shared[i, j]),
+        only_b=int(board.has[j].sum() - shared[i, j]), sim_low=sim[0], sim_high=sim[1],
+        confidence=opts.confidence, reason=why)
 
 
 def _cliques(better, values, names):

@@ -139,6 +139,10 @@ class _Row:
         """``(low, high)`` of this row's interval, as scipy's ``confidence_interval``."""
         return ConfidenceInterval(self.ci_low, self.ci_high)
 
+    def to_dict(self) -> dict[str, Any]:
+        """This row as a JSON-ready ``dict``, its fields in order (``None``, never NaN)."""
+        return _row_dict(self)
+
 
 _R = TypeVar("_R", bound=_Row)
 
@@ -308,10 +312,6 @@ class ScoreRow(_Row):
     wild_weights: str | None = None
     wild_resamples: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``value``, ...)."""
-        return _row_dict(self)
-
 
 @dataclass(frozen=True, repr=False)
 class ScoreResult(_Rows[ScoreRow]):
@@ -380,10 +380,6 @@ class CompareRow(_Row):
     wild_weights: str | None = None
     wild_resamples: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This row as a JSON-ready ``dict`` (``group``, ``metric``, ``k``, ``diff``, ...)."""
-        return _row_dict(self)
-
 
 @dataclass(frozen=True, repr=False)
 class CompareResult(_Rows[CompareRow]):
@@ -408,9 +404,7 @@ class PlanResult:
     inputs: dict = field(hash=False)
     note: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        """This answer as a JSON-ready ``dict``."""
-        return _row_dict(self)
+    to_dict = _Row.to_dict
 
 
 @dataclass(frozen=True, eq=False)
@@ -474,10 +468,6 @@ class TaskRow(_Row):
     reason: str | None = None
     ci_text: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This row as a JSON-ready ``dict``."""
-        return _row_dict(self)
-
 
 @dataclass(frozen=True, repr=False)
 class TaskResult(_Rows[TaskRow]):
@@ -525,10 +515,6 @@ class LeaderboardRow(_Row):
     reason: str | None = None
     ci_text: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """This row as a JSON-ready ``dict``."""
-        return _row_dict(self)
-
 
 @dataclass(frozen=True, repr=False)
 class PairRow(_Row):
@@ -559,10 +545,6 @@ class PairRow(_Row):
     sim_low: float | None = None
     sim_high: float | None = None
     reason: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """This pair as a JSON-ready ``dict``."""
-        return _row_dict(self)
 
 
 _REPR_FIELDS["LeaderboardRow"] = ("k", "model", "value", "ci_low", "ci_high", "rank_low",

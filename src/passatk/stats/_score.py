@@ -182,73 +182,49 @@ def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
           combine: str | None = None) -> ScoreResult:
     """Benchmark score per group and per k, with its standard errors and an interval.
 
-    The score is the mean over tasks of the per-task estimate. For every (group, metric, k)
-    the row reports the super-population SE (sd/sqrt(N), ``se_super``), the fixed-benchmark
-    SE from the unbiased per-task variance (``se_fixed``; needs n >= 2k), the clustered SE
-    when ``clusters`` is given, and the interval chosen by ``interval``.
+    The mean over tasks of the per-task estimate; per (group, metric, k) the SEs
+    (``se_super``, ``se_fixed``, the clustered SE) and the interval chosen by ``interval``.
 
     Parameters
     ----------
     n, c : array_like of int, or a Counts and no c
-        Samples and correct samples per task (1-d, same length; ragged n is fine). Or the
-        ``Counts`` that :func:`passatk.archives.read_counts` returns, alone: one group of
-        rows per group of the Counts, named by its fields, task ids from the Counts.
+        Samples and correct samples per task (1-d; ragged n is fine). Or a ``Counts`` from
+        :func:`passatk.archives.read_counts` alone: rows per group, named by its fields.
     k : int, sequence of int, "ladder" or "all"
-        The budgets. ``"ladder"`` gives 1, 2, 5, 10, 20, 50, ... and min(n) of each group;
-        ``"all"`` the full curve k = 1..min(n) (at most :data:`MAX_ALL_K` values).
+        ``"ladder"``: 1, 2, 5, 10, ... and min(n); ``"all"``: 1..min(n) (<= ``MAX_ALL_K``).
     metric : str or sequence of str, optional
-        Default ``"pass@k"`` (a Counts' own metric, pass^k for tau-bench trials).
-        ``"pass@k"`` (unbiased, Chen et al. 2021), ``"pass^k"`` (all k pass),
-        ``"plugin"`` (1 - (1 - c/n)^k, biased low, for comparison only), ``"g-pass@k"``
-        (at least ceil(``tau`` k) of k pass) and ``"mg-pass@k"`` (Liu et al. 2024),
-        ``"posterior"`` and ``"posterior-population"`` (hierarchical Beta-binomial
-        posterior of pass@k on these tasks, and of the population pass@k), ``"bayes@n"``
-        (Hariri et al. 2025, k = 1 only). The Bayesian metrics are a different estimand:
-        their rows put the posterior sd in ``posterior_sd`` and leave ``se`` empty.
+        ``"pass@k"`` (default; a Counts' own), ``"pass^k"``, ``"plugin"`` (biased low),
+        ``"g-pass@k"`` (``tau``), ``"mg-pass@k"``, and the Bayesian ``"posterior"``,
+        ``"posterior-population"`` and ``"bayes@n"`` (another estimand: ``posterior_sd``,
+        no ``se``). docs/statistics.md defines each.
     task_ids : array_like, optional
-        One id per row. Duplicate ids within a group are an error unless
-        ``duplicates="merge"``, which sums their counts.
+        One id per row; duplicates within a group are an error (``duplicates="merge"``).
     groups : array_like or mapping of str to array_like, optional
-        Label columns (e.g. ``{"model": ..., "temperature": ...}``); one row per distinct
-        combination, in sorted order.
+        Label columns; one row per distinct combination, in sorted order.
     clusters : array_like, optional
         Cluster labels for the clustered SE (Miller 2024).
     interval : {"auto", "t", "fixed", "cluster", "percentile", "bca", "wilson", \
 "clopper-pearson"}
-        Which SE and interval fill ``se``, ``ci_low`` and ``ci_high``. ``"auto"`` (the
-        default, chosen by the coverage simulation in docs/statistics.md): the Wilson
-        score interval when every per-task value is 0 or 1, otherwise the hull of the t
-        interval and the quasi-binomial Wilson interval, within [0, 1]. ``"t"``
-        (super-population, t on N-1 df), ``"fixed"`` (fixed-benchmark, normal),
-        ``"cluster"`` (clustered CR1, t on clusters-1 df); these three are clipped to
-        [0, 1] and ``ci_method`` says so when that happened. ``"percentile"``/``"bca"``
-        (bootstrap over tasks; ``se`` stays the super-population SE, and both the
-        percentile and the BCa fields are filled). ``"wilson"``/``"clopper-pearson"``
-        need binary per-task outcomes (e.g. n = 1). When every per-task value is equal,
-        the super-population intervals fall back to the Wilson interval with the [0, 1]
-        variance bound, and ``reason`` says so.
+        What fills ``se``, ``ci_low``, ``ci_high``. ``"auto"``: Wilson for binary per-task
+        values, else the hull of t and quasi-binomial Wilson; ``"t"``, ``"fixed"``,
+        ``"cluster"`` (CR1) clipped to [0, 1]; ``"percentile"``/``"bca"`` over tasks;
+        ``"wilson"``/``"clopper-pearson"`` for binary outcomes (docs/statistics.md).
     confidence : float
-        Interval level, default 0.95.
     n_resamples : int
-        Bootstrap resamples (for ``interval="percentile"`` or ``"bca"``), at most 10**7.
+        Bootstrap resamples, at most 10**7.
     rng : None, int, sequence of int, SeedSequence, BitGenerator or Generator
-        The source of the randomness: whatever :func:`numpy.random.default_rng` accepts
-        (SPEC 7); the global state is never used.
-    seed : same as ``rng``
-        Alias of ``rng``, kept for compatibility; passing both is a TypeError.
+        Whatever :func:`numpy.random.default_rng` accepts; the global state is never used.
+    seed : alias of ``rng`` (passing both is a TypeError)
     prior : (float, float)
         Beta(alpha0, beta0) prior of the Bayesian metrics; default uniform.
     missing : {"raise", "report"}
-        What to do when some task of a group has n < k: raise a ValueError naming the
-        tasks, or report the row with ``value=None`` and the reason.
+        Some task has n < k: a ValueError naming it, or a row with ``value=None``.
     duplicates : {"raise", "merge"}
     tau : float
         The threshold of ``"g-pass@k"``, 0 < tau <= 1 (default 0.5).
     combine : {None, "mean", "size"}
-        Also report one combined row per metric and k over the groups (group
-        ``{"combined": combine}``): their mean (macro average) or their mean weighted by
-        task count, with a stratified SE (disjoint task sets: sqrt(sum w_g^2 se_g^2); tasks
-        shared by groups enter with their estimated covariance) and a t interval.
+        Also one row over the groups (their mean, or weighted by task count) with a
+        stratified SE; shared tasks enter by their covariance.
 
     Returns
     -------
@@ -261,14 +237,9 @@ def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
     >>> r = passatk.score([5, 5, 5], [2, 0, 5], k=[1, 2])
     >>> [(row.k, round(row.value, 4), round(row.se, 4)) for row in r]
     [(1, 0.4667, 0.2906), (2, 0.5667, 0.2963)]
-    >>> r[0].estimand, r[0].interval, r[1].se_fixed_reason is None
-    ('super-population', 'auto', True)
     >>> w = passatk.score([1] * 20, [1] * 19 + [0])[0]   # binary outcomes: Wilson
-    >>> w.ci_method, round(w.ci_low, 3), round(w.ci_high, 3)
-    ('wilson', 0.764, 0.991)
-    >>> rec = r.records()[0]
-    >>> {key: rec[key] for key in ("group", "metric", "k", "tasks", "samples")}
-    {'group': {}, 'metric': 'pass@k', 'k': 1, 'tasks': 3, 'samples': 15}
+    >>> w.estimand, w.ci_method, round(w.ci_low, 3), round(w.ci_high, 3)
+    ('super-population', 'wilson', 0.764, 0.991)
     """
     if CMB.is_counts(n):
         return _score_counts(n, c, k, task_ids, groups, clusters, combine, dict(
@@ -277,9 +248,13 @@ def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
             duplicates=duplicates, tau=tau))
     if c is None:
         raise TypeError("score needs c (the correct samples per task), unless n is a Counts")
-    a = _score_iv(n, c, k, "pass@k" if metric is None else metric, task_ids, groups,
-                  clusters, interval, confidence, n_resamples, rng, seed, prior, missing,
-                  duplicates, tau)
+    return _score_arrays(_score_iv(
+        n, c, k, "pass@k" if metric is None else metric, task_ids, groups, clusters,
+        interval, confidence, n_resamples, rng, seed, prior, missing, duplicates, tau), combine)
+
+
+def _score_arrays(a, combine):
+    """``score`` of arrays, ``a`` its checked arguments."""
     rows = []
     merged = []
     parts = []
@@ -541,6 +516,20 @@ BAYES_N_NOTE = ("bayes@n is the posterior of the mean pass rate under an indepen
                 "its mean, so with many tasks it can exclude the true pass rate")
 
 
+#: the reason of a task-set posterior row at 1 < k < n when some task was never solved
+TASKSET_NOTE = ("the pass@k of the never-solved tasks (c = 0) is the fitted Beta's "
+                "extrapolation below 1/n: on RLVR-shaped simulations this task-set posterior "
+                "covered about 92% at k = 10 (93-100% at k = 1 and k = n), under its stated "
+                "95%; for a confidence interval use metric='pass@k' (docs/statistics.md)")
+
+
+def _taskset_note(n, c, k):
+    """The zero-one inflated task-set row's reason at an intermediate k, or None."""
+    if 1 < k < int(n.min()) and bool(np.any(c == 0)):
+        return TASKSET_NOTE
+    return None
+
+
 def _bayes_row(metric, n, c, k, prior, base, confidence):
     """A Bayesian row: posterior mean, posterior sd (not an SE) and a credible interval."""
     size = n.size
@@ -573,6 +562,8 @@ def _bayes_row(metric, n, c, k, prior, base, confidence):
             if metric == "posterior-population" and size > 1:
                 se = float(np.std(theta, ddof=1)) / math.sqrt(size)
         reason = POST.misfit_reason(n, c, value, sd, unbiased, se, edges=model is POST)
+        if reason is None and metric == "posterior" and model is SPIKE:
+            reason = _taskset_note(n, c, k)
     return ScoreRow(k=k, value=value, se=None, posterior_sd=sd, ci_low=lo, ci_high=hi,
                     reason=reason, estimand=_bayes_estimand(metric, prior, int(n.max())),
                     ci_method=method, interval="credible", **base)
