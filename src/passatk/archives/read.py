@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import math
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures.process import BrokenProcessPool
 
+from passatk._show import show
 from passatk.archives.context import Context, Options
 from passatk.archives.counts import Counts, Tally
 from passatk.archives.engine.processes import check_workers, pool_size, read_in_processes
@@ -52,17 +54,24 @@ def _date(value: object, name: str) -> str | None:
     return value
 
 
+_MAX_BY = 64  # group fields one read may name
+
+
 def _by_fields(by) -> tuple:
     """``by`` as a tuple of distinct, non-empty field names (path specs checked)."""
     if isinstance(by, str):
         by = (by,)
+    if isinstance(by, bytes) or not hasattr(by, "__iter__"):
+        raise TypeError(f"by must be a sequence of field names, got {show(by)}")
     try:
-        by = tuple(by)
-    except TypeError:
-        raise TypeError(f"by must be a sequence of field names, got {by!r}") from None
+        by = tuple(itertools.islice(by, _MAX_BY + 1))  # range(2**62) is never built
+    except TypeError:  # a 0-d array
+        raise TypeError(f"by must be a sequence of field names, got {show(by)}") from None
+    if len(by) > _MAX_BY:
+        raise ValueError(f"by must name at most {_MAX_BY} fields, got more")
     for b in by:
         if not isinstance(b, str) or not b:
-            raise TypeError(f"by must hold non-empty str field names, got {b!r}")
+            raise TypeError(f"by must hold non-empty str field names, got {show(b)}")
         if is_path_spec(b):
             path_group_value(b, os.path.join("a", "b", "c"))  # validates the spec's form
     if len(set(by)) != len(by):
@@ -115,7 +124,7 @@ def _options(by, task, passed, reward, threshold, n, c, skip_bad, filters) -> Op
     by = _by_fields(by)
     threshold = _threshold(threshold)
     if not isinstance(skip_bad, bool):
-        raise TypeError(f"skip_bad must be a bool, got {skip_bad!r}")
+        raise TypeError(f"skip_bad must be a bool, got {show(skip_bad)}")
     since, until, difficulty = _filters(filters)
     return Options(
         by=by, task=_column(task, "task"), passed=_column(passed, "passed"),
@@ -247,10 +256,10 @@ def read_counts(
     fmt = canonical_format(format) if format is not None else None
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
-    if not isinstance(merge, bool) and merge != ALLOW_DUPLICATES:
+    if not isinstance(merge, bool) and not (isinstance(merge, str) and merge == ALLOW_DUPLICATES):
         if not isinstance(merge, str):
-            raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {merge!r}")
-        raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {merge!r}")
+            raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {show(merge)}")
+        raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {show(merge)}")
     filtering = opts.since is not None or opts.until is not None or opts.difficulty is not None
     try:
         return _read(paths, fmt, opts, filtering, merge, progress, scheduler, storage_options,

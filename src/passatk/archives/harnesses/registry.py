@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from importlib import import_module
 
+from passatk._show import show
+
 #: the harness modules of ``passatk.archives``, in the order of ``passatk formats``
 HARNESSES = ("humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
              "livecodebench_eval",
@@ -201,7 +203,7 @@ def canonical_format(name: str) -> str:
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
     if key not in _SPECS:
-        raise ValueError(f"format must be one of {sorted(_SPECS)}, got {name!r}")
+        raise ValueError(f"format must be one of {sorted(_SPECS)}, got {show(name)}")
     return key
 
 
