@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .. import _adv_kernels
+from .._show import length
 
 _REAL_KINDS = "biuf"
 _NAN_OPTIONS = ("raise", "drop")
@@ -354,8 +355,8 @@ def _labels_array(labels, name):
         return np.fromiter(labels, dtype=object, count=len(labels))
     except (ValueError, MemoryError, OverflowError):  # range(2**62)
         raise ValueError(f"{name} must hold one label per rollout, got "
-                         f"{type(labels).__name__} of {len(labels):,} values, more than fit "
-                         "in memory") from None
+                         f"{type(labels).__name__} of {length(labels):,} values, more than "
+                         "fit in memory") from None
 
 
 def _factorize_fixed(arr, name):

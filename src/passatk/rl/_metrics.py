@@ -20,7 +20,7 @@ from .. import _rl_kernels as R
 from .._jit import threads_usable
 from .._limits import MAX_N
 from .._lnfact import table
-from .._validation import finite_float, grouped, show
+from .._validation import finite_float, grouped, length, show
 from ..stats._gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
@@ -339,7 +339,7 @@ def _bounded(items, name, limit):
         raise TypeError(f"{name} must be a sequence, got {type(items).__name__} "
                         f"{show(items)}") from None
     if len(out) > limit:
-        size = f"{grouped(len(items))} values" if hasattr(items, "__len__") else "more"
+        size = f"{grouped(length(items))} values" if length(items) is not None else "more"
         raise ValueError(f"{name} must hold at most {limit:,} values, got {size}")
     return out
 
