@@ -152,3 +152,16 @@ def test_output_to_a_dangling_symlink_names_the_missing_directory(cli, counts_cs
     (tmp_path / "nodir").mkdir()
     assert cli(["score", counts_csv, "-o", tmp_path / "dang", "-q"]).code == 0
     assert (tmp_path / "nodir" / "none.txt").read_text().startswith("metric")
+
+
+@pytest.mark.parametrize("option", ["--seed=--", "--cluster-by=--", "--jobs=--", "--by=--"])
+def test_an_option_given_a_bare_double_dash_is_one_usage_line(tmp_path, capsys, option):
+    """argparse reads ``--opt=--`` as an empty list that no option's type checks: a
+    traceback (--seed, --cluster-by) or a message about a list. One line, exit 2."""
+    from passatk.cli import main
+
+    path = tmp_path / "in.csv"
+    path.write_text("task_id,n,c\nA,10,1\nB,10,9\n")
+    assert main(["score", str(path), option, "-q"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and option[:-3] in err and "'--'" in err, err

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ._limits import MAX_N, MAX_RESAMPLES, TABLE_MAX  # noqa: F401 (re-exported)
+from ._show import brief, grouped, length, show
 from ._types import KSpec  # noqa: F401 (re-exported)
 
 #: What ``rng=`` (and its alias ``seed=``) accepts: whatever numpy.random.default_rng does.
@@ -49,42 +50,6 @@ def type_error(name: str, what: str) -> TypeError:
 def fmt_index(pos: tuple) -> str:
     """An index for messages: ``3`` for 1-d positions, ``(1, 0)`` otherwise."""
     return str(tuple(int(p) for p in pos)) if len(pos) != 1 else str(int(pos[0]))
-
-
-def show(value: Any, limit: int = 80) -> str:
-    """A one-line, bounded ``repr`` of a value for an error message: never a multi-line array
-    or Series repr, never a RecursionError (a list 5,000 deep) or a 10**5000 in full.
-
-    >>> show(np.zeros((2, 2)))
-    'array([[0., 0.], [0., 0.]])'
-    >>> show(10**400)
-    'an int of 401 digits'
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
-        digits = len(str(abs(value))) if abs(value) < 10**4000 else "over 4000"
-        return f"an int of {digits} digits"
-    try:
-        plain = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
-            value, bool)  # 5, not np.int64(5)
-        text = " ".join((str(value) if plain else repr(value)).split())
-    except (RecursionError, ValueError):
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def grouped(value: int) -> str:
-    """``f"{value:,}"`` for an int of at most 30 digits, else :func:`show`'s digit count.
-
-    >>> grouped(10**6), grouped(2**1000)
-    ('1,000,000', 'an int of 302 digits')
-    """
-    return f"{value:,}" if abs(value) < 10**30 else show(int(value))
-
-
-def brief(exc: BaseException, limit: int = 100) -> str:
-    """The text of another library's exception on one bounded line, for ``(...)`` in ours."""
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def as_int(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -193,6 +158,8 @@ def checked_array(x: Any, name: str) -> np.ndarray:
         return np.asarray(x.data)
     if isinstance(x, np.ndarray):
         return x
+    if isinstance(x, range) and x.stop - x.start > 2**62:  # len() overflows past 2**63
+        raise ValueError(f"{name} must fit in memory, got {show(x)}")
     x = detached(x)
     try:
         if isinstance(x, list | tuple):
@@ -208,14 +175,15 @@ def checked_array(x: Any, name: str) -> np.ndarray:
     except RecursionError:
         raise type_error(name, f"a {type(x).__name__} nested too deeply") from None
     except MemoryError:  # range(2**62): more values than memory holds
-        raise ValueError(f"{name} holds more values than fit in memory") from None
+        size = f"{length(x):,} values" if isinstance(x, range) else "more values than fit in memory"
+        raise ValueError(f"{name} must fit in memory, got {type(x).__name__} of {size}") from None
     missing = None
     if arr.dtype.kind == "f" and arr.size:
         if isinstance(x, list | tuple) and not _has_float(x):
             return np.asarray(x, dtype=object)  # ints beyond int64: let the range rules speak
         missing = np.isnan(arr) if not _has_float(x) else None
     elif arr.dtype.kind == "O" and arr.size:
-        missing = np.frompyfunc(_is_na, 1, 1)(arr).astype(bool)
+        missing = np.asarray(np.frompyfunc(_is_na, 1, 1)(arr), dtype=bool)  # 0-d: a bool
     if missing is not None and missing.any():
         pos = np.unravel_index(int(np.argmax(missing)), arr.shape)
         raise MissingValuesError(f"{name} contains missing values (NA, None or NaN), the first "
@@ -376,6 +344,9 @@ def check_errors(errors: Any) -> None:
 _UNSET: Any = object()
 
 
+_SEED_TYPES = (int, np.integer, Sequence, np.random.SeedSequence, np.random.BitGenerator)
+
+
 def normalize_rng(rng: Any = None, seed: Any = _UNSET) -> np.random.Generator:
     """A ``numpy.random.Generator`` from ``rng=`` (or its alias ``seed=``).
 
@@ -397,11 +368,14 @@ def normalize_rng(rng: Any = None, seed: Any = _UNSET) -> np.random.Generator:
             f"{type(rng).__name__}")
     if isinstance(rng, bool | np.bool_ | float | np.floating | str | bytes):
         raise TypeError(f"{what} {show(rng)}")
-    if isinstance(rng, Sequence) and len(rng) > MAX_SEED_WORDS:  # range(2**62) never ends
+    if isinstance(rng, Sequence) and length(rng) > MAX_SEED_WORDS:  # range(2**62) never ends
         raise ValueError(f"{name} must be a sequence of at most {MAX_SEED_WORDS:,} ints, got "
-                         f"{show(rng)} of {grouped(len(rng))} values")
+                         f"{show(rng)} of {grouped(length(rng))} values")
+    rng = detached(rng)
+    if not (rng is None or hasattr(rng, "__array__") or isinstance(rng, _SEED_TYPES)):
+        raise TypeError(f"{what} {show(rng)}")  # numpy would repr it, whatever that raises
     try:
-        return np.random.default_rng(detached(rng))
+        return np.random.default_rng(rng)
     except TypeError as e:
         raise TypeError(f"{what} ({brief(e)})") from None
     except (ValueError, OverflowError, RecursionError) as e:  # negative seeds, deep lists

@@ -614,6 +614,17 @@ def _error(message: str) -> int:
     return EXIT_ERROR
 
 
+def _bare_dashes(argv: Sequence[str]) -> str | None:
+    """The first ``--opt=--`` before a lone ``--``: argparse turns that value into an empty
+    list that no option's type sees (a traceback later, or a silent default)."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if arg.startswith("-") and arg.endswith("=--"):
+            return arg
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
@@ -622,6 +633,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     SIGTERM, 129 SIGHUP while worker processes read: they are ended first).
     """
     parser = build_parser()
+    bare = _bare_dashes(list(sys.argv[1:] if argv is None else argv))
+    if bare is not None:
+        return _error(f"argument {bare[:-3]}: expected one argument, got '--', which "
+                      "argparse reads as the end of options")
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:

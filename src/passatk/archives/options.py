@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from passatk._show import show
 from passatk.archives.harnesses._patterns import DATE
 from passatk.archives.io.paths import is_path_spec, path_group_value
 from passatk.errors import HintedError, Option
@@ -79,17 +81,24 @@ def _date(value: object, name: str) -> str | None:
     return value
 
 
+_MAX_BY = 64  # group fields one read may name
+
+
 def _by_fields(by) -> tuple:
     """``by`` as a tuple of distinct, non-empty field names (path specs checked)."""
     if isinstance(by, str):
         by = (by,)
+    if isinstance(by, bytes) or not hasattr(by, "__iter__"):
+        raise TypeError(f"by must be a sequence of field names, got {show(by)}")
     try:
-        by = tuple(by)
-    except TypeError:
-        raise TypeError(f"by must be a sequence of field names, got {by!r}") from None
+        by = tuple(itertools.islice(by, _MAX_BY + 1))  # range(2**62) is never built
+    except TypeError:  # a 0-d array
+        raise TypeError(f"by must be a sequence of field names, got {show(by)}") from None
+    if len(by) > _MAX_BY:
+        raise ValueError(f"by must name at most {_MAX_BY} fields, got more")
     for b in by:
         if not isinstance(b, str) or not b:
-            raise TypeError(f"by must hold non-empty str field names, got {b!r}")
+            raise TypeError(f"by must hold non-empty str field names, got {show(b)}")
         if is_path_spec(b):
             path_group_value(b, os.path.join("a", "b", "c"))  # validates the spec's form
     if len(set(by)) != len(by):
@@ -139,11 +148,11 @@ def _filters(filters) -> tuple:
 
 
 def _merge(merge: object) -> bool | str:
-    if isinstance(merge, bool) or merge == ALLOW_DUPLICATES:
+    if isinstance(merge, bool) or (isinstance(merge, str) and merge == ALLOW_DUPLICATES):
         return merge  # type: ignore[return-value]
-    if not isinstance(merge, str):
-        raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {merge!r}")
-    raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {merge!r}")
+    if not isinstance(merge, str):  # an array's == would broadcast
+        raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {show(merge)}")
+    raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {show(merge)}")
 
 
 def make_options(*, format: str | None = None, by: object = (), task: object = None,
@@ -155,7 +164,7 @@ def make_options(*, format: str | None = None, by: object = (), task: object = N
     ``format`` is the canonical name (the lookup is the pipeline's)."""
     for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
         if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be a bool, got {flag!r}")
+            raise TypeError(f"{name} must be a bool, got {show(flag)}")
     since, until, difficulty = _filters(filters)
     columns = {name: _column(value, name) for name, value in
                (("task", task), ("passed", passed), ("reward", reward), ("n", n), ("c", c))}

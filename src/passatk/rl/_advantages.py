@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _adv_kernels as K
+from .._validation import show
 from ._groups import coerce_scores, layout
 
 if TYPE_CHECKING:
@@ -126,10 +127,10 @@ def _runs(lay, k, short):
 
 
 def _check_estimator(estimator, k, normalize):
-    if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}, got {estimator!r}")
-    if normalize not in NORMALIZE:
-        raise ValueError(f"normalize must be one of {sorted(NORMALIZE)}, got {normalize!r}")
+    if not isinstance(estimator, str) or estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {sorted(ESTIMATORS)}, got {show(estimator)}")
+    if not isinstance(normalize, str) or normalize not in NORMALIZE:
+        raise ValueError(f"normalize must be one of {sorted(NORMALIZE)}, got {show(normalize)}")
     if estimator == "grpo-passk" and normalize != "none":
         raise ValueError(
             "estimator 'grpo-passk' divides by the group std itself; "
@@ -146,9 +147,9 @@ def _check_estimator(estimator, k, normalize):
     try:
         k = operator.index(k)
     except TypeError:
-        raise TypeError(f"k must be an int or 'n', got {type(k).__name__} {k!r}") from None
+        raise TypeError(f"k must be an int or 'n', got {type(k).__name__} {show(k)}") from None
     if k < k_min:
-        raise ValueError(f"k must be >= {k_min} for estimator {estimator!r}, got k={k}")
+        raise ValueError(f"k must be >= {k_min} for estimator {estimator!r}, got k={show(k)}")
     return code, k
 
 
@@ -166,7 +167,7 @@ def _short_groups(lay, k, estimator, strict):
             rule = f"{rule} and k >= {k_min}"
         label = lay.labels[g : g + 1].tolist()[0]  # the Python value, not np.str_(...)
         raise ValueError(
-            f"estimator {estimator!r} needs {rule}, but k={k!r} and group {label!r} "
+            f"estimator {estimator!r} needs {rule}, but k={show(k)} and group {show(label)} "
             f"(first rollout at scores[{_fmt(lay.position(lay.first[g]))}]) has n={int(n[g])} "
             "scored rollouts; short_groups='zero' gives such groups advantage 0"
         )

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .. import _adv_kernels
+from .._show import length
 
 _REAL_KINDS = "biuf"
 _NAN_OPTIONS = ("raise", "drop")
@@ -337,7 +338,11 @@ def factorize(labels, size, *, name="groups"):
 def _labels_array(labels, name):
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(labels, torch.Tensor):
-        labels = labels.detach().to("cpu").numpy()
+        try:
+            labels = labels.detach().to("cpu").numpy()
+        except TypeError:  # bfloat16 has no numpy dtype
+            raise TypeError(f"{name} must be labels numpy can hold, got a torch tensor of "
+                            f"dtype {labels.dtype}") from None
     if isinstance(labels, np.ndarray):
         if labels.ndim != 1:
             raise ValueError(f"{name} must be 1-D, got shape {labels.shape}")
@@ -346,7 +351,12 @@ def _labels_array(labels, name):
         kind = type(labels).__name__
         raise TypeError(f"{name} must be a sequence of hashable labels, got {kind}")
     # An object array keeps tuples whole and lets contiguous runs take the fast path.
-    return np.fromiter(labels, dtype=object, count=len(labels))
+    try:
+        return np.fromiter(labels, dtype=object, count=len(labels))
+    except (ValueError, MemoryError, OverflowError):  # range(2**62)
+        raise ValueError(f"{name} must hold one label per rollout, got "
+                         f"{type(labels).__name__} of {length(labels):,} values, more than "
+                         "fit in memory") from None
 
 
 def _factorize_fixed(arr, name):

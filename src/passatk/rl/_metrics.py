@@ -7,6 +7,7 @@ citations in docs/rl.md). Inputs go through ``_groups`` (coercion, factorization
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import operator
 import types
@@ -19,7 +20,7 @@ from .. import _rl_kernels as R
 from .._jit import threads_usable
 from .._limits import MAX_N
 from .._lnfact import table
-from .._validation import finite_float
+from .._validation import finite_float, grouped, length, show
 from ..stats._gpass import threshold as gpass_threshold
 from . import _results
 from ._groups import coerce_scores, factorize, layout
@@ -272,19 +273,19 @@ def _j0(taus, ks):
 
 
 def _plan(metrics, answers, estimator, short_groups, threshold):
-    if estimator not in ESTIMATORS:
-        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {estimator!r}")
-    if short_groups not in SHORT_GROUPS:
-        raise ValueError(f"short_groups must be one of {SHORT_GROUPS}, got {short_groups!r}")
+    if not isinstance(estimator, str) or estimator not in ESTIMATORS:
+        raise ValueError(f"estimator must be one of {ESTIMATORS}, got {show(estimator)}")
+    if not isinstance(short_groups, str) or short_groups not in SHORT_GROUPS:
+        raise ValueError(f"short_groups must be one of {SHORT_GROUPS}, got {show(short_groups)}")
     _check_threshold(threshold)
     if metrics is None:
         return DEFAULT_METRICS + (("maj@k",) if answers is not None else ())
     if isinstance(metrics, str):
         metrics = METRICS if metrics == "all" else (metrics,)
     out = []
-    for i, m in enumerate(metrics):
-        if m not in METRICS:
-            raise ValueError(f"metrics[{i}] = {m!r} is not a metric; choose from {METRICS}")
+    for i, m in enumerate(_bounded(metrics, "metrics", 4 * len(METRICS))):
+        if not isinstance(m, str) or m not in METRICS:
+            raise ValueError(f"metrics[{i}] = {show(m)} is not a metric; choose from {METRICS}")
         if m not in out:
             out.append(m)
     if "maj@k" in out and answers is None:
@@ -297,7 +298,7 @@ def _check_threshold(threshold):
         return
     if (isinstance(threshold, bool) or not isinstance(threshold, int | float | np.number)
             or not math.isfinite(finite_float(threshold, "threshold"))):
-        raise TypeError(f"threshold must be a finite real number, got {threshold!r}")
+        raise TypeError(f"threshold must be a finite real number, got {show(threshold)}")
 
 
 def _ks(k, lay):
@@ -305,23 +306,42 @@ def _ks(k, lay):
     if k is None:
         return _ladder(R.smallest_group(lay.offsets))
     items = [k] if isinstance(k, int | np.integer) and not isinstance(k, bool) else k
-    if isinstance(k, bool) or not hasattr(items, "__iter__"):
-        raise TypeError(f"k must be an int or a sequence of ints, got {type(k).__name__} {k!r}")
+    if isinstance(k, bool | str | bytes) or not hasattr(items, "__iter__"):
+        raise TypeError(f"k must be an int or a sequence of ints, got {type(k).__name__} "
+                        f"{show(k)}")
     out = []
-    for i, v in enumerate(items):
+    for i, v in enumerate(_bounded(items, "k", _MAX_KS)):
         where = "k" if items is not k else f"k[{i}]"
         if isinstance(v, bool) or not isinstance(v, int | np.integer):
-            raise TypeError(f"{where} must be an int, got {type(v).__name__} {v!r}")
+            raise TypeError(f"{where} must be an int, got {type(v).__name__} {show(v)}")
         if v < 1:
-            raise ValueError(f"{where} must be >= 1, got {v}")
+            raise ValueError(f"{where} must be >= 1, got {show(v)}")
         if v >= MAX_N:  # also keeps it an int64 for the kernels
-            raise ValueError(f"{where} must be < 2**53 (no group is larger), got {v}")
+            raise ValueError(f"{where} must be < 2**53 (no group is larger), got {show(v)}")
         out.append(operator.index(v))
     if not out:
         raise ValueError("k must hold at least one budget")
     ks = np.array(sorted(set(out)), np.int64)
     ks.flags.writeable = False  # like the cached ladder: one array type for the kernels
     return ks
+
+
+#: The most budgets one call may ask for (``k=range(2**62)`` would never finish).
+_MAX_KS = 10_000
+
+
+def _bounded(items, name, limit):
+    """The first ``limit`` values of the iterable ``items`` as a list, or a ValueError naming
+    ``name`` when it holds more (read lazily: a range of 2**62 or a generator never ends)."""
+    try:
+        out = list(itertools.islice(iter(items), limit + 1))
+    except TypeError:  # a 0-d array
+        raise TypeError(f"{name} must be a sequence, got {type(items).__name__} "
+                        f"{show(items)}") from None
+    if len(out) > limit:
+        size = f"{grouped(length(items))} values" if length(items) is not None else "more"
+        raise ValueError(f"{name} must hold at most {limit:,} values, got {size}")
+    return out
 
 
 @functools.lru_cache(maxsize=64)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import _show as SH
 from .._api import k_ladder
 from .._limits import MAX_N
 from .._validation import brief, detached, grouped, show
@@ -60,10 +61,7 @@ def _label_array(x, name, size):
     what = f"{name} must be an array-like with one entry per task"
     if isinstance(x, str | bytes):
         raise TypeError(f"{what}, got {type(x).__name__} {show(x)}")
-    try:
-        length = len(x)
-    except (TypeError, OverflowError):  # a 0-d array; a range past sys.maxsize
-        length = None
+    length = SH.length(x)  # None for a 0-d array
     if length is not None and length != size:  # before converting: range(2**62)
         raise ValueError(f"{name} must have one entry per task ({size}), got "
                          f"{type(x).__name__} of {grouped(length)}")
@@ -110,9 +108,9 @@ def _k_spec(k):
 def _k_list(k):
     """The values of a k spec as a list, refusing sizes and shapes before they are built."""
     if isinstance(k, Sequence):
-        if len(k) > MAX_ALL_K:
+        if SH.length(k) > MAX_ALL_K:
             raise ValueError(f"k must hold at most {MAX_ALL_K:,} values, got "
-                             f"{type(k).__name__} of {grouped(len(k))}")
+                             f"{type(k).__name__} of {grouped(SH.length(k))}")
         return list(k)
     try:
         return [k] if np.ndim(k) == 0 else list(np.asarray(k).reshape(-1))
@@ -225,15 +223,15 @@ def _dedupe(ids, n, c, extra, duplicates, where):
         u, first, inv, counts = np.unique(ids, return_index=True, return_inverse=True,
                                           return_counts=True)
     except TypeError as e:
-        raise TypeError(f"task ids{where} must be comparable values of one type: {e}"
-                        ) from None
+        raise TypeError(f"task ids{where} must be comparable values of one type (task_ids), "
+                        f"got {brief(e)}") from None
     if len(u) == len(ids):
         return ids, n, c, extra, []
     dup = u[counts > 1]
     if duplicates == "raise":
         raise ValueError(
-            f"duplicate task ids{where}: {_show(dup)} appear more than once; pass "
-            f"duplicates='merge' to sum their counts")
+            f"duplicate task ids{where}: {_show(dup)} appear more than once (task_ids must be "
+            f"distinct); pass duplicates='merge' to sum their counts")
     inv = inv.reshape(-1)
     n2 = np.zeros(len(u), dtype=np.int64)
     c2 = np.zeros(len(u), dtype=np.int64)

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._show import length
 from .._types import Duplicates, Interval, Metric, Missing
 from .._validation import (
     KSpec,
@@ -122,7 +123,7 @@ class _Group(NamedTuple):
 
 
 def _metrics_arg(metric, ks, k):
-    if isinstance(metric, Sequence) and not isinstance(metric, str) and len(metric) > 100:
+    if isinstance(metric, Sequence) and not isinstance(metric, str) and length(metric) > 100:
         raise ValueError(f"metric must name at most 100 metrics, got {show(metric)}")
     metrics = (metric,) if isinstance(metric, str) else tuple(metric) if isinstance(
         metric, Sequence) else None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from passatk._limits import check_worker_count
+from passatk._show import show
 
 __all__ = ["connect", "map_dask"]
 
@@ -42,7 +43,8 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
         text = scheduler.strip()
         local = _LOCAL.match(text)
         if not local and not _ADDRESS.match(text):
-            raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got {scheduler!r}")
+            raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got "
+                             f"{show(scheduler)}")
         if local:  # before anything starts: a huge N would build its worker specs first
             check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
     elif type(scheduler).__name__ != "Client":

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from importlib import import_module
 
+from passatk._show import show
 from passatk.archives.harnesses import registry
 from passatk.archives.harnesses.registry import HARNESSES, FormatSpec
 
@@ -64,7 +65,7 @@ def canonical_format(name: str) -> str:
     key = name.strip().lower()
     key = aliases.get(key, key)
     if key not in found:
-        raise ValueError(f"format must be one of {sorted(found)}, got {name!r}")
+        raise ValueError(f"format must be one of {sorted(found)}, got {show(name)}")
     return key
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 
+from passatk._show import show
 from passatk.archives.harnesses._writers import WriteOptions, check_passes
 from passatk.archives.harnesses.lookup import by_file_name, get, specs
 from passatk.archives.io.opening import logical_name
@@ -26,12 +27,15 @@ def format_for_path(path: str | os.PathLike) -> str:
     >>> format_for_path("runs/counts.csv.gz")
     'counts'
     """
+    if not isinstance(path, str | os.PathLike) or not isinstance(os.fspath(path), str):
+        raise TypeError(f"path must be a str or os.PathLike of str, got {type(path).__name__} "
+                        f"{show(path)}")
     spec = by_file_name(logical_name(path))
     if spec is not None:
         return spec.name
     name = logical_name(path)
     raise ValueError(
-        f"cannot tell the archive format from the file name {name!r}; give format= "
+        f"cannot tell the archive format from the file name of path={show(name)}; give format= "
         "(see passatk formats)"
     )
 

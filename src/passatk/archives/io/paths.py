@@ -11,6 +11,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from passatk._show import show
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io.opening import (
     COMPRESSED_SUFFIXES,
@@ -134,11 +135,16 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     try:
+        if isinstance(paths, bytes):  # would iterate as ints
+            raise TypeError
         items = list(paths)
     except TypeError:
         raise TypeError(
             f"paths must be a path or an iterable of paths, got {type(paths).__name__}"
         ) from None
+    except (MemoryError, OverflowError):  # range(2**62), range(2**64)
+        raise ValueError(f"paths must be a list of paths that fits in memory, got "
+                         f"{show(paths)}") from None
     out: list[str] = []
     seen: set[tuple] = set()
     forget_listings()
@@ -149,9 +155,10 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
             seen.add(key)
             out.append(p)
 
-    for item in items:
+    for i, item in enumerate(items):
         if not isinstance(item, (str, os.PathLike)):
-            raise TypeError(f"each path must be a str or os.PathLike, got {type(item).__name__}")
+            raise TypeError(f"each path must be a str or os.PathLike, got paths[{i}] = "
+                            f"{type(item).__name__} {show(item)}")
         p = os.fspath(item)
         for f in expand_url(p, _keep_listed) if is_url(p) else _expand_one(p):
             add(f)

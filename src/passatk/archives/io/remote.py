@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from passatk._show import show
 from passatk.archives.errors import ArchiveError
 
 __all__ = ["expand_url", "is_url", "open_url", "parse_storage_option", "storage_options",
@@ -80,7 +81,7 @@ def storage_options(options: Mapping[str, Any] | None) -> Iterator[None]:
     sizes seen in listings inside the block are kept for :func:`url_size`."""
     if options is not None and (not isinstance(options, Mapping)
                                 or not all(isinstance(k, str) for k in options)):
-        raise TypeError(f"storage_options must be a mapping of str keys, got {options!r}")
+        raise TypeError(f"storage_options must be a mapping of str keys, got {show(options)}")
     pins = _PINS.set(dict((options or {}).get(PIN_KEY) or {}))
     if options is not None and PIN_KEY in options:
         options = {k: v for k, v in options.items() if k != PIN_KEY}
