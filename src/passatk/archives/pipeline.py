@@ -11,12 +11,18 @@ import posixpath
 from passatk.archives import summary as _summary
 from passatk.archives.context import Context
 from passatk.archives.counts import Counts, Tally
-from passatk.archives.detect import UnknownDocument, detect, document_format, document_hint
+from passatk.archives.detect import (
+    UnknownDocument,
+    detect,
+    document_format,
+    document_hint,
+    load_document,
+)
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses import tables
 from passatk.archives.harnesses.registry import get, specs
-from passatk.archives.io.documents import load_json_document
+from passatk.archives.io.documents import Typed
 from passatk.archives.io.opening import is_path_spec, logical_name
 from passatk.archives.io.remote import is_url
 from passatk.archives.overlap import check_overlap, repeated_records
@@ -164,11 +170,13 @@ def _walked_document(file: str, kind: str) -> object:
     if not logical_name(file).endswith(".json"):
         return None
     try:
-        doc = load_json_document(file)
+        doc = load_document(file, kind)
     except ArchiveError:
         if get(kind).kind == "document":
             raise
         return None  # JSON Lines named .json: the forced line reader reads it
+    if isinstance(doc, Typed):
+        return doc.view
     document_format(file, doc)  # raises UnknownDocument
     return doc if get(kind).kind == "document" else None
 
@@ -191,8 +199,10 @@ def _read_one(file: str, fmt: str | None, ctx: Context, filtering: bool, named: 
         spec.read(file, ctx)
         return kind
     if doc is None:
-        doc = load_json_document(file)
-        if not spec.probe(doc, file):
+        doc = load_document(file, kind)
+        if isinstance(doc, Typed):
+            doc = doc.view
+        elif not spec.probe(doc, file):
             raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
     spec.read(file, ctx, doc)
     return kind

@@ -178,7 +178,7 @@ def _main_importable() -> bool:
 #: imported once by the fork server, so that each worker forked from it starts warm: a worker
 #: that imports these itself spends 0.1-0.3 s on it (numpy, every reader) before its first file
 PRELOAD = ("__main__", "numpy", "msgspec", "passatk.archives.engine.parts", "passatk.archives.read",
-           "passatk.archives.harnesses._humaneval_scan", "passatk.archives.harnesses._docfast",
+           "passatk.archives.harnesses._humaneval_scan",
            *(f"passatk.archives.{h}" for h in HARNESSES))
 
 

@@ -81,9 +81,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
 
 
 def _v1_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
-    fast = getattr(ev, "summary", None)
-    if fast is not None and fast.kind == "evalplus-v1":  # proved by the fast pass (_docfast)
-        return fast.rows, fast.has_plus
     rows, has_plus = [], False  # (task, n, base c, plus c or None)
     for task, entry in ev.items():
         try:
@@ -97,9 +94,6 @@ def _v1_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
 
 
 def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
-    fast = getattr(ev, "summary", None)
-    if fast is not None and fast.kind == "evalplus":  # proved by the fast pass (_docfast)
-        return fast.rows, fast.has_plus
     rows, has_plus = [], False
     for task, samples in ev.items():
         if not isinstance(samples, list):

@@ -1,26 +1,394 @@
-"""Whole JSON documents: the fast typed pass of :mod:`._docfast`, else the exact streamed
-parse of :mod:`._jsondoc` (which also locates any error). Kept apart from :mod:`._common`, which
-the fast pass itself uses."""
+"""Whole JSON documents, decoded by msgspec: whole up to a size threshold, streamed past it.
+
+* Up to :data:`WHOLE_BYTES` (128 MiB) the decompressed bytes are read at once. A format that
+  declares a typed view (a :class:`msgspec.Struct` of only the fields it reads) is tried
+  first: :func:`load` returns ``Typed(format, view)`` and detection hands the view to the
+  reader. Otherwise, up to :data:`GENERIC_BYTES`, the document is decoded to plain values.
+* Past that the document is *streamed*: a skeleton whose small top-level members are decoded
+  and whose per-task container (:data:`STREAM_KEYS`) is a :class:`StreamedDict` or
+  :class:`StreamedList` that reads its members from the file, one at a time, when iterated.
+  Memory is one block plus the largest member (at most the record-length cap).
+
+The splitter finds where each value ends with msgspec itself (a value followed by more bytes
+is "trailing characters (byte N)"), so nothing here parses JSON by hand. A key given twice
+keeps its last value, as in Python's ``json``. Measurements: bench/test_bench_documents.py.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+import msgspec
+
 from passatk.archives.errors import ArchiveError
+from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, open_binary, too_long
 
-__all__ = ["load_json_document"]
+__all__ = ["GENERIC_BYTES", "STREAM_KEYS", "WHOLE_BYTES", "StreamedDict", "StreamedList",
+           "Typed", "decode", "load", "members"]
+
+#: the largest document read whole for a typed view (bench: typed decode peaks near 1.2x it)
+WHOLE_BYTES = 128 << 20
+#: the largest document decoded whole to plain values (those take about 3x the bytes)
+GENERIC_BYTES = 48 << 20
+#: top-level keys whose container is streamed member by member (the per-task data)
+STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results",
+                         "simulations", "samples"})
+BLOCK = 1 << 22
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+_BLANK = re.compile(rb"[ \t\r\n]*")
+_STDLIB = json.JSONDecoder()
+_AT_BYTE = re.compile(r"\(byte (\d+)\)")
+_WS = b" \t\r\n"
 
 
-def load_json_document(file: str) -> object:
-    """A JSON document, streamed: small members decoded, the per-task containers read one
-    member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``.
+class Typed(NamedTuple):
+    """A document decoded by the typed view of the format ``format``."""
 
-    Both paths are imported here, on the first document: listing the formats loads neither
-    (nor numpy, which ``_jsondoc`` imports)."""
-    from passatk.archives.harnesses import _docfast
-    from passatk.archives.io import jsondoc as _jsondoc
+    format: str
+    view: object
 
+
+def _limits() -> tuple[int, int]:
+    cap = max_record_bytes()  # a lower record cap streams smaller documents too
+    return min(WHOLE_BYTES, cap), min(GENERIC_BYTES, cap)
+
+
+def decode(file: str, data: bytes | memoryview, first_line: int = 1) -> object:
+    """Plain values of one JSON text; a located ArchiveError when it is not valid JSON.
+
+    What msgspec refuses is read again by the stdlib, which also accepts ``NaN`` and
+    ``Infinity`` (Python's ``json.dump`` writes them) and words the error.
+
+    >>> decode("x.json", b'{"a": [1, 2.5], "a": NaN}')
+    {'a': nan}
+    >>> try:
+    ...     decode("x.json", b'{\\n"a": [1,]}')
+    ... except ArchiveError as e:
+    ...     print(e)
+    x.json:2: malformed JSON: Expecting value (column 9)
+    """
     try:
-        return _docfast.fast_load(file)
-    # the exact path reads it again and locates any error (msgspec raises RecursionError
-    # on deep nesting, which the exact path reports as "JSON nested too deeply")
-    except (_docfast.Unproved, ArchiveError, RecursionError):
-        return _jsondoc.load_document(file)
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    try:
+        return json.loads(bytes(data).decode("utf-8"))
+    except json.JSONDecodeError as e:
+        what, line = f"malformed JSON: {e.msg} (column {e.colno})", first_line + e.lineno - 1
+    except UnicodeDecodeError as e:
+        what, line = f"not UTF-8 text: {e.reason} at byte {e.start}", first_line
+    except RecursionError:
+        what, line = "JSON nested too deeply", first_line
+    except ValueError as e:  # an integer of more than 4300 digits
+        what, line = f"unreadable JSON value: {e}".split(";")[0], first_line
+    raise ArchiveError(file, what, line=line)
+
+
+def _head(stream, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit + 1`` bytes of ``stream`` (without a BOM); whether that is all."""
+    parts, size = [], 0
+    while size <= limit:
+        block = stream.read(min(BLOCK * 4, limit + 1 - size))
+        if not block:
+            return b"".join(parts).removeprefix(UTF8_BOM), True
+        parts.append(block)
+        size += len(block)
+    return b"".join(parts).removeprefix(UTF8_BOM), False
+
+
+def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = ()) -> object:
+    """The document of ``file``: a :class:`Typed` view, plain values, or a streamed skeleton.
+
+    ``views`` are ``(format, decode)`` pairs tried in order on the whole bytes; ``decode``
+    returns None when the document is not (or not cleanly) of its format.
+    """
+    whole, generic = _limits()
+    with open_binary(file) as f:
+        data, complete = _head(f.stream, whole)
+    if not data.strip(_WS):
+        raise ArchiveError(file, "empty file (no records)")
+    if complete:
+        for name, view in views:
+            value = view(data)
+            if value is not None:
+                return Typed(name, value)
+        if len(data) <= generic:
+            return decode(file, data)
+    del data
+    return _skeleton(file)
+
+
+class _Cursor:
+    """The bytes of a document from the value being read on, block by block."""
+
+    def __init__(self, file: str, stream) -> None:
+        self.file, self.stream = file, stream
+        self.data = b""
+        self.pos = 0
+        self.counted = (0, 1)  # (offset in data, its line): lines are counted once, onwards
+        self.eof = False
+        self.started = False
+        self.cap = max_record_bytes()
+
+    def more(self, size: int = 0) -> bool:
+        if self.eof:
+            return False
+        block = self.stream.read(size or BLOCK)
+        if not block:
+            self.eof = True
+            return False
+        if self.pos:  # forget what was read
+            self.counted = (0, self.line_at())
+            self.data = self.data[self.pos:]
+            self.pos = 0
+        self.data += block if self.started else block.removeprefix(UTF8_BOM)
+        self.started = True
+        return True
+
+    def line_at(self) -> int:
+        at, line = self.counted
+        line += self.data.count(b"\n", at, self.pos)
+        self.counted = (self.pos, line)
+        return line
+
+    def peek(self) -> bytes:
+        """The next non-blank byte (b"" at the end), not consumed."""
+        while True:
+            self.pos = _BLANK.match(self.data, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.data) or not self.more():
+                return self.data[self.pos:self.pos + 1]
+
+    def expect(self, allowed: bytes) -> bytes:
+        got = self.peek()
+        if not got or got not in allowed:
+            what = "the end of the file" if not got else repr(got.decode("latin-1"))
+            self.bad(f"expected one of {' '.join(allowed.decode())}, got {what}")
+        self.pos += 1
+        return got
+
+    def value(self) -> memoryview:
+        """The bytes of the next JSON value (msgspec finds where it ends; for what msgspec
+        refuses, such as NaN, the stdlib)."""
+        self.peek()
+        while True:
+            view = memoryview(self.data)[self.pos:]
+            end = self._end(view)
+            if end is not None:
+                break
+            if len(view) > self.cap:
+                raise too_long(self.file, self.line_at(), self.cap)
+            if not self.more(max(BLOCK, len(view))):
+                end = len(view)
+                decode(self.file, view, self.line_at())  # raises unless the value is whole
+                break
+        if end > self.cap:
+            raise too_long(self.file, self.line_at(), self.cap)
+        out = view[:end]
+        self.pos += end
+        return out
+
+    def _end(self, view: memoryview) -> int | None:
+        """Where the value at the start of ``view`` ends; None when more bytes are needed."""
+        try:
+            msgspec.json.decode(view, type=msgspec.Raw)
+            return None if not self.eof else len(view)  # a number may go on
+        except msgspec.DecodeError as e:
+            error = str(e)
+        except RecursionError:
+            raise ArchiveError(self.file, "JSON nested too deeply", line=self.line_at()) from None
+        m = _TRAILING.search(error)
+        if m:
+            return int(m.group(1)) - 1
+        if "truncated" in error or not (self.eof or _far_from(error, len(view))):
+            return None  # more bytes may complete it
+        text = bytes(view).decode("utf-8", "surrogateescape")
+        try:
+            end = _STDLIB.raw_decode(text)[1]
+        except (ValueError, RecursionError):
+            decode(self.file, view, self.line_at())  # the stdlib words the error
+            raise
+
+        return len(text[:end].encode("utf-8", "surrogateescape"))
+
+    def bad(self, what: str):
+        raise ArchiveError(self.file, f"malformed JSON: {what}", line=self.line_at())
+
+
+def _far_from(error: str, size: int) -> bool:
+    """Whether msgspec's error is well before the end of the bytes: more cannot mend it."""
+    m = _AT_BYTE.search(error)
+    return m is not None and int(m.group(1)) + 64 < size
+
+
+class Member(NamedTuple):
+    """One member of the document: ``path`` is () for the top level, ``(key,)`` inside the
+    streamed container under ``key``; ``key`` is the member's key or index; ``text`` its
+    bytes (None: a streamed container of kind ``kind`` opens here); ``line`` where it starts."""
+
+    path: tuple
+    key: object
+    text: memoryview | None
+    line: int
+    kind: str = "value"
+
+
+def _key(cur: _Cursor) -> str:
+    cur.peek()
+    line = cur.line_at()
+    key = decode(cur.file, cur.value(), line)
+    if not isinstance(key, str):
+        raise ArchiveError(cur.file, "malformed JSON: an object key must be a string", line=line)
+    cur.expect(b":")
+    return key
+
+
+def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
+    """The members of the container just opened; consumes its closing bracket."""
+    close = b"}" if is_object else b"]"
+    if cur.peek() == close:
+        cur.pos += 1
+        return
+    index = 0
+    while True:
+        key = _key(cur) if is_object else index
+        start = cur.peek()
+        line = cur.line_at()
+        if path == () and key in STREAM_KEYS and start in (b"{", b"["):
+            cur.pos += 1
+            kind = "object" if start == b"{" else "array"
+            yield Member(path, key, None, line, kind)
+            yield from _container(cur, (key,), start == b"{")
+        else:
+            yield Member(path, key, cur.value(), line)
+        index += 1
+        if cur.expect(b"," + close) == close:
+            return
+
+
+def members(file: str) -> Iterator[Member]:
+    """Every member of the document's top level and of its streamed containers, in one pass.
+
+    The first is ``Member((), None, None, 1, kind)`` for a top-level object or array, or
+    ``Member((), None, text, 1)`` for a document that is neither.
+    """
+    with open_binary(file) as f:
+        cur = _Cursor(file, f.stream)
+        first = cur.peek()
+        if not first:
+            raise ArchiveError(file, "empty file (no records)")
+        if first in (b"{", b"["):
+            cur.pos += 1
+            yield Member((), None, None, 1, "object" if first == b"{" else "array")
+            yield from _container(cur, (), first == b"{")
+        else:
+            text = cur.value()
+            if cur.peek():
+                cur.bad("extra data after the JSON document")
+            yield Member((), None, text, 1)
+            return
+        if cur.peek():
+            cur.bad("extra data after the JSON document")
+
+
+class StreamedDict(dict):
+    """A streamed JSON object: holds its first member; ``items()``, ``values()``, ``keys()``
+    and iteration read every member from the file, one at a time. ``typed(T)`` gives each
+    value decoded as ``T`` (a msgspec type), or its plain value when it is not one."""
+
+    def __init__(self, file: str, key: str) -> None:
+        super().__init__()
+        self.file, self.key = file, key
+
+    def _members(self) -> Iterator[Member]:
+        return (m for m in members(self.file) if m.path == (self.key,))
+
+    def typed(self, typ: object) -> Iterator[tuple[object, object]]:
+        decoder = msgspec.json.Decoder(typ)
+        for m in self._members():
+            try:
+                yield m.key, decoder.decode(m.text)
+            except msgspec.ValidationError:
+                yield m.key, decode(self.file, m.text, m.line)
+
+    def items(self):  # type: ignore[override]
+        return ((m.key, decode(self.file, m.text, m.line)) for m in self._members())
+
+    def values(self):  # type: ignore[override]
+        return (v for _, v in self.items())
+
+    def keys(self):  # type: ignore[override]
+        return (k for k, _ in self.items())
+
+    def __iter__(self):
+        return self.keys()
+
+
+class StreamedList(list):
+    """A streamed JSON array: holds its first item; iteration reads every item from the file."""
+
+    def __init__(self, file: str, key: str) -> None:
+        super().__init__()
+        self.file, self.key = file, key
+
+    def __iter__(self):
+        for m in members(self.file):
+            if m.path == (self.key,):
+                yield decode(self.file, m.text, m.line)
+
+
+def _skeleton(file: str) -> object:
+    """The top level with its small members decoded and its per-task containers streamed
+    (holding their first member, for detection). A top level that is itself larger than the
+    record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
+    top: dict = {}
+    budget = max_record_bytes()
+    for m in members(file):
+        if m.key is None and m.text is not None:
+            return decode(file, m.text, m.line)
+        if m.key is None:
+            if m.kind == "array":
+                return _array_top(file)
+            continue
+        if m.text is None:
+            top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
+        elif m.path == ():
+            budget -= len(m.text)
+            if budget < 0:
+                lazy = _TopDict(file, None)
+                dict.update(lazy, top)
+                return lazy
+            top[m.key] = decode(file, m.text, m.line)
+        elif not top[m.path[0]]:
+            holder = top[m.path[0]]
+            value = decode(file, m.text, m.line)
+            if isinstance(holder, dict):
+                dict.__setitem__(holder, m.key, value)
+            else:
+                list.append(holder, value)
+    return top
+
+
+class _TopDict(StreamedDict):
+    """A top level streamed member by member (keys outside the streamed containers)."""
+
+    def _members(self) -> Iterator[Member]:
+        return (m for m in members(self.file) if m.path == () and m.text is not None
+                and m.key is not None)
+
+
+class _TopList(StreamedList):
+    def __iter__(self):
+        for m in members(self.file):
+            if m.path == () and m.text is not None and m.key is not None:
+                yield decode(self.file, m.text, m.line)
+
+
+def _array_top(file: str) -> list:
+    top = _TopList(file, None)
+    first = next(iter(top), None)
+    if first is not None:
+        list.append(top, first)
+    return top
