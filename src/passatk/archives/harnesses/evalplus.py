@@ -8,6 +8,10 @@ only ``base``.
 
 from __future__ import annotations
 
+from typing import Literal
+
+import msgspec
+
 from passatk.archives.context import BadRecord, Context, doc_scalar_record, group_from, path_groups
 from passatk.archives.counts import StoredMetric
 from passatk.archives.errors import ArchiveError, kind, location, show, stored_float
@@ -19,13 +23,54 @@ from passatk.archives.harnesses._writers import (
     mean_pass_at_k,
 )
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
+from passatk.archives.io.documents import StreamedDict, load
 
 STATUSES = ("pass", "fail", "timeout", None)
 V1_STATUSES = ("success", "failed", "timed out", None)
 
 
+_Status = Literal["pass", "fail", "timeout"] | None
+_Scalar = str | int | float | bool | None
+
+
+class Sample(msgspec.Struct, gc=False):  # strings only: no cycles to collect
+    """One v2/v3 sample: only the fields counted (the solution is skipped, not decoded)."""
+
+    base_status: _Status
+    plus_status: _Status = None
+    task_id: str | None = None
+
+
+class View(msgspec.Struct):
+    """The typed view of a v2/v3 document (v1 is read from plain values)."""
+
+    eval: dict[str, list[Sample]]
+    pass_at_k: dict[str, dict[str, object]] | None = None
+    date: _Scalar | msgspec.UnsetType = msgspec.UNSET
+    hash: _Scalar | msgspec.UnsetType = msgspec.UNSET
+
+    def record(self) -> dict:
+        return {k: getattr(self, k) for k in ("date", "hash") if getattr(self, k) is not
+                msgspec.UNSET}
+
+
+_DECODER = msgspec.json.Decoder(View)
+
+
+def view(data: bytes) -> View | None:
+    """The typed view of a v2/v3 ``eval_results.json``; None when the bytes are not one."""
+    try:
+        doc = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    first = next(iter(doc.eval.values()), None)
+    return doc if first else None
+
+
 def version(doc: object) -> int | None:
     """1, 2 or 3 when ``doc`` is an EvalPlus results document, else None."""
+    if isinstance(doc, View):
+        return 3 if doc.pass_at_k is not None else 2
     if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
         return None
     ev = doc["eval"]
@@ -48,26 +93,29 @@ def _status(value: object, allowed: tuple, name: str) -> None:
         raise BadRecord(f"{name} must be one of {names}, got {show(value)}", (name,))
 
 
-def read(file: str, ctx: Context, doc: dict) -> None:
+def read(file: str, ctx: Context, doc: dict | View) -> None:
     """Add one EvalPlus document; ``$.eval`` is read once, one task at a time."""
     ctx.set_metric("pass@k", file)
+    by = ctx.options.by
+    pathvals = path_groups(by, file)
+    if isinstance(doc, View) and not set(by) <= {*pathvals, "metric_set", *doc.record()}:
+        doc = load(file)  # a group field the view does not hold: the plain document
     v = version(doc)
     if v is None:
         raise ArchiveError(file, "not an EvalPlus eval_results.json (no usable $.eval)")
-    by = ctx.options.by
-    pathvals = path_groups(by, file)
-    record = doc_scalar_record(doc)
+    typed = isinstance(doc, View)
+    record = doc.record() if typed else doc_scalar_record(doc)
     try:
         gbase = group_from(by, pathvals, record, (("metric_set", "base"),), "document")
         gplus = group_from(by, pathvals, record, (("metric_set", "plus"),), "document")
     except BadRecord as e:
         raise ArchiveError(file, e.what, path=()) from None
-    ev = doc["eval"]
+    ev = doc.eval if typed else doc["eval"]
     if not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
     rows, has_plus = (_v1_rows if v == 1 else _v2_rows)(file, ctx, ev)
-    has_plus = has_plus or (v == 3 and isinstance(doc.get("pass_at_k"), dict)
-                            and "plus" in doc["pass_at_k"])
+    stored = doc.pass_at_k if typed else doc.get("pass_at_k")
+    has_plus = has_plus or (v == 3 and isinstance(stored, dict) and "plus" in stored)
     for task, n, cb, cp in rows:
         if has_plus and cp is None:  # v1: a task whose plus results do not match base
             ctx.bad(file, "plus results do not match base (one per base result)",
@@ -77,7 +125,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         if has_plus:
             ctx.add(gplus, task, n, cp)
     if v == 3:
-        _stored(file, ctx, doc.get("pass_at_k"), gbase, gplus)
+        _stored(file, ctx, stored, gbase, gplus)
 
 
 def _v1_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
@@ -94,24 +142,37 @@ def _v1_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
 
 
 def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
+    """(task, n, base c, plus c) per task; typed samples (the view, or a streamed task that
+    decodes as one) and plain ones alike."""
+    pairs = ev.typed(list[Sample]) if isinstance(ev, StreamedDict) else ev.items()
     rows, has_plus = [], False
-    for task, samples in ev.items():
+    for task, samples in pairs:
         if not isinstance(samples, list):
             ctx.bad(file, f"must be a list of samples, got {kind(samples)}",
                     path=("eval", task))
             continue
+        fast = _typed_task(samples, task)
+        if fast is not None:
+            rows.append((task, *fast[:3]))
+            has_plus = has_plus or fast[3]
+            continue
         n = cb = cp = 0
         for i, s in enumerate(samples):
-            try:
-                ps = _v2_sample(s, task)
-            except BadRecord as e:
-                ctx.bad(file, e.what, path=("eval", task, i, *(e.path or ())))
+            if not isinstance(s, Sample):
+                try:
+                    s = _v2_sample(s, task)
+                except BadRecord as e:
+                    ctx.bad(file, e.what, path=("eval", task, i, *(e.path or ())))
+                    continue
+            elif s.task_id is not None and s.task_id != task:
+                ctx.bad(file, f"task_id {show(s.task_id)} differs from its key {task!r}",
+                        path=("eval", task, i, "task_id"))
                 continue
             n += 1
-            b = s["base_status"] == "pass"
+            b = s.base_status == "pass"
             cb += b
-            cp += b and ps == "pass"
-            has_plus = has_plus or ps is not None
+            cp += b and s.plus_status == "pass"
+            has_plus = has_plus or s.plus_status is not None
         if not samples:
             ctx.bad(file, "no samples for this task", path=("eval", task))
         if n:
@@ -119,8 +180,20 @@ def _v2_rows(file: str, ctx: Context, ev: dict) -> tuple[list, bool]:
     return rows, has_plus
 
 
-def _v2_sample(s: object, task: str) -> object:
-    """Check one v2/v3 sample; return its plus status."""
+def _typed_task(samples: list, task: str) -> tuple[int, int, int, bool] | None:
+    """(n, base c, plus c, any plus status) of a task msgspec decoded as typed samples; None
+    when it is not typed, empty, or a sample names another task (the sample-by-sample loop
+    reports those)."""
+    if not samples or type(samples[0]) is not Sample \
+            or not {s.task_id for s in samples} <= {None, task}:
+        return None
+    return (len(samples), sum(s.base_status == "pass" for s in samples),
+            sum(s.base_status == "pass" and s.plus_status == "pass" for s in samples),
+            any(s.plus_status is not None for s in samples))
+
+
+def _v2_sample(s: object, task: str) -> Sample:
+    """Check one plain v2/v3 sample."""
     if not isinstance(s, dict):
         raise BadRecord(f"sample must be an object, got {kind(s)}")
     if "task_id" in s and s["task_id"] != task:
@@ -131,7 +204,7 @@ def _v2_sample(s: object, task: str) -> object:
     _status(s["base_status"], STATUSES, "base_status")
     ps = s.get("plus_status")
     _status(ps, STATUSES, "plus_status")
-    return ps
+    return Sample(s["base_status"], ps)
 
 
 def _stored(file: str, ctx: Context, stored: object, gbase, gplus) -> None:
@@ -238,6 +311,6 @@ SPEC = register(FormatSpec(
         'samples with "base_status" (v2; v3 adds "pass_at_k")',
         'group metric_set=base: base status pass (v1 success); metric_set=plus: base and '
         'plus both pass; base-only runs give only base'),
-    kind="document", read=read, write=write, probe=matches,
+    kind="document", read=read, write=write, probe=matches, view=view,
     names=("eval_results.json",), write_options=("plus", "evalplus_version"), priority=2,
 ))

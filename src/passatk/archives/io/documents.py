@@ -52,8 +52,10 @@ class Typed(NamedTuple):
 
 
 def _limits() -> tuple[int, int]:
-    cap = max_record_bytes()  # a lower record cap streams smaller documents too
-    return min(WHOLE_BYTES, cap), min(GENERIC_BYTES, cap)
+    """The whole-document limits: a record cap set lower streams smaller documents too (a
+    document read whole may be twice the cap: 128 MiB under the default 64 MiB cap)."""
+    cap = max_record_bytes()
+    return min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
 
 
 def decode(file: str, data: bytes | memoryview, first_line: int = 1) -> object:
@@ -89,14 +91,13 @@ def decode(file: str, data: bytes | memoryview, first_line: int = 1) -> object:
 
 def _head(stream, limit: int) -> tuple[bytes, bool]:
     """At most ``limit + 1`` bytes of ``stream`` (without a BOM); whether that is all."""
-    parts, size = [], 0
-    while size <= limit:
-        block = stream.read(min(BLOCK * 4, limit + 1 - size))
-        if not block:
-            return b"".join(parts).removeprefix(UTF8_BOM), True
-        parts.append(block)
-        size += len(block)
-    return b"".join(parts).removeprefix(UTF8_BOM), False
+    data = stream.read(limit + 1)
+    while len(data) <= limit:  # a pipe or a decompressor may return less than asked
+        more = stream.read(limit + 1 - len(data))
+        if not more:
+            return data.removeprefix(UTF8_BOM), True
+        data += more
+    return data, False
 
 
 def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = ()) -> object:
