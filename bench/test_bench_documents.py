@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from passatk.archives import read_counts
-from passatk.archives.harnesses import _docfast
+
 
 RSS_LIMIT_MB = 300
 _SRC: list[str] = []

@@ -17,6 +17,7 @@ keeps its last value, as in Python's ``json``. Measurements: bench/test_bench_do
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
@@ -24,7 +25,14 @@ from typing import NamedTuple
 import msgspec
 
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, open_binary, too_long
+from passatk.archives.io.opening import (
+    UTF8_BOM,
+    is_regular,
+    max_record_bytes,
+    open_binary,
+    too_long,
+)
+from passatk.archives.io.remote import is_url
 
 __all__ = ["GENERIC_BYTES", "STREAM_KEYS", "WHOLE_BYTES", "StreamedDict", "StreamedList",
            "Typed", "decode", "load", "members"]
@@ -58,7 +66,8 @@ def _limits() -> tuple[int, int]:
     return min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
 
 
-def decode(file: str, data: bytes | memoryview, first_line: int = 1) -> object:
+def decode(file: str, data: bytes | memoryview, first_line: int = 1,
+           offset: int | None = None) -> object:
     """Plain values of one JSON text; a located ArchiveError when it is not valid JSON.
 
     What msgspec refuses is read again by the stdlib, which also accepts ``NaN`` and
@@ -76,6 +85,8 @@ def decode(file: str, data: bytes | memoryview, first_line: int = 1) -> object:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, RecursionError):
         pass
+    if offset is not None:  # a streamed member: its line is counted only for the error
+        first_line = line_of(file, offset)
     try:
         return json.loads(bytes(data).decode("utf-8"))
     except json.JSONDecodeError as e:
@@ -87,6 +98,16 @@ def decode(file: str, data: bytes | memoryview, first_line: int = 1) -> object:
     except ValueError as e:  # an integer of more than 4300 digits
         what, line = f"unreadable JSON value: {e}".split(";")[0], first_line
     raise ArchiveError(file, what, line=line)
+
+
+def line_of(file: str, offset: int) -> int:
+    """The line of the byte at ``offset`` of the document (read again: errors only)."""
+    line, seen = 1, 0
+    with open_binary(file) as f:
+        while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
+            line += (block.removeprefix(UTF8_BOM) if seen == 0 else block).count(b"\n")
+            seen += len(block)
+    return line
 
 
 def _head(stream, limit: int) -> tuple[bytes, bool]:
@@ -107,6 +128,8 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
     returns None when the document is not (or not cleanly) of its format.
     """
     whole, generic = _limits()
+    if is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
+        return _skeleton(file)  # (compressed, it is larger still)
     with open_binary(file) as f:
         data, complete = _head(f.stream, whole)
     if not data.strip(_WS):
@@ -129,7 +152,7 @@ class _Cursor:
         self.file, self.stream = file, stream
         self.data = b""
         self.pos = 0
-        self.counted = (0, 1)  # (offset in data, its line): lines are counted once, onwards
+        self.base = 0  # the offset of data[0] in the document
         self.eof = False
         self.started = False
         self.cap = max_record_bytes()
@@ -142,18 +165,19 @@ class _Cursor:
             self.eof = True
             return False
         if self.pos:  # forget what was read
-            self.counted = (0, self.line_at())
+            self.base += self.pos
             self.data = self.data[self.pos:]
             self.pos = 0
         self.data += block if self.started else block.removeprefix(UTF8_BOM)
         self.started = True
         return True
 
+    @property
+    def offset(self) -> int:
+        return self.base + self.pos
+
     def line_at(self) -> int:
-        at, line = self.counted
-        line += self.data.count(b"\n", at, self.pos)
-        self.counted = (self.pos, line)
-        return line
+        return line_of(self.file, self.offset)
 
     def peek(self) -> bytes:
         """The next non-blank byte (b"" at the end), not consumed."""
@@ -183,7 +207,7 @@ class _Cursor:
                 raise too_long(self.file, self.line_at(), self.cap)
             if not self.more(max(BLOCK, len(view))):
                 end = len(view)
-                decode(self.file, view, self.line_at())  # raises unless the value is whole
+                decode(self.file, view, offset=self.offset)  # raises unless it is whole
                 break
         if end > self.cap:
             raise too_long(self.file, self.line_at(), self.cap)
@@ -209,7 +233,7 @@ class _Cursor:
         try:
             end = _STDLIB.raw_decode(text)[1]
         except (ValueError, RecursionError):
-            decode(self.file, view, self.line_at())  # the stdlib words the error
+            decode(self.file, view, offset=self.offset)  # the stdlib words the error
             raise
 
         return len(text[:end].encode("utf-8", "surrogateescape"))
@@ -227,21 +251,26 @@ def _far_from(error: str, size: int) -> bool:
 class Member(NamedTuple):
     """One member of the document: ``path`` is () for the top level, ``(key,)`` inside the
     streamed container under ``key``; ``key`` is the member's key or index; ``text`` its
-    bytes (None: a streamed container of kind ``kind`` opens here); ``line`` where it starts."""
+    bytes (None: a streamed container of kind ``kind`` opens here); ``offset`` where it
+    starts in the document."""
 
     path: tuple
     key: object
     text: memoryview | None
-    line: int
+    offset: int
     kind: str = "value"
+
+    def decode(self, file: str) -> object:
+        return decode(file, self.text, offset=self.offset)
 
 
 def _key(cur: _Cursor) -> str:
     cur.peek()
-    line = cur.line_at()
-    key = decode(cur.file, cur.value(), line)
+    at = cur.offset
+    key = decode(cur.file, cur.value(), offset=at)
     if not isinstance(key, str):
-        raise ArchiveError(cur.file, "malformed JSON: an object key must be a string", line=line)
+        raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
+                           line=line_of(cur.file, at))
     cur.expect(b":")
     return key
 
@@ -256,14 +285,14 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
     while True:
         key = _key(cur) if is_object else index
         start = cur.peek()
-        line = cur.line_at()
+        at = cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
             cur.pos += 1
             kind = "object" if start == b"{" else "array"
-            yield Member(path, key, None, line, kind)
+            yield Member(path, key, None, at, kind)
             yield from _container(cur, (key,), start == b"{")
         else:
-            yield Member(path, key, cur.value(), line)
+            yield Member(path, key, cur.value(), at)
         index += 1
         if cur.expect(b"," + close) == close:
             return
@@ -272,8 +301,8 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
 def members(file: str) -> Iterator[Member]:
     """Every member of the document's top level and of its streamed containers, in one pass.
 
-    The first is ``Member((), None, None, 1, kind)`` for a top-level object or array, or
-    ``Member((), None, text, 1)`` for a document that is neither.
+    The first is ``Member((), None, None, 0, kind)`` for a top-level object or array, or
+    ``Member((), None, text, 0)`` for a document that is neither.
     """
     with open_binary(file) as f:
         cur = _Cursor(file, f.stream)
@@ -282,13 +311,13 @@ def members(file: str) -> Iterator[Member]:
             raise ArchiveError(file, "empty file (no records)")
         if first in (b"{", b"["):
             cur.pos += 1
-            yield Member((), None, None, 1, "object" if first == b"{" else "array")
+            yield Member((), None, None, 0, "object" if first == b"{" else "array")
             yield from _container(cur, (), first == b"{")
         else:
             text = cur.value()
             if cur.peek():
                 cur.bad("extra data after the JSON document")
-            yield Member((), None, text, 1)
+            yield Member((), None, text, 0)
             return
         if cur.peek():
             cur.bad("extra data after the JSON document")
@@ -312,10 +341,10 @@ class StreamedDict(dict):
             try:
                 yield m.key, decoder.decode(m.text)
             except msgspec.ValidationError:
-                yield m.key, decode(self.file, m.text, m.line)
+                yield m.key, m.decode(self.file)
 
     def items(self):  # type: ignore[override]
-        return ((m.key, decode(self.file, m.text, m.line)) for m in self._members())
+        return ((m.key, m.decode(self.file)) for m in self._members())
 
     def values(self):  # type: ignore[override]
         return (v for _, v in self.items())
@@ -337,7 +366,7 @@ class StreamedList(list):
     def __iter__(self):
         for m in members(self.file):
             if m.path == (self.key,):
-                yield decode(self.file, m.text, m.line)
+                yield m.decode(self.file)
 
 
 def _skeleton(file: str) -> object:
@@ -348,7 +377,7 @@ def _skeleton(file: str) -> object:
     budget = max_record_bytes()
     for m in members(file):
         if m.key is None and m.text is not None:
-            return decode(file, m.text, m.line)
+            return m.decode(file)
         if m.key is None:
             if m.kind == "array":
                 return _array_top(file)
@@ -361,10 +390,10 @@ def _skeleton(file: str) -> object:
                 lazy = _TopDict(file, None)
                 dict.update(lazy, top)
                 return lazy
-            top[m.key] = decode(file, m.text, m.line)
+            top[m.key] = m.decode(file)
         elif not top[m.path[0]]:
             holder = top[m.path[0]]
-            value = decode(file, m.text, m.line)
+            value = m.decode(file)
             if isinstance(holder, dict):
                 dict.__setitem__(holder, m.key, value)
             else:
@@ -384,7 +413,7 @@ class _TopList(StreamedList):
     def __iter__(self):
         for m in members(self.file):
             if m.path == () and m.text is not None and m.key is not None:
-                yield decode(self.file, m.text, m.line)
+                yield m.decode(self.file)
 
 
 def _array_top(file: str) -> list:
