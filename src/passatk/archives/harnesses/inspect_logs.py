@@ -142,14 +142,37 @@ def matches(doc: object, file: str = "") -> bool:
     return _is_header(doc) and isinstance(doc.get("samples"), list)
 
 
-def read_json(file: str, ctx: Context, doc: dict) -> None:
+class View(msgspec.Struct):
+    """The typed view of a whole ``.json`` log: the messages and events are skipped."""
+
+    version: msgspec.Raw
+    status: _Value
+    eval: _Spec
+    samples: list[_Sample]
+
+
+_DECODER = msgspec.json.Decoder(View)
+
+
+def typed_view(data: bytes) -> View | None:
+    """The typed view of an Inspect ``.json`` log; None when the bytes are not (cleanly) one."""
+    try:
+        return _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def read_json(file: str, ctx: Context, doc: dict | View) -> None:
     ctx.set_metric("pass@k", file)
-    base = _group_base(file, {"eval": _spec(doc)})
-    _status_note(file, ctx, doc.get("status") if isinstance(doc.get("status"), str) else "?")
+    typed = isinstance(doc, View)
+    base = (("task", doc.eval.task), ("model", doc.eval.model)) if typed else \
+        _group_base(file, {"eval": _spec(doc)})
+    status = doc.status if typed else doc.get("status")
+    _status_note(file, ctx, status if isinstance(status, str) else "?")
     pathvals = path_groups(ctx.options.by, file)
-    for i, raw in enumerate(doc["samples"]):
+    for i, raw in enumerate(doc.samples if typed else doc["samples"]):
         try:
-            _add_sample(ctx, view(raw, _Sample), pathvals, base)
+            _add_sample(ctx, raw if typed else view(raw, _Sample), pathvals, base)
         except BadRecord as e:
             ctx.bad(file, e.what, path=("samples", i, *(e.path or ())))
 
@@ -331,6 +354,7 @@ SPEC = register(FormatSpec(
                'JSON object with "version", "status", "eval" {"task", "model"} and "samples"',
                _PASSES),
     kind="document", read=read_json, write=write_json, probe=matches, summary=_log_summary,
+    view=typed_view,
     aliases=("inspect", "inspect_ai"), column_options=("threshold",), priority=4,
 ))
 ZIP_SPEC = register(FormatSpec(
