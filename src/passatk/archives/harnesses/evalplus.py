@@ -59,7 +59,11 @@ _UNSET = msgspec.UNSET
 
 
 def view(data: bytes) -> View | None:
-    """The typed view of a v2/v3 ``eval_results.json``; None when the bytes are not one."""
+    """The typed view of a v2/v3 ``eval_results.json``; None when the bytes are not one.
+    (A document without "base_status" in its first MiB is left to the plain decode: a
+    view tried in vain costs a pass over the whole document.)"""
+    if data.find(b'"base_status"', 0, 1 << 20) < 0:
+        return None
     try:
         doc = _DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError):

@@ -155,7 +155,10 @@ _DECODER = msgspec.json.Decoder(View)
 
 
 def typed_view(data: bytes) -> View | None:
-    """The typed view of an Inspect ``.json`` log; None when the bytes are not (cleanly) one."""
+    """The typed view of an Inspect ``.json`` log; None when the bytes are not (cleanly) one,
+    not tried without "epoch" in the first MiB."""
+    if data.find(b'"epoch"', 0, 1 << 20) < 0:
+        return None
     try:
         return _DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError):

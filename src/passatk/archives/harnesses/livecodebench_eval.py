@@ -40,7 +40,10 @@ _DECODER = msgspec.json.Decoder(View)
 
 
 def typed_view(data: bytes) -> View | None:
-    """The typed view of a LiveCodeBench eval file; None when the bytes are not (cleanly) one."""
+    """The typed view of a LiveCodeBench eval file; None when the bytes are not (cleanly) one
+    (not tried unless a list with "detail" in its first MiB)."""
+    if data[:4096].lstrip()[:1] != b"[" or data.find(b'"detail"', 0, 1 << 20) < 0:
+        return None
     try:
         doc = _DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError):

@@ -80,7 +80,10 @@ _DECODER = msgspec.json.Decoder(View)
 
 def typed_view(data: bytes) -> View | None:
     """The typed view of a tau2 ``Results`` document; None when the bytes are not one (or not
-    cleanly: the plain reader then locates what is wrong)."""
+    cleanly: the plain reader then locates what is wrong); not tried without "info" in the
+    first MiB."""
+    if data.find(b'"info"', 0, 1 << 20) < 0:
+        return None
     try:
         doc = _DECODER.decode(data)
     except (msgspec.DecodeError, RecursionError):
