@@ -5,7 +5,10 @@ whole-document path's errors, located."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -143,7 +146,7 @@ def test_deep_nesting_is_an_error_not_a_crash(tmp_path):
     path = tmp_path / "d.json"
     path.write_text('{"eval": ' + "[" * 100_000 + "]" * 100_000 + "}")
     for load in (documents.load, load_document):
-        with pytest.raises(ArchiveError, match="nested too deeply|malformed"):
+        with pytest.raises(ArchiveError, match=r"nested too deeply|malformed"):
             _materialize(load(str(path)))
 
 
@@ -181,3 +184,26 @@ def test_a_top_level_over_the_cap_is_streamed(tmp_path, monkeypatch):
     assert _materialize(skeleton) == doc
     counts = read_counts(path, format="code_eval")
     assert len(counts) == 30 and counts.c.tolist() == [2] * 30
+
+
+def test_a_large_document_on_stdin_is_read(tmp_path):
+    """Past the threshold a pipe is copied to a temporary file and streamed from there (the
+    pipe keeps only its start, and a streamed document is read more than once)."""
+    path = tmp_path / "eval_results.json"
+    samples = [{"base_status": "pass" if j % 3 else "fail", "plus_status": "pass"}
+               for j in range(4)]
+    path.write_text(json.dumps({"eval": {f"T/{i}": samples for i in range(6000)}}, indent=1))
+    assert path.stat().st_size > 2 * (64 << 10) + (1 << 20)  # past the threshold and the kept start
+    code = ("import json, tempfile, os\nfrom passatk.archives import read_counts\n"
+            "rows = read_counts('-').to_rows()\n"
+            "print(json.dumps([rows, [f for f in os.listdir(tempfile.gettempdir()) if "
+            "f.endswith('.json') and f.startswith('tmp')]]))")
+    with open(path, "rb") as f:
+        run = subprocess.run([sys.executable, "-c", code], stdin=f, capture_output=True,
+                             text=True, timeout=120,
+                             env={**os.environ, "PASSATK_MAX_RECORD_BYTES": "64K",
+                                  "TMPDIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    rows, left = json.loads(run.stdout)
+    assert rows == json.loads(json.dumps(read_counts(path).to_rows()))
+    assert left == []  # the copy is gone once read

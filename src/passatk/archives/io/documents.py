@@ -19,6 +19,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import tempfile
+import weakref
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
@@ -103,7 +106,7 @@ def decode(file: str, data: bytes | memoryview, first_line: int = 1,
 def line_of(file: str, offset: int) -> int:
     """The line of the byte at ``offset`` of the document (read again: errors only)."""
     line, seen = 1, 0
-    with open_binary(file) as f:
+    with _open(file) as f:
         while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
             line += (block.removeprefix(UTF8_BOM) if seen == 0 else block).count(b"\n")
             seen += len(block)
@@ -132,6 +135,8 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
         return _skeleton(file)  # (compressed, it is larger still)
     with open_binary(file) as f:
         data, complete = _head(f.stream, whole)
+        if not complete and not is_regular(file):
+            return _spooled(file, f.stream, data)
     if not data.strip(_WS):
         raise ArchiveError(file, "empty file (no records)")
     if complete:
@@ -304,7 +309,7 @@ def members(file: str) -> Iterator[Member]:
     The first is ``Member((), None, None, 0, kind)`` for a top-level object or array, or
     ``Member((), None, text, 0)`` for a document that is neither.
     """
-    with open_binary(file) as f:
+    with _open(file) as f:
         cur = _Cursor(file, f.stream)
         first = cur.peek()
         if not first:
@@ -369,11 +374,44 @@ class StreamedList(list):
                 yield m.decode(self.file)
 
 
+_SPOOLS: dict[str, str] = {}  # a pipe's name -> the file its document was spooled to
+
+
+def _spooled(file: str, stream, head: bytes) -> object:
+    """A document from a pipe past the threshold, copied to a temporary file (it is read more
+    than once) and streamed from there; the copy goes with the skeleton."""
+    fd, path = tempfile.mkstemp(suffix=".json")
+    with os.fdopen(fd, "wb") as out:
+        out.write(head)
+        shutil.copyfileobj(stream, out, BLOCK)
+    _SPOOLS[file] = path
+    try:
+        top = _skeleton(file)
+    except BaseException:
+        _unspool(file, path)
+        raise
+    if isinstance(top, (_Skeleton, StreamedDict, StreamedList)):
+        weakref.finalize(top, _unspool, file, path)
+    else:  # a scalar: nothing reads the copy again
+        _unspool(file, path)
+    return top
+
+
+def _unspool(file: str, path: str) -> None:
+    if _SPOOLS.get(file) == path:
+        del _SPOOLS[file]
+    os.unlink(path)
+
+
+def _open(file: str):
+    return open_binary(_SPOOLS.get(file, file))
+
+
 def _skeleton(file: str) -> object:
     """The top level with its small members decoded and its per-task containers streamed
     (holding their first member, for detection). A top level that is itself larger than the
     record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
-    top: dict = {}
+    top: dict = _Skeleton()
     budget = max_record_bytes()
     for m in members(file):
         if m.key is None and m.text is not None:
@@ -399,6 +437,10 @@ def _skeleton(file: str) -> object:
             else:
                 list.append(holder, value)
     return top
+
+
+class _Skeleton(dict):
+    """The top level of a streamed document (a dict that can be referred to weakly)."""
 
 
 class _TopDict(StreamedDict):
