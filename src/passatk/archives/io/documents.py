@@ -23,6 +23,7 @@ import shutil
 import tempfile
 import weakref
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import NamedTuple
 
 import msgspec
@@ -137,7 +138,7 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
         data, complete = _head(f.stream, whole)
         if not complete and not is_regular(file):
             return _spooled(file, f.stream, data)
-    if not data.strip(_WS):
+    if _BLANK.fullmatch(data):
         raise ArchiveError(file, "empty file (no records)")
     if complete:
         for name, view in views:
@@ -328,17 +329,23 @@ def members(file: str) -> Iterator[Member]:
             cur.bad("extra data after the JSON document")
 
 
-class StreamedDict(dict):
+class _Streamed:
+    """A container read from the file member by member: the one under the top-level ``key``,
+    or the top level itself (``key`` None: its members outside the streamed containers)."""
+
+    def __init__(self, file: str, key: str | None) -> None:
+        super().__init__()
+        self.file, self.path = file, () if key is None else (key,)
+
+    def _members(self) -> Iterator[Member]:
+        return (m for m in members(self.file)
+                if m.path == self.path and m.text is not None and m.key is not None)
+
+
+class StreamedDict(_Streamed, dict):
     """A streamed JSON object: holds its first member; ``items()``, ``values()``, ``keys()``
     and iteration read every member from the file, one at a time. ``typed(T)`` gives each
     value decoded as ``T`` (a msgspec type), or its plain value when it is not one."""
-
-    def __init__(self, file: str, key: str) -> None:
-        super().__init__()
-        self.file, self.key = file, key
-
-    def _members(self) -> Iterator[Member]:
-        return (m for m in members(self.file) if m.path == (self.key,))
 
     def typed(self, typ: object) -> Iterator[tuple[object, object]]:
         decoder = msgspec.json.Decoder(typ)
@@ -361,17 +368,11 @@ class StreamedDict(dict):
         return self.keys()
 
 
-class StreamedList(list):
+class StreamedList(_Streamed, list):
     """A streamed JSON array: holds its first item; iteration reads every item from the file."""
 
-    def __init__(self, file: str, key: str) -> None:
-        super().__init__()
-        self.file, self.key = file, key
-
     def __iter__(self):
-        for m in members(self.file):
-            if m.path == (self.key,):
-                yield m.decode(self.file)
+        return (m.decode(self.file) for m in self._members())
 
 
 _SPOOLS: dict[str, str] = {}  # a pipe's name -> the file its document was spooled to
@@ -425,7 +426,7 @@ def _skeleton(file: str) -> object:
         elif m.path == ():
             budget -= len(m.text)
             if budget < 0:
-                lazy = _TopDict(file, None)
+                lazy = StreamedDict(file, None)
                 dict.update(lazy, top)
                 return lazy
             top[m.key] = m.decode(file)
@@ -443,24 +444,7 @@ class _Skeleton(dict):
     """The top level of a streamed document (a dict that can be referred to weakly)."""
 
 
-class _TopDict(StreamedDict):
-    """A top level streamed member by member (keys outside the streamed containers)."""
-
-    def _members(self) -> Iterator[Member]:
-        return (m for m in members(self.file) if m.path == () and m.text is not None
-                and m.key is not None)
-
-
-class _TopList(StreamedList):
-    def __iter__(self):
-        for m in members(self.file):
-            if m.path == () and m.text is not None and m.key is not None:
-                yield m.decode(self.file)
-
-
 def _array_top(file: str) -> list:
-    top = _TopList(file, None)
-    first = next(iter(top), None)
-    if first is not None:
-        list.append(top, first)
+    top = StreamedList(file, None)
+    list.extend(top, islice(iter(top), 1))
     return top
