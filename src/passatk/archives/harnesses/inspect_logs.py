@@ -30,7 +30,7 @@ from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import ZIP_MAGIC, max_record_bytes, open_binary
-from passatk.archives.io.views import view
+from passatk.archives.io.views import decoded, view
 from passatk.errors import Message, Option
 
 _LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}  # Inspect's CORRECT, INCORRECT, ...
@@ -269,9 +269,9 @@ def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
     for name in ("header.json", "_journal/start.json"):
         if name in names:
             try:
-                header = _HEADER.decode(_member(file, z, z.getinfo(name)))
-            except (msgspec.DecodeError, msgspec.ValidationError) as e:
-                raise ArchiveError(file, f"{name}: {e}") from None
+                header = decoded(_HEADER, _member(file, z, z.getinfo(name)))
+            except BadRecord as e:
+                raise ArchiveError(f"{file}: {name}", e.what, path=e.path) from None
             _status_note(file, ctx, header.status)
             return (("task", header.eval.task), ("model", header.eval.model))
     raise ArchiveError(file, "a zip archive without header.json or _journal/start.json is no "
@@ -296,13 +296,7 @@ def read_zip(file: str, ctx: Context) -> None:
 def _zip_sample(file: str, ctx: Context, z, info, pathvals: dict, base: tuple) -> None:
     where = f"{file}: {info.filename}"
     try:
-        try:
-            sample = _SAMPLE.decode(_member(file, z, info))
-        except msgspec.ValidationError as e:
-            raise BadRecord(f"{e}".replace("`", "")) from None
-        except msgspec.DecodeError as e:
-            raise BadRecord(f"malformed JSON: {e}") from None
-        _add_sample(ctx, sample, pathvals, base)
+        _add_sample(ctx, decoded(_SAMPLE, _member(file, z, info)), pathvals, base)
     except BadRecord as e:
         ctx.bad(where, e.what, path=e.path)
 
