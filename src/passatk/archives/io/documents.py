@@ -352,7 +352,7 @@ class StreamedDict(_Streamed, dict):
         for m in self._members():
             try:
                 yield m.key, decoder.decode(m.text)
-            except msgspec.ValidationError:
+            except (msgspec.DecodeError, RecursionError):  # NaN, a bad record: plain values
                 yield m.key, m.decode(self.file)
 
     def items(self):  # type: ignore[override]
