@@ -134,11 +134,14 @@ def test_a_key_given_twice_keeps_its_last_value(tmp_path):
     assert _materialize(load_document(str(path))) == json.loads(text)
 
 
-def test_nan_and_infinity_read_as_the_stdlib_reads_them(tmp_path):
-    text = '{"x": [NaN, Infinity, -Infinity, 1]}'
+def test_nan_and_infinity_read_as_the_stdlib_reads_them(tmp_path, monkeypatch):
+    text = '{"x": [NaN, Infinity, -Infinity, 1], "eval": {"a": NaN, "b": [1]}, "y": 2}'
     path = tmp_path / "d.json"
     path.write_text(text)
     assert repr(documents.load(str(path))) == repr(json.loads(text))
+    for block in (1, 3, 1 << 22):
+        monkeypatch.setattr(documents, "BLOCK", block)
+        assert repr(_materialize(load_document(str(path)))) == repr(json.loads(text))
     assert repr(decode("d.json", text.encode())) == repr(json.loads(text))
 
 

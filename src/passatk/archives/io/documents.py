@@ -212,8 +212,10 @@ class _Cursor:
             if len(view) > self.cap:
                 raise too_long(self.file, self.line_at(), self.cap)
             if not self.more(max(BLOCK, len(view))):
-                end = len(view)
-                decode(self.file, view, offset=self.offset)  # raises unless it is whole
+                end = self._end(view)  # at the end of the file now
+                if end is None:
+                    end = len(view)
+                    decode(self.file, view, offset=self.offset)  # raises unless it is whole
                 break
         if end > self.cap:
             raise too_long(self.file, self.line_at(), self.cap)
