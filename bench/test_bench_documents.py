@@ -10,22 +10,15 @@ Run:
 * The streamer (issue 19): past the whole-document threshold, the member splitter plus a
   typed msgspec decode of each member against ``ijson.kvitems`` (yajl2_c backend) plus the
   walk, on the same streamed document: the faster one is what passatk uses.
-* Every document format: ``read_counts`` faster than ``json.load`` plus the walk.
-
-* Speed (older): an EvalPlus v3 ``eval_results.json``, a BigCodeBench ``*_eval_results.json``, a
-  tau-bench trial list, a LiveCodeBench ``*_eval_all.json``, an OpenCompass results document,
-  a code_eval result dict and a MultiPL-E ``.results.json`` of ~100 MB each
-  (``PASSATK_BENCH_DOC_MB``; a CRUXEval document of at most 40 MB), with realistic text (slices
-  of the standard library's source: quotes, backslashes, newlines to escape). The ratio is
-  taken from the best of several interleaved CPU-time measurements of each, against
-  ``json.load`` plus the walk and against the exact path (``_jsondoc``) alone.
-* Memory: ``PASSATK_BENCH_BIG_DOCS=1`` writes a 2 GB EvalPlus, a 2 GB BigCodeBench and a
-  1 GB tau-bench document (sizes in MB: ``PASSATK_BENCH_BIG_MB="2000,2000,1000"``) one at a time,
-  scores each in a subprocess (peak RSS is ``VmHWM`` of the child, see
-  ``test_bench_archives_rss.py``) and deletes it; ``PASSATK_BENCH_BIG_BASELINE=1`` also times
-  ``json.load`` plus the walk of each in a subprocess (it needs several GB of memory);
-  ``PASSATK_BENCH_BIG_KINDS=tau-bench`` runs only the formats named (the other five
-  formats too when named, at ``PASSATK_BENCH_MORE_MB``, 500 by default).
+* Every document format (EvalPlus v3, BigCodeBench, tau-bench, LiveCodeBench
+  ``*_eval_all.json``, OpenCompass, CRUXEval, code_eval, MultiPL-E; ~100 MB each,
+  ``PASSATK_BENCH_DOC_MB``, CRUXEval at most 40 MB, with slices of the standard library's
+  source as text): ``read_counts`` faster than ``json.load`` plus the walk (best of 3
+  interleaved, CPU time).
+* Memory and the 1 GB bars: ``PASSATK_BENCH_BIG_DOCS=1`` writes a 1 GB EvalPlus document
+  (``PASSATK_BENCH_BIG_MB``), scores it in a subprocess (peak RSS is ``VmHWM`` of the child),
+  times ``json.load`` plus the walk in another (it needs about 4 GB) and deletes it: peak RSS
+  at most 300 MB and at least 2x faster.
 """
 
 from __future__ import annotations
