@@ -210,3 +210,19 @@ def test_a_large_document_on_stdin_is_read(tmp_path):
     rows, left = json.loads(run.stdout)
     assert rows == json.loads(json.dumps(read_counts(path).to_rows()))
     assert left == []  # the copy is gone once read
+
+
+def test_an_endless_pipe_that_is_no_json_stops_at_once(tmp_path):
+    """/dev/zero past the threshold: the copy of a pipe is made as it is read and checked, so
+    the first byte that is no JSON stops it (it once filled the disk) and the copy goes."""
+    code = ("import tempfile, os\nfrom passatk.archives import read_counts, ArchiveError\n"
+            "try:\n    read_counts('/dev/zero', format='evalplus')\n"
+            "except ArchiveError as e:\n    print(e)\n"
+            "print(os.listdir(tempfile.gettempdir()))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PASSATK_MAX_RECORD_BYTES": "64K",
+                                          "TMPDIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    first, left = run.stdout.splitlines()
+    assert first == "/dev/zero:1: malformed JSON: Expecting value (column 1)"
+    assert left == "[]"

@@ -19,11 +19,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tempfile
 import weakref
 from collections.abc import Callable, Iterator
-from itertools import islice
 from typing import NamedTuple
 
 import msgspec
@@ -306,29 +304,33 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
             return
 
 
-def members(file: str) -> Iterator[Member]:
-    """Every member of the document's top level and of its streamed containers, in one pass.
+def members(file: str, stream=None) -> Iterator[Member]:
+    """Every member of the document's top level and of its streamed containers, in one pass
+    (of ``stream`` when given).
 
     The first is ``Member((), None, None, 0, kind)`` for a top-level object or array, or
     ``Member((), None, text, 0)`` for a document that is neither.
     """
-    with _open(file) as f:
-        cur = _Cursor(file, f.stream)
-        first = cur.peek()
-        if not first:
-            raise ArchiveError(file, "empty file (no records)")
-        if first in (b"{", b"["):
-            cur.pos += 1
-            yield Member((), None, None, 0, "object" if first == b"{" else "array")
-            yield from _container(cur, (), first == b"{")
-        else:
-            text = cur.value()
-            if cur.peek():
-                cur.bad("extra data after the JSON document")
-            yield Member((), None, text, 0)
-            return
+    if stream is None:
+        with _open(file) as f:
+            yield from members(file, f.stream)
+        return
+    cur = _Cursor(file, stream)
+    first = cur.peek()
+    if not first:
+        raise ArchiveError(file, "empty file (no records)")
+    if first in (b"{", b"["):
+        cur.pos += 1
+        yield Member((), None, None, 0, "object" if first == b"{" else "array")
+        yield from _container(cur, (), first == b"{")
+    else:
+        text = cur.value()
         if cur.peek():
             cur.bad("extra data after the JSON document")
+        yield Member((), None, text, 0)
+        return
+    if cur.peek():
+        cur.bad("extra data after the JSON document")
 
 
 class _Streamed:
@@ -380,16 +382,34 @@ class StreamedList(_Streamed, list):
 _SPOOLS: dict[str, str] = {}  # a pipe's name -> the file its document was spooled to
 
 
+class _Tee:
+    """``head``, then ``stream``, each block written to ``out`` as it is read."""
+
+    def __init__(self, head: bytes, stream, out) -> None:
+        self.head, self.stream, self.out = head, stream, out
+
+    def read(self, size: int) -> bytes:
+        if self.head:
+            data, self.head = self.head, b""
+            return data
+        data = self.stream.read(size)
+        self.out.write(data)
+        return data
+
+
 def _spooled(file: str, stream, head: bytes) -> object:
-    """A document from a pipe past the threshold, copied to a temporary file (it is read more
-    than once) and streamed from there; the copy goes with the skeleton."""
+    """A document from a pipe past the threshold, copied to a temporary file as the skeleton
+    is read (it is read more than once; what is not JSON stops the copy where it stops the
+    read) and streamed from there; the copy goes with the skeleton."""
     fd, path = tempfile.mkstemp(suffix=".json")
-    with os.fdopen(fd, "wb") as out:
-        out.write(head)
-        shutil.copyfileobj(stream, out, BLOCK)
-    _SPOOLS[file] = path
+    _SPOOLS[file] = path  # what an error's line is counted in (written as read, unbuffered)
     try:
-        top = _skeleton(file)
+        with os.fdopen(fd, "wb", buffering=0) as out:
+            out.write(head)
+            found = members(file, _Tee(head, stream, out))
+            top = _skeleton(file, found)
+            for _ in found:  # the rest, checked, into the copy
+                pass
     except BaseException:
         _unspool(file, path)
         raise
@@ -410,18 +430,19 @@ def _open(file: str):
     return open_binary(_SPOOLS.get(file, file))
 
 
-def _skeleton(file: str) -> object:
+def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
     """The top level with its small members decoded and its per-task containers streamed
     (holding their first member, for detection). A top level that is itself larger than the
     record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
     top: dict = _Skeleton()
     budget = max_record_bytes()
-    for m in members(file):
+    found = members(file) if found is None else found
+    for m in found:
         if m.key is None and m.text is not None:
             return m.decode(file)
         if m.key is None:
             if m.kind == "array":
-                return _array_top(file)
+                return _array_top(file, found)
             continue
         if m.text is None:
             top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
@@ -446,7 +467,9 @@ class _Skeleton(dict):
     """The top level of a streamed document (a dict that can be referred to weakly)."""
 
 
-def _array_top(file: str) -> list:
+def _array_top(file: str, found: Iterator[Member]) -> list:
     top = StreamedList(file, None)
-    list.extend(top, islice(iter(top), 1))
+    first = next((m for m in found if m.path == () and m.text is not None), None)
+    if first is not None:
+        list.append(top, first.decode(file))
     return top
