@@ -209,7 +209,7 @@ def test_a_large_document_on_stdin_is_read(tmp_path):
     assert run.returncode == 0, run.stderr
     rows, left = json.loads(run.stdout)
     assert rows == json.loads(json.dumps(read_counts(path).to_rows()))
-    assert left == []  # the copy is gone once read
+    assert left == []  # the copy is anonymous and gone
 
 
 def test_an_endless_pipe_that_is_no_json_stops_at_once(tmp_path):

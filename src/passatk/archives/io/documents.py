@@ -379,7 +379,7 @@ class StreamedList(_Streamed, list):
         return (m.decode(self.file) for m in self._members())
 
 
-_SPOOLS: dict[str, str] = {}  # a pipe's name -> the file its document was spooled to
+_SPOOLS: dict[str, object] = {}  # a pipe's name -> the temporary file its document went to
 
 
 class _Tee:
@@ -394,40 +394,60 @@ class _Tee:
             return data
         data = self.stream.read(size)
         self.out.write(data)
+        self.out.flush()  # an error's line is counted in what was written
         return data
 
 
+class _Reread:
+    """One read of a spooled document from its start (``os.pread``: reads do not share an
+    offset); a context manager whose ``stream`` is itself, as ``open_binary``'s."""
+
+    def __init__(self, spool) -> None:
+        self.fd, self.pos, self.stream = spool.fileno(), 0, self
+
+    def read(self, size: int) -> bytes:
+        data = os.pread(self.fd, size, self.pos)
+        self.pos += len(data)
+        return data
+
+    def __enter__(self) -> _Reread:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
 def _spooled(file: str, stream, head: bytes) -> object:
-    """A document from a pipe past the threshold, copied to a temporary file as the skeleton
-    is read (it is read more than once; what is not JSON stops the copy where it stops the
-    read) and streamed from there; the copy goes with the skeleton."""
-    fd, path = tempfile.mkstemp(suffix=".json")
-    _SPOOLS[file] = path  # what an error's line is counted in (written as read, unbuffered)
+    """A document from a pipe past the threshold, copied to an anonymous temporary file as
+    the skeleton is read (it is read more than once; what is not JSON stops the copy where it
+    stops the read) and streamed from there; the copy goes with the skeleton."""
+    spool = tempfile.TemporaryFile()
+    _SPOOLS[file] = spool
     try:
-        with os.fdopen(fd, "wb", buffering=0) as out:
-            out.write(head)
-            found = members(file, _Tee(head, stream, out))
-            top = _skeleton(file, found)
-            for _ in found:  # the rest, checked, into the copy
-                pass
+        spool.write(head)
+        found = members(file, _Tee(head, stream, spool))
+        top = _skeleton(file, found)
+        for _ in found:  # the rest, checked, into the copy
+            pass
     except BaseException:
-        _unspool(file, path)
+        _unspool(file, spool)
         raise
     if isinstance(top, (_Skeleton, StreamedDict, StreamedList)):
-        weakref.finalize(top, _unspool, file, path)
+        weakref.finalize(top, _unspool, file, spool)
     else:  # a scalar: nothing reads the copy again
-        _unspool(file, path)
+        _unspool(file, spool)
     return top
 
 
-def _unspool(file: str, path: str) -> None:
-    if _SPOOLS.get(file) == path:
+def _unspool(file: str, spool) -> None:
+    if _SPOOLS.get(file) is spool:
         del _SPOOLS[file]
-    os.unlink(path)
+    spool.close()
 
 
 def _open(file: str):
-    return open_binary(_SPOOLS.get(file, file))
+    spool = _SPOOLS.get(file)
+    return open_binary(file) if spool is None else _Reread(spool)
 
 
 def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
