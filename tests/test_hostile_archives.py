@@ -425,9 +425,12 @@ def test_u1_fifo_is_read_once_with_detection(tmp_path):
 def test_m2_dev_zero_with_a_format_stops_at_the_cap(cli, monkeypatch):
     monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "1M")
     _one_line(cli, "/dev/zero", match=r"/dev/zero(:1)?: record longer than 1048576 bytes")
-    for fmt in ("humaneval", "lm-eval", "evalplus", "counts", "samples"):
+    for fmt in ("humaneval", "lm-eval", "counts", "samples"):
         _one_line(cli, "/dev/zero", "--input-format", fmt,
                   match=r"/dev/zero(:1)?: record longer than 1048576 bytes")
+    # a document reader stops at its first byte: NUL starts no JSON value
+    _one_line(cli, "/dev/zero", "--input-format", "evalplus",
+              match=r"/dev/zero:1: malformed JSON: Expecting value \(column 1\)")
 
 
 # ------------------------------------------------------------------ U3: detection blames

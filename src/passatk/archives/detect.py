@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 
 from passatk.archives.context import BadRecord, Context, decode_json
@@ -9,7 +10,7 @@ from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses import tables
 from passatk.archives.harnesses.lookup import canonical_format, probing_order, specs
 from passatk.archives.harnesses.registry import FormatInfo
-from passatk.archives.io.documents import load_json_document
+from passatk.archives.io.documents import Typed, load
 from passatk.archives.io.opening import (
     PARQUET_MAGIC,
     ZIP_MAGIC,
@@ -184,9 +185,12 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     except BadRecord:
         pass
     try:
-        doc = load_json_document(file)
+        doc = load_document(file)
     except ArchiveError:
         return None
+    if isinstance(doc, Typed):
+        return Message("this is a JSON document, not JSON Lines; did you mean ",
+                       Option("format", doc.format), "?")
     try:
         fmt = document_format(file, doc)
     except UnknownDocument:
@@ -198,6 +202,17 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
                 f"(top level: {keys})")
     return Message("this is a JSON document, not JSON Lines; did you mean ",
                    Option("format", fmt), "?")
+
+
+def load_document(file: str, only: str | None = None) -> object:
+    """The document of ``file`` (see ``io/documents.py``): the typed views of the document
+    formats are tried first, those whose file names match ``file`` before the others (only
+    ``only``'s when given)."""
+    name = logical_name(file)
+    found = [s for s in probing_order("document") if s.view is not None
+             and (only is None or s.name == only)]
+    found.sort(key=lambda s: not any(fnmatch.fnmatch(name, n) for n in s.names))
+    return load(file, tuple((s.name, s.view) for s in found))
 
 
 def _zip_format(file: str, head: bytes) -> str:
@@ -240,7 +255,9 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
         fmt = _lines_format(file, head, ctx) if _as_lines(name, head, start) else None
         if fmt is not None:
             return fmt, None
-        doc = load_json_document(file)
+        doc = load_document(file)
+        if isinstance(doc, Typed):
+            return doc.format, doc.view
         return document_format(file, doc), doc
     kind = tables.peek_kind(file, ctx)
     if kind is not None:

@@ -24,7 +24,13 @@ from typing import Any
 
 from passatk.archives.context import Context
 from passatk.archives.counts import Counts
-from passatk.archives.detect import UnknownDocument, detect, document_format, document_hint
+from passatk.archives.detect import (
+    UnknownDocument,
+    detect,
+    document_format,
+    document_hint,
+    load_document,
+)
 from passatk.archives.engine import plan as engine_plan
 from passatk.archives.engine import processes
 from passatk.archives.engine.local import map_local
@@ -35,7 +41,7 @@ from passatk.archives.harnesses._table_rules import RUN_COLUMNS
 from passatk.archives.harnesses.lookup import canonical_format, get, specs
 from passatk.archives.harnesses.registry import HARNESSES
 from passatk.archives.io import remote
-from passatk.archives.io.documents import load_json_document
+from passatk.archives.io.documents import Typed
 from passatk.archives.io.opening import (
     COMPRESSED_SUFFIXES,
     file_size,
@@ -424,8 +430,10 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
         spec.read(file, ctx)
         return kind
     if doc is None:
-        doc = load_json_document(file)
-        if not spec.probe(doc, file):
+        doc = load_document(file, kind)
+        if isinstance(doc, Typed):
+            doc = doc.view
+        elif not spec.probe(doc, file):
             raise ArchiveError(file, f"is not a {kind} archive (see passatk formats)")
     spec.read(file, ctx, doc)
     return kind
@@ -466,11 +474,13 @@ def _walked_document(file: str, kind: str) -> object:
     if not logical_name(file).endswith(".json"):
         return None
     try:
-        doc = load_json_document(file)
+        doc = load_document(file, kind)
     except ArchiveError:
         if get(kind).kind == "document":
             raise
         return None  # JSON Lines named .json: the forced line reader reads it
+    if isinstance(doc, Typed):
+        return doc.view
     document_format(file, doc)  # raises UnknownDocument
     return doc if get(kind).kind == "document" else None
 

@@ -45,13 +45,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     ev = doc.get("eval")
     if not isinstance(ev, dict) or not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
-    fast = getattr(ev, "summary", None)
-    if fast is not None and fast.kind == "bigcodebench" and file not in ctx.failures:
-        ctx.failures[file] = fast.failures  # proved by the fast pass (_docfast)
-        for task, n, c, _ in fast.rows:
-            ctx.add(group, task, n, c)
-    else:
-        _walk(file, ctx, group, ev)
+    _walk(file, ctx, group, ev)
     side = sidecar(file)
     if side is not None:
         stored = load_sidecar(side)

@@ -49,12 +49,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not doc:
         raise ArchiveError(file, "no tasks in the result dict", path=())
     failures = hints.failures(ctx, file)
-    fast = getattr(doc, "summary", None)
-    if fast is not None and fast.kind == "code-eval":  # proved by the fast pass (_docfast)
-        for task, n, c, _ in fast.rows:
-            ctx.add(group, task, n, c)
-        failures.extend(fast.failures)
-        return
     for task, items in doc.items():
         if not isinstance(items, list) or not items:
             ctx.bad(file, f"must be a non-empty list of [completion_id, result] pairs, got "

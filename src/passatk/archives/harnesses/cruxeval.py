@@ -25,11 +25,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not scored:
         raise ArchiveError(file, "no tasks under $.raw_scored_generations",
                            path=("raw_scored_generations",))
-    fast = getattr(scored, "summary", None)
-    if fast is not None and fast.kind == "cruxeval":  # proved by the fast pass (_docfast)
-        for task, n, c, _ in fast.rows:
-            ctx.add(group, task, n, c)
-        scored = {}
     for task, flags in scored.items():
         if not isinstance(flags, list) or not flags:
             ctx.bad(file, f"must be a non-empty list of pass flags, got {show(flags)}",

@@ -30,7 +30,7 @@ from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import ZIP_MAGIC, max_record_bytes, open_binary
-from passatk.archives.io.views import view
+from passatk.archives.io.views import decoded, view
 from passatk.errors import Message, Option
 
 _LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}  # Inspect's CORRECT, INCORRECT, ...
@@ -142,14 +142,40 @@ def matches(doc: object, file: str = "") -> bool:
     return _is_header(doc) and isinstance(doc.get("samples"), list)
 
 
-def read_json(file: str, ctx: Context, doc: dict) -> None:
+class View(msgspec.Struct):
+    """The typed view of a whole ``.json`` log: the messages and events are skipped."""
+
+    version: msgspec.Raw
+    status: _Value
+    eval: _Spec
+    samples: list[_Sample]
+
+
+_DECODER = msgspec.json.Decoder(View)
+
+
+def typed_view(data: bytes) -> View | None:
+    """The typed view of an Inspect ``.json`` log; None when the bytes are not (cleanly) one,
+    not tried without "epoch" in the first MiB."""
+    if data.find(b'"epoch"', 0, 1 << 20) < 0:
+        return None
+    try:
+        return _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
+def read_json(file: str, ctx: Context, doc: dict | View) -> None:
     ctx.set_metric("pass@k", file)
-    base = _group_base(file, {"eval": _spec(doc)})
-    _status_note(file, ctx, doc.get("status") if isinstance(doc.get("status"), str) else "?")
+    typed = isinstance(doc, View)
+    base = (("task", doc.eval.task), ("model", doc.eval.model)) if typed else \
+        _group_base(file, {"eval": _spec(doc)})
+    status = doc.status if typed else doc.get("status")
+    _status_note(file, ctx, status if isinstance(status, str) else "?")
     pathvals = path_groups(ctx.options.by, file)
-    for i, raw in enumerate(doc["samples"]):
+    for i, raw in enumerate(doc.samples if typed else doc["samples"]):
         try:
-            _add_sample(ctx, view(raw, _Sample), pathvals, base)
+            _add_sample(ctx, raw if typed else view(raw, _Sample), pathvals, base)
         except BadRecord as e:
             ctx.bad(file, e.what, path=("samples", i, *(e.path or ())))
 
@@ -243,9 +269,9 @@ def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
     for name in ("header.json", "_journal/start.json"):
         if name in names:
             try:
-                header = _HEADER.decode(_member(file, z, z.getinfo(name)))
-            except (msgspec.DecodeError, msgspec.ValidationError) as e:
-                raise ArchiveError(file, f"{name}: {e}") from None
+                header = decoded(_HEADER, _member(file, z, z.getinfo(name)))
+            except BadRecord as e:
+                raise ArchiveError(f"{file}: {name}", e.what, path=e.path) from None
             _status_note(file, ctx, header.status)
             return (("task", header.eval.task), ("model", header.eval.model))
     raise ArchiveError(file, "a zip archive without header.json or _journal/start.json is no "
@@ -270,13 +296,7 @@ def read_zip(file: str, ctx: Context) -> None:
 def _zip_sample(file: str, ctx: Context, z, info, pathvals: dict, base: tuple) -> None:
     where = f"{file}: {info.filename}"
     try:
-        try:
-            sample = _SAMPLE.decode(_member(file, z, info))
-        except msgspec.ValidationError as e:
-            raise BadRecord(f"{e}".replace("`", "")) from None
-        except msgspec.DecodeError as e:
-            raise BadRecord(f"malformed JSON: {e}") from None
-        _add_sample(ctx, sample, pathvals, base)
+        _add_sample(ctx, decoded(_SAMPLE, _member(file, z, info)), pathvals, base)
     except BadRecord as e:
         ctx.bad(where, e.what, path=e.path)
 
@@ -331,6 +351,7 @@ SPEC = register(FormatSpec(
                'JSON object with "version", "status", "eval" {"task", "model"} and "samples"',
                _PASSES),
     kind="document", read=read_json, write=write_json, probe=matches, summary=_log_summary,
+    view=typed_view,
     aliases=("inspect", "inspect_ai"), column_options=("threshold",), priority=4,
 ))
 ZIP_SPEC = register(FormatSpec(

@@ -93,10 +93,6 @@ def read(file: str, ctx: Context, doc: list) -> None:
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no problems in the list", path=())
     failures = hints.failures(ctx, file)
-    fast = getattr(doc, "summary", None)
-    if fast is not None and fast.kind == "livecodebench" and not o.record_by:
-        _read_summary(file, ctx, fast.rows, group_from(o.by, pathvals, None), failures)
-        return
     for i, p in enumerate(doc):
         try:
             task, graded = _problem(p)
@@ -107,26 +103,6 @@ def read(file: str, ctx: Context, doc: list) -> None:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
         _add_problem(ctx, file, i, p, group, task, graded, failures)
-
-
-def _read_summary(file: str, ctx: Context, rows: list, group, failures) -> None:
-    """The problems proved by the fast pass (``_docfast``), filtered as ``read`` filters them."""
-    o = ctx.options
-    filtering = o.since is not None or o.until is not None or o.difficulty is not None
-    for i, task, n, c, date, difficulty, value, texts in rows:
-        if filtering:
-            try:
-                if not _kept({"contest_date": date, "difficulty": difficulty}, o):
-                    continue
-            except BadRecord as e:
-                ctx.bad(file, e.what, path=(i, *(e.path or ())))
-                continue
-        ctx.add(group, task, n, c)
-        failures.extend(texts)
-        if value is not None:
-            ctx.stored.append(StoredMetric(group, "pass@k", 1,
-                                           stored_float(value, file, (i, "pass@1")),
-                                           location(file, path=(i, "pass@1")), "fraction", task))
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from itertools import islice
 
+import msgspec
+
 from passatk.archives.context import BadRecord, Context, group_from, path_groups
 from passatk.archives.counts import StoredMetric
 from passatk.archives.errors import ArchiveError, location
@@ -24,6 +26,29 @@ from passatk.archives.io.views import shape, view
 _METRIC = re.compile(r"pass@([1-9][0-9]{0,5})\Z")
 _Metrics = dict[str, float | dict[str, dict[str, float]]]
 _Results = dict[str, list[list[bool | int]]]
+
+
+class View(msgspec.Struct, array_like=True):
+    """The typed view of the whole ``[metrics, results, metadata]`` list."""
+
+    metrics: _Metrics
+    results: _Results
+    metadata: msgspec.Raw
+
+
+_DECODER = msgspec.json.Decoder(View)
+
+
+def typed_view(data: bytes) -> View | None:
+    """The typed view of a LiveCodeBench eval file; None when the bytes are not (cleanly) one
+    (not tried unless a list with "detail" in its first MiB)."""
+    if data[:4096].lstrip()[:1] != b"[" or data.find(b'"detail"', 0, 1 << 20) < 0:
+        return None
+    try:
+        doc = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return doc if isinstance(doc.metrics.get("detail"), dict) else None
 
 
 def matches(doc: object, file: str = "") -> bool:
@@ -67,18 +92,20 @@ def _stored(file: str, ctx: Context, group, metrics: dict) -> None:
                                            "fraction", task))
 
 
-def read(file: str, ctx: Context, doc: list) -> None:
+def read(file: str, ctx: Context, doc: list | View) -> None:
     ctx.set_metric("pass@k", file)
     o = ctx.options
-    metrics, results = _parts(file, doc)
+    typed = isinstance(doc, View)
+    metrics, results = (doc.metrics, doc.results) if typed else _parts(file, doc)
     try:
-        metrics = view(metrics, _Metrics, (0,))
+        metrics = metrics if typed else view(metrics, _Metrics, (0,))
         group = group_from(o.by, path_groups(o.by, file), None, (), "document")
     except BadRecord as e:
         raise ArchiveError(file, e.what, path=e.path) from None
     for task, generations in results.items():
         try:
-            gens = view(generations, list[list[bool | int]], (1, task))
+            gens = generations if typed else view(generations, list[list[bool | int]],
+                                                  (1, task))
             if not gens:
                 raise BadRecord("a problem has no generations", (1, task))
             c = sum(_passed(g, (1, task, i)) for i, g in enumerate(gens))
@@ -110,6 +137,6 @@ SPEC = register(FormatSpec(
         "JSON list [metrics with \"detail\", results, metadata]",
         "a generation passes when all its per-test results are true; check compares the "
         "stored pass@k and detail"),
-    kind="document", read=read, write=write, probe=matches,
+    kind="document", read=read, write=write, probe=matches, view=typed_view,
     aliases=("lcb-eval", "livecodebench_eval"), names=("*_eval.json",),
 ))

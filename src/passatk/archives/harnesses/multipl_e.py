@@ -43,11 +43,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         raise ArchiveError(file, "no samples under $.results", path=("results",))
     n = c = 0
     failures = hints.failures(ctx, os.path.dirname(file) or ".")  # the directory is the run
-    fast = getattr(results, "summary", None)
-    if fast is not None and fast.kind == "multipl-e":  # proved by the fast pass (_docfast)
-        n, c = fast.n, fast.c
-        failures.extend(fast.failures)
-        results = []
     for i, r in enumerate(results):
         if not isinstance(r, dict):
             ctx.bad(file, f"sample must be an object, got {kind(r)}", path=("results", i))

@@ -34,14 +34,6 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups = set()
     failures = hints.failures(ctx, file)
-    fast = getattr(details, "summary", None)
-    if fast is not None and fast.kind == "opencompass" and not ctx.options.record_by:
-        group = group_from(by, pathvals, top)  # proved by the fast pass (_docfast)
-        for task, (n, c) in fast.tasks.items():
-            ctx.add(group, task, n, c)
-            groups.add(group)
-        failures.extend(fast.failures)
-        details = {}
     items = details.items() if isinstance(details, dict) else enumerate(details)
     for key, d in items:
         try:

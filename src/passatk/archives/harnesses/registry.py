@@ -109,6 +109,10 @@ class FormatSpec:
     byte_ranges : bool
         A byte range of the file's lines can be read on its own (a Dask task per range): each
         line is one sample, and no check spans lines.
+    view : callable(data) -> object or None, optional
+        A document format's typed view (msgspec) of the whole document's bytes, tried before
+        the plain decode; None when the bytes are not cleanly of this format. The reader then
+        gets the view instead of the plain values (see ``io/documents.py``).
     """
 
     info: FormatInfo
@@ -126,6 +130,7 @@ class FormatSpec:
     write_options: tuple[str, ...] = ()
     native_ids: bool = False
     byte_ranges: bool = False
+    view: Callable[[bytes], object] | None = None
 
     @property
     def name(self) -> str:

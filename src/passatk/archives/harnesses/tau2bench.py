@@ -63,7 +63,35 @@ class _IndexEntry(msgspec.Struct):
     termination_reason: str | None = None
 
 
-def _trials(doc: dict) -> tuple[str, list, type]:
+class View(msgspec.Struct):
+    """The typed view of a whole ``Results`` document: the messages are skipped, not decoded."""
+
+    info: _Info
+    tasks: msgspec.Raw
+    simulations: list[_Simulation] | None = None
+    simulation_index: list[_IndexEntry] | None = None
+
+    def get(self, key: str) -> object:
+        return getattr(self, key)
+
+
+_DECODER = msgspec.json.Decoder(View)
+
+
+def typed_view(data: bytes) -> View | None:
+    """The typed view of a tau2 ``Results`` document; None when the bytes are not one (or not
+    cleanly: the plain reader then locates what is wrong); not tried without "info" in the
+    first MiB."""
+    if data.find(b'"info"', 0, 1 << 20) < 0:
+        return None
+    try:
+        doc = _DECODER.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return doc if doc.simulations is not None or doc.simulation_index is not None else None
+
+
+def _trials(doc: dict | View) -> tuple[str, list, type]:
     """Where the trials are: ``simulations``, or the "dir" format's ``simulation_index``."""
     sims = doc.get("simulations")
     index = doc.get("simulation_index")
@@ -78,9 +106,9 @@ def matches(doc: object, file: str = "") -> bool:
                  or isinstance(doc.get("simulation_index"), list)))
 
 
-def _extras(file: str, doc: dict) -> tuple:
+def _extras(file: str, doc: dict | View) -> tuple:
     try:
-        info = view(doc["info"], _Info, ("info",))
+        info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
     except BadRecord as e:
         raise ArchiveError(file, e.what, path=e.path) from None
     llm = info.agent_info.llm if info.agent_info is not None else None
@@ -102,7 +130,7 @@ def _success(sim: _Simulation | _IndexEntry) -> bool:
     return (1 - SUCCESS_TOLERANCE) <= reward <= (1 + SUCCESS_TOLERANCE)
 
 
-def read(file: str, ctx: Context, doc: dict) -> None:
+def read(file: str, ctx: Context, doc: dict | View) -> None:
     ctx.set_metric("pass^k", file)
     o = ctx.options
     pathvals, extras = path_groups(o.by, file), _extras(file, doc)
@@ -111,7 +139,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     key, trials, typ = _trials(doc)
     for i, raw in enumerate(trials):
         try:
-            sim = view(raw, typ)
+            sim = raw if isinstance(raw, typ) else view(raw, typ)
             if sim.termination_reason in EXCLUDED:
                 left_out += 1
                 continue
@@ -162,5 +190,5 @@ SPEC = register(FormatSpec(
         "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
         "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
     kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
-    priority=1,
+    priority=1, view=typed_view,
 ))

@@ -32,12 +32,6 @@ def read(file: str, ctx: Context, doc: list) -> None:
     pathvals = path_groups(o.by, file)
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no trials in the list", path=())
-    fast = getattr(doc, "summary", None)
-    if fast is not None and fast.kind == "tau-bench" and not o.record_by:
-        group = group_from(o.by, pathvals, None)  # proved by the fast pass (_docfast)
-        for task, (n, c) in fast.tasks.items():
-            ctx.add(group, task, n, c)
-        return
     for i, t in enumerate(doc):
         try:
             if not isinstance(t, dict):

@@ -1,26 +1,495 @@
-"""Whole JSON documents: the fast typed pass of :mod:`._docfast`, else the exact streamed
-parse of :mod:`._jsondoc` (which also locates any error). Kept apart from :mod:`._common`, which
-the fast pass itself uses."""
+"""Whole JSON documents, decoded by msgspec: whole up to a size threshold, streamed past it.
+
+* Up to :data:`WHOLE_BYTES` (128 MiB) the decompressed bytes are read at once. A format that
+  declares a typed view (a :class:`msgspec.Struct` of only the fields it reads) is tried
+  first: :func:`load` returns ``Typed(format, view)`` and detection hands the view to the
+  reader. Otherwise, up to :data:`GENERIC_BYTES`, the document is decoded to plain values.
+* Past that the document is *streamed*: a skeleton whose small top-level members are decoded
+  and whose per-task container (:data:`STREAM_KEYS`) is a :class:`StreamedDict` or
+  :class:`StreamedList` that reads its members from the file, one at a time, when iterated.
+  Memory is one block plus the largest member (at most the record-length cap).
+
+The splitter finds where each value ends with msgspec itself (a value followed by more bytes
+is "trailing characters (byte N)"), so nothing here parses JSON by hand. A key given twice
+keeps its last value, as in Python's ``json``. Measurements: bench/test_bench_documents.py.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import tempfile
+import weakref
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
+
+import msgspec
+
 from passatk.archives.errors import ArchiveError
+from passatk.archives.io.opening import (
+    UTF8_BOM,
+    is_regular,
+    max_record_bytes,
+    open_binary,
+    too_long,
+)
+from passatk.archives.io.remote import is_url
 
-__all__ = ["load_json_document"]
+__all__ = ["GENERIC_BYTES", "STREAM_KEYS", "WHOLE_BYTES", "StreamedDict", "StreamedList",
+           "Typed", "decode", "load", "members"]
+
+#: the largest document read whole for a typed view (bench: typed decode peaks near 1.2x it)
+WHOLE_BYTES = 128 << 20
+#: the largest document decoded whole to plain values (those take about 3x the bytes)
+GENERIC_BYTES = 48 << 20
+#: top-level keys whose container is streamed member by member (the per-task data)
+STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results",
+                         "simulations", "samples"})
+BLOCK = 1 << 22
+_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
+_BLANK = re.compile(rb"[ \t\r\n]*")
+_STDLIB = json.JSONDecoder()
+_AT_BYTE = re.compile(r"\(byte (\d+)\)")
+_WS = b" \t\r\n"
 
 
-def load_json_document(file: str) -> object:
-    """A JSON document, streamed: small members decoded, the per-task containers read one
-    member at a time when iterated (see ``_jsondoc``). Errors are ``file:line: ...``.
+class Typed(NamedTuple):
+    """A document decoded by the typed view of the format ``format``."""
 
-    Both paths are imported here, on the first document: listing the formats loads neither
-    (nor numpy, which ``_jsondoc`` imports)."""
-    from passatk.archives.harnesses import _docfast
-    from passatk.archives.io import jsondoc as _jsondoc
+    format: str
+    view: object
 
+
+def _limits() -> tuple[int, int]:
+    """The whole-document limits: a record cap set lower streams smaller documents too (a
+    document read whole may be twice the cap: 128 MiB under the default 64 MiB cap)."""
+    cap = max_record_bytes()
+    return min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
+
+
+def decode(file: str, data: bytes | memoryview, first_line: int = 1,
+           offset: int | None = None) -> object:
+    """Plain values of one JSON text; a located ArchiveError when it is not valid JSON.
+
+    What msgspec refuses is read again by the stdlib, which also accepts ``NaN`` and
+    ``Infinity`` (Python's ``json.dump`` writes them) and words the error.
+
+    >>> decode("x.json", b'{"a": [1, 2.5], "a": NaN}')
+    {'a': nan}
+    >>> try:
+    ...     decode("x.json", b'{\\n"a": [1,]}')
+    ... except ArchiveError as e:
+    ...     print(e)
+    x.json:2: malformed JSON: Expecting value (column 9)
+    """
     try:
-        return _docfast.fast_load(file)
-    # the exact path reads it again and locates any error (msgspec raises RecursionError
-    # on deep nesting, which the exact path reports as "JSON nested too deeply")
-    except (_docfast.Unproved, ArchiveError, RecursionError):
-        return _jsondoc.load_document(file)
+        return msgspec.json.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        pass
+    if offset is not None:  # a streamed member: its line is counted only for the error
+        first_line = line_of(file, offset)
+    try:
+        return json.loads(bytes(data).decode("utf-8"))
+    except json.JSONDecodeError as e:
+        what, line = f"malformed JSON: {e.msg} (column {e.colno})", first_line + e.lineno - 1
+    except UnicodeDecodeError as e:
+        what, line = f"not UTF-8 text: {e.reason} at byte {e.start}", first_line
+    except RecursionError:
+        what, line = "JSON nested too deeply", first_line
+    except ValueError as e:  # an integer of more than 4300 digits
+        what, line = f"unreadable JSON value: {e}".split(";")[0], first_line
+    raise ArchiveError(file, what, line=line)
+
+
+def line_of(file: str, offset: int) -> int:
+    """The line of the byte at ``offset`` of the document (read again: errors only)."""
+    line, seen = 1, 0
+    with _open(file) as f:
+        while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
+            line += (block.removeprefix(UTF8_BOM) if seen == 0 else block).count(b"\n")
+            seen += len(block)
+    return line
+
+
+def _head(stream, limit: int) -> tuple[bytes, bool]:
+    """At most ``limit + 1`` bytes of ``stream`` (without a BOM); whether that is all."""
+    data = stream.read(limit + 1)
+    while len(data) <= limit:  # a pipe or a decompressor may return less than asked
+        more = stream.read(limit + 1 - len(data))
+        if not more:
+            return data.removeprefix(UTF8_BOM), True
+        data += more
+    return data, False
+
+
+def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = ()) -> object:
+    """The document of ``file``: a :class:`Typed` view, plain values, or a streamed skeleton.
+
+    ``views`` are ``(format, decode)`` pairs tried in order on the whole bytes; ``decode``
+    returns None when the document is not (or not cleanly) of its format.
+    """
+    whole, generic = _limits()
+    if is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
+        return _skeleton(file)  # (compressed, it is larger still)
+    with open_binary(file) as f:
+        data, complete = _head(f.stream, whole)
+        if not complete and not is_regular(file):
+            return _spooled(file, f.stream, data)
+    if _BLANK.fullmatch(data):
+        raise ArchiveError(file, "empty file (no records)")
+    if complete:
+        for name, view in views:
+            value = view(data)
+            if value is not None:
+                return Typed(name, value)
+        if len(data) <= generic:
+            return decode(file, data)
+    del data
+    return _skeleton(file)
+
+
+class _Cursor:
+    """The bytes of a document from the value being read on, block by block."""
+
+    def __init__(self, file: str, stream) -> None:
+        self.file, self.stream = file, stream
+        self.data = b""
+        self.pos = 0
+        self.base = 0  # the offset of data[0] in the document
+        self.eof = False
+        self.started = False
+        self.cap = max_record_bytes()
+
+    def more(self, size: int = 0) -> bool:
+        if self.eof:
+            return False
+        block = self.stream.read(size or BLOCK)
+        if not block:
+            self.eof = True
+            return False
+        if self.pos:  # forget what was read
+            self.base += self.pos
+            self.data = self.data[self.pos:]
+            self.pos = 0
+        self.data += block if self.started else block.removeprefix(UTF8_BOM)
+        self.started = True
+        return True
+
+    @property
+    def offset(self) -> int:
+        return self.base + self.pos
+
+    def line_at(self) -> int:
+        return line_of(self.file, self.offset)
+
+    def peek(self) -> bytes:
+        """The next non-blank byte (b"" at the end), not consumed."""
+        while True:
+            self.pos = _BLANK.match(self.data, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.data) or not self.more():
+                return self.data[self.pos:self.pos + 1]
+
+    def expect(self, allowed: bytes) -> bytes:
+        got = self.peek()
+        if not got or got not in allowed:
+            what = "the end of the file" if not got else repr(got.decode("latin-1"))
+            self.bad(f"expected one of {' '.join(allowed.decode())}, got {what}")
+        self.pos += 1
+        return got
+
+    def value(self) -> memoryview:
+        """The bytes of the next JSON value (msgspec finds where it ends; for what msgspec
+        refuses, such as NaN, the stdlib)."""
+        self.peek()
+        while True:
+            view = memoryview(self.data)[self.pos:]
+            end = self._end(view)
+            if end is not None:
+                break
+            if len(view) > self.cap:
+                raise too_long(self.file, self.line_at(), self.cap)
+            if not self.more(max(BLOCK, len(view))):
+                end = self._end(view)  # at the end of the file now
+                if end is None:
+                    end = len(view)
+                    decode(self.file, view, offset=self.offset)  # raises unless it is whole
+                break
+        if end > self.cap:
+            raise too_long(self.file, self.line_at(), self.cap)
+        out = view[:end]
+        self.pos += end
+        return out
+
+    def _end(self, view: memoryview) -> int | None:
+        """Where the value at the start of ``view`` ends; None when more bytes are needed."""
+        try:
+            msgspec.json.decode(view, type=msgspec.Raw)
+            return None if not self.eof else len(view)  # a number may go on
+        except msgspec.DecodeError as e:
+            error = str(e)
+        except RecursionError:
+            raise ArchiveError(self.file, "JSON nested too deeply", line=self.line_at()) from None
+        m = _TRAILING.search(error)
+        if m:
+            return int(m.group(1)) - 1
+        if "truncated" in error or not (self.eof or _far_from(error, len(view))):
+            return None  # more bytes may complete it
+        text = bytes(view).decode("utf-8", "surrogateescape")
+        try:
+            end = _STDLIB.raw_decode(text)[1]
+        except (ValueError, RecursionError):
+            decode(self.file, view, offset=self.offset)  # the stdlib words the error
+            raise
+
+        return len(text[:end].encode("utf-8", "surrogateescape"))
+
+    def bad(self, what: str):
+        raise ArchiveError(self.file, f"malformed JSON: {what}", line=self.line_at())
+
+
+def _far_from(error: str, size: int) -> bool:
+    """Whether msgspec's error is well before the end of the bytes: more cannot mend it."""
+    m = _AT_BYTE.search(error)
+    return m is not None and int(m.group(1)) + 64 < size
+
+
+class Member(NamedTuple):
+    """One member of the document: ``path`` is () for the top level, ``(key,)`` inside the
+    streamed container under ``key``; ``key`` is the member's key or index; ``text`` its
+    bytes (None: a streamed container of kind ``kind`` opens here); ``offset`` where it
+    starts in the document."""
+
+    path: tuple
+    key: object
+    text: memoryview | None
+    offset: int
+    kind: str = "value"
+
+    def decode(self, file: str) -> object:
+        return decode(file, self.text, offset=self.offset)
+
+
+def _key(cur: _Cursor) -> str:
+    cur.peek()
+    at = cur.offset
+    key = decode(cur.file, cur.value(), offset=at)
+    if not isinstance(key, str):
+        raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
+                           line=line_of(cur.file, at))
+    cur.expect(b":")
+    return key
+
+
+def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
+    """The members of the container just opened; consumes its closing bracket."""
+    close = b"}" if is_object else b"]"
+    if cur.peek() == close:
+        cur.pos += 1
+        return
+    index = 0
+    while True:
+        key = _key(cur) if is_object else index
+        start = cur.peek()
+        at = cur.offset
+        if path == () and key in STREAM_KEYS and start in (b"{", b"["):
+            cur.pos += 1
+            kind = "object" if start == b"{" else "array"
+            yield Member(path, key, None, at, kind)
+            yield from _container(cur, (key,), start == b"{")
+        else:
+            yield Member(path, key, cur.value(), at)
+        index += 1
+        if cur.expect(b"," + close) == close:
+            return
+
+
+def members(file: str, stream=None) -> Iterator[Member]:
+    """Every member of the document's top level and of its streamed containers, in one pass
+    (of ``stream`` when given).
+
+    The first is ``Member((), None, None, 0, kind)`` for a top-level object or array, or
+    ``Member((), None, text, 0)`` for a document that is neither.
+    """
+    if stream is None:
+        with _open(file) as f:
+            yield from members(file, f.stream)
+        return
+    cur = _Cursor(file, stream)
+    first = cur.peek()
+    if not first:
+        raise ArchiveError(file, "empty file (no records)")
+    if first in (b"{", b"["):
+        cur.pos += 1
+        yield Member((), None, None, 0, "object" if first == b"{" else "array")
+        yield from _container(cur, (), first == b"{")
+    else:
+        text = cur.value()
+        if cur.peek():
+            cur.bad("extra data after the JSON document")
+        yield Member((), None, text, 0)
+        return
+    if cur.peek():
+        cur.bad("extra data after the JSON document")
+
+
+class _Streamed:
+    """A container read from the file member by member: the one under the top-level ``key``,
+    or the top level itself (``key`` None: its members outside the streamed containers)."""
+
+    def __init__(self, file: str, key: str | None) -> None:
+        super().__init__()
+        self.file, self.path = file, () if key is None else (key,)
+
+    def _members(self) -> Iterator[Member]:
+        return (m for m in members(self.file)
+                if m.path == self.path and m.text is not None and m.key is not None)
+
+
+class StreamedDict(_Streamed, dict):
+    """A streamed JSON object: holds its first member; ``items()``, ``values()``, ``keys()``
+    and iteration read every member from the file, one at a time. ``typed(T)`` gives each
+    value decoded as ``T`` (a msgspec type), or its plain value when it is not one."""
+
+    def typed(self, typ: object) -> Iterator[tuple[object, object]]:
+        decoder = msgspec.json.Decoder(typ)
+        for m in self._members():
+            try:
+                yield m.key, decoder.decode(m.text)
+            except (msgspec.DecodeError, RecursionError):  # NaN, a bad record: plain values
+                yield m.key, m.decode(self.file)
+
+    def items(self):  # type: ignore[override]
+        return ((m.key, m.decode(self.file)) for m in self._members())
+
+    def values(self):  # type: ignore[override]
+        return (v for _, v in self.items())
+
+    def keys(self):  # type: ignore[override]
+        return (k for k, _ in self.items())
+
+    def __iter__(self):
+        return self.keys()
+
+
+class StreamedList(_Streamed, list):
+    """A streamed JSON array: holds its first item; iteration reads every item from the file."""
+
+    def __iter__(self):
+        return (m.decode(self.file) for m in self._members())
+
+
+_SPOOLS: dict[str, object] = {}  # a pipe's name -> the temporary file its document went to
+
+
+class _Tee:
+    """``head``, then ``stream``, each block written to ``out`` as it is read."""
+
+    def __init__(self, head: bytes, stream, out) -> None:
+        self.head, self.stream, self.out = head, stream, out
+
+    def read(self, size: int) -> bytes:
+        if self.head:
+            data, self.head = self.head, b""
+            return data
+        data = self.stream.read(size)
+        self.out.write(data)
+        self.out.flush()  # an error's line is counted in what was written
+        return data
+
+
+class _Reread:
+    """One read of a spooled document from its start (``os.pread``: reads do not share an
+    offset); a context manager whose ``stream`` is itself, as ``open_binary``'s."""
+
+    def __init__(self, spool) -> None:
+        self.fd, self.pos, self.stream = spool.fileno(), 0, self
+
+    def read(self, size: int) -> bytes:
+        data = os.pread(self.fd, size, self.pos)
+        self.pos += len(data)
+        return data
+
+    def __enter__(self) -> _Reread:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
+def _spooled(file: str, stream, head: bytes) -> object:
+    """A document from a pipe past the threshold, copied to an anonymous temporary file as
+    the skeleton is read (it is read more than once; what is not JSON stops the copy where it
+    stops the read) and streamed from there; the copy goes with the skeleton."""
+    spool = tempfile.TemporaryFile()
+    _SPOOLS[file] = spool
+    try:
+        spool.write(head)
+        found = members(file, _Tee(head, stream, spool))
+        top = _skeleton(file, found)
+        for _ in found:  # the rest, checked, into the copy
+            pass
+    except BaseException:
+        _unspool(file, spool)
+        raise
+    if isinstance(top, (_Skeleton, StreamedDict, StreamedList)):
+        weakref.finalize(top, _unspool, file, spool)
+    else:  # a scalar: nothing reads the copy again
+        _unspool(file, spool)
+    return top
+
+
+def _unspool(file: str, spool) -> None:
+    if _SPOOLS.get(file) is spool:
+        del _SPOOLS[file]
+    spool.close()
+
+
+def _open(file: str):
+    spool = _SPOOLS.get(file)
+    return open_binary(file) if spool is None else _Reread(spool)
+
+
+def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
+    """The top level with its small members decoded and its per-task containers streamed
+    (holding their first member, for detection). A top level that is itself larger than the
+    record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
+    top: dict = _Skeleton()
+    budget = max_record_bytes()
+    found = members(file) if found is None else found
+    for m in found:
+        if m.key is None and m.text is not None:
+            return m.decode(file)
+        if m.key is None:
+            if m.kind == "array":
+                return _array_top(file, found)
+            continue
+        if m.text is None:
+            top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
+        elif m.path == ():
+            budget -= len(m.text)
+            if budget < 0:
+                lazy = StreamedDict(file, None)
+                dict.update(lazy, top)
+                return lazy
+            top[m.key] = m.decode(file)
+        elif not top[m.path[0]]:
+            holder = top[m.path[0]]
+            value = m.decode(file)
+            if isinstance(holder, dict):
+                dict.__setitem__(holder, m.key, value)
+            else:
+                list.append(holder, value)
+    return top
+
+
+class _Skeleton(dict):
+    """The top level of a streamed document (a dict that can be referred to weakly)."""
+
+
+def _array_top(file: str, found: Iterator[Member]) -> list:
+    top = StreamedList(file, None)
+    first = next((m for m in found if m.path == () and m.text is not None), None)
+    if first is not None:
+        list.append(top, first.decode(file))
+    return top

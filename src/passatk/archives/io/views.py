@@ -15,7 +15,7 @@ import msgspec
 
 from passatk.archives.context import BadRecord
 
-__all__ = ["shape", "view"]
+__all__ = ["decoded", "shape", "view"]
 
 _AT = re.compile(r" - at `\$(.*)`\Z")
 _PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"((?:[^\"\\]|\\.)*)\"\]")
@@ -58,10 +58,34 @@ def view(value: object, typ: object, path: tuple = ()) -> object:
     try:
         return msgspec.convert(value, typ, strict=True)
     except msgspec.ValidationError as e:
-        message = str(e)
-        m = _AT.search(message)
-        where = _path(m.group(1)) if m else ()
-        raise BadRecord(_words(message[:m.start()] if m else message), (*path, *where)) from None
+        raise _bad(e, path) from None
+
+
+def decoded(decoder: msgspec.json.Decoder, data: bytes, path: tuple = ()) -> object:
+    """``decoder.decode(data)``; BadRecord in JSON shapes (as :func:`view`) when it fails.
+
+    >>> class T(msgspec.Struct):
+    ...     epoch: int
+    >>> try:
+    ...     decoded(msgspec.json.Decoder(T), b'{"epoch": "1"}')
+    ... except BadRecord as e:
+    ...     print(e.path, e.what)
+    ('epoch',) expected an integer, got a string
+    """
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as e:
+        raise _bad(e, path) from None
+    except msgspec.DecodeError as e:
+        raise BadRecord(f"malformed JSON: {str(e).removeprefix('JSON is malformed: ')}",
+                        path) from None
+
+
+def _bad(e: msgspec.ValidationError, path: tuple) -> BadRecord:
+    message = str(e)
+    m = _AT.search(message)
+    where = _path(m.group(1)) if m else ()
+    return BadRecord(_words(message[:m.start()] if m else message), (*path, *where))
 
 
 def shape(value: object) -> str:

@@ -1,18 +1,24 @@
-"""The streaming JSON document splitter (M1) against json.loads: same value for every valid
-document, an error for every invalid one, whatever the block size."""
+"""JSON documents (io/documents.py): the streamed skeleton against json.loads (same value for
+every valid document, an error for every invalid one, whatever the block size), and the
+whole-document path's errors, located."""
 
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts
-from passatk.archives.io import jsondoc as _jsondoc
-from passatk.archives.io.jsondoc import StreamedDict, StreamedList, load_document
+from passatk.archives.io import documents
+from passatk.archives.io.documents import StreamedDict, StreamedList, decode
+
+load_document = documents._skeleton  # the streamed path, whatever the size
 
 _TEXT = st.text(alphabet='ab"\\/\n\t{}[],: \u00e9\u2028\U0001f600', max_size=6)
 _SCALARS = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(
@@ -28,16 +34,10 @@ _DOCS = (st.dictionaries(_KEYS, _VALUES | st.dictionaries(_TEXT, _VALUES, max_si
 _FIXTURE = [HealthCheck.function_scoped_fixture]
 
 
-def _no_dups(pairs):
-    if len(dict(pairs)) != len(pairs):
-        raise ValueError("duplicate key")
-    return dict(pairs)
-
-
 def _expected(data: bytes):
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
-        return True, json.loads(text, object_pairs_hook=_no_dups)
+        return True, json.loads(text)
     except (ValueError, RecursionError):
         return False, None
 
@@ -69,7 +69,7 @@ def _dump(doc, rnd: random.Random) -> bytes:
 @settings(max_examples=300, deadline=None, suppress_health_check=_FIXTURE)
 @given(doc=_DOCS, seed=st.integers(0, 2**32), block=st.sampled_from([1, 2, 3, 7, 64, 1 << 22]))
 def test_valid_documents_read_as_json_loads(tmp_path, monkeypatch, doc, seed, block):
-    monkeypatch.setattr(_jsondoc, "BLOCK", block)
+    monkeypatch.setattr(documents, "BLOCK", block)
     data = _dump(doc, random.Random(seed))
     path = tmp_path / "d.json"
     path.write_bytes(data)
@@ -79,7 +79,7 @@ def test_valid_documents_read_as_json_loads(tmp_path, monkeypatch, doc, seed, bl
 @settings(max_examples=400, deadline=None, suppress_health_check=_FIXTURE)
 @given(doc=_DOCS, seed=st.integers(0, 2**32), block=st.sampled_from([1, 3, 7, 1 << 22]))
 def test_corrupted_documents_fail_or_read_as_json_loads(tmp_path, monkeypatch, doc, seed, block):
-    monkeypatch.setattr(_jsondoc, "BLOCK", block)
+    monkeypatch.setattr(documents, "BLOCK", block)
     rnd = random.Random(seed)
     data = bytearray(_dump(doc, rnd))
     for _ in range(rnd.randint(1, 3)):
@@ -100,20 +100,57 @@ def test_corrupted_documents_fail_or_read_as_json_loads(tmp_path, monkeypatch, d
     assert _got(path) == (ok, value)
 
 
-@pytest.mark.parametrize("text, match", [
-    ('{"eval": {"T": [1], "T": [2]}}', r":1: duplicate key 'T' in \$.eval"),
-    ('{"eval": {"T": [1]}, "eval": {}}', r":1: duplicate key 'eval' at the top level"),
+_BAD = [
     ('{"eval": {"T": [1]}\n "x": 1}', r":2: malformed JSON"),
-    ('{"eval": {"T": [1],}}', r"malformed JSON"),
-    ('{"eval": {"T": [1]}} x', r"extra data"),
-    ('{"eval": {"T": [1]', r"ends before it is complete"),
+    ('{"eval": {"T": [1],}}', r":1: malformed JSON"),
+    ('{"eval": {"T": [1]}} x', r":1: malformed JSON: extra data"),
+    ('{"eval": {"T": [1]', r":1: malformed JSON"),
+    ('{\n"eval": {"T": [1, tru]}}', r":2: malformed JSON"),
     ("  \n", r"empty file"),
-])
+]
+
+
+@pytest.mark.parametrize("text, match", _BAD)
 def test_bad_structure_is_located(tmp_path, text, match):
     path = tmp_path / "d.json"
     path.write_text(text)
     with pytest.raises(ArchiveError, match=match):
         _materialize(load_document(str(path)))
+
+
+@pytest.mark.parametrize("text, match", _BAD)
+def test_bad_whole_documents_are_located(tmp_path, text, match):
+    path = tmp_path / "d.json"
+    path.write_text(text)
+    with pytest.raises(ArchiveError, match=match.replace("extra data", "Extra data")):
+        documents.load(str(path))
+
+
+def test_a_key_given_twice_keeps_its_last_value(tmp_path):
+    text = '{"eval": {"T": [1], "T": [2]}, "x": 1, "x": 2}'
+    path = tmp_path / "d.json"
+    path.write_text(text)
+    assert documents.load(str(path)) == json.loads(text)
+    assert _materialize(load_document(str(path))) == json.loads(text)
+
+
+def test_nan_and_infinity_read_as_the_stdlib_reads_them(tmp_path, monkeypatch):
+    text = '{"x": [NaN, Infinity, -Infinity, 1], "eval": {"a": NaN, "b": [1]}, "y": 2}'
+    path = tmp_path / "d.json"
+    path.write_text(text)
+    assert repr(documents.load(str(path))) == repr(json.loads(text))
+    for block in (1, 3, 1 << 22):
+        monkeypatch.setattr(documents, "BLOCK", block)
+        assert repr(_materialize(load_document(str(path)))) == repr(json.loads(text))
+    assert repr(decode("d.json", text.encode())) == repr(json.loads(text))
+
+
+def test_deep_nesting_is_an_error_not_a_crash(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_text('{"eval": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    for load in (documents.load, load_document):
+        with pytest.raises(ArchiveError, match=r"nested too deeply|malformed"):
+            _materialize(load(str(path)))
 
 
 def test_a_member_over_the_cap_is_an_error_with_its_line(tmp_path, monkeypatch):
@@ -150,3 +187,42 @@ def test_a_top_level_over_the_cap_is_streamed(tmp_path, monkeypatch):
     assert _materialize(skeleton) == doc
     counts = read_counts(path, format="code_eval")
     assert len(counts) == 30 and counts.c.tolist() == [2] * 30
+
+
+def test_a_large_document_on_stdin_is_read(tmp_path):
+    """Past the threshold a pipe is copied to a temporary file and streamed from there (the
+    pipe keeps only its start, and a streamed document is read more than once)."""
+    path = tmp_path / "eval_results.json"
+    samples = [{"base_status": "pass" if j % 3 else "fail", "plus_status": "pass"}
+               for j in range(4)]
+    path.write_text(json.dumps({"eval": {f"T/{i}": samples for i in range(6000)}}, indent=1))
+    assert path.stat().st_size > 2 * (64 << 10) + (1 << 20)  # past the threshold and the kept start
+    code = ("import json, tempfile, os\nfrom passatk.archives import read_counts\n"
+            "rows = read_counts('-').to_rows()\n"
+            "print(json.dumps([rows, [f for f in os.listdir(tempfile.gettempdir()) if "
+            "f.endswith('.json') and f.startswith('tmp')]]))")
+    with open(path, "rb") as f:
+        run = subprocess.run([sys.executable, "-c", code], stdin=f, capture_output=True,
+                             text=True, timeout=120,
+                             env={**os.environ, "PASSATK_MAX_RECORD_BYTES": "64K",
+                                  "TMPDIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    rows, left = json.loads(run.stdout)
+    assert rows == json.loads(json.dumps(read_counts(path).to_rows()))
+    assert left == []  # the copy is anonymous and gone
+
+
+def test_an_endless_pipe_that_is_no_json_stops_at_once(tmp_path):
+    """/dev/zero past the threshold: the copy of a pipe is made as it is read and checked, so
+    the first byte that is no JSON stops it (it once filled the disk) and the copy goes."""
+    code = ("import tempfile, os\nfrom passatk.archives import read_counts, ArchiveError\n"
+            "try:\n    read_counts('/dev/zero', format='evalplus')\n"
+            "except ArchiveError as e:\n    print(e)\n"
+            "print(os.listdir(tempfile.gettempdir()))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PASSATK_MAX_RECORD_BYTES": "64K",
+                                          "TMPDIR": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    first, left = run.stdout.splitlines()
+    assert first == "/dev/zero:1: malformed JSON: Expecting value (column 1)"
+    assert left == "[]"
