@@ -456,7 +456,8 @@ def test_opencompass_failure_hint(tmp_path):
 
 def test_compare_folder_of_runs_against_one_file_says_what_to_do(cli, tmp_path):
     for m, flags in (("a", [[True, False]]), ("b", [[False, False]])):  # two runs, not copies
-        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], flags)
+        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], flags,
+                      completion=lambda i, j, m=m: f"{m}{j}")
     write_archive(tmp_path / "one_results.jsonl", ["T/0"], [[True]])
     code, _, err = cli(["compare", str(tmp_path / "many"),
                                 str(tmp_path / "one_results.jsonl")])

@@ -20,6 +20,8 @@ from passatk.archives.io.remote import is_url
 from passatk.errors import Message, Option
 
 SHOWN = 5
+#: shared hashes whose records are held at once while one is confirmed on the bytes
+BATCH = 1024
 
 
 def check_overlap(runs: dict[str, Tally]) -> None:
@@ -56,37 +58,84 @@ def _message(others: list[str]) -> Message:
                    " if the repeats are real samples")
 
 
-def repeated_records(files: list[str]) -> str | None:
-    """A note when a JSON Lines record appears byte for byte in more than one of ``files``
-    (local JSON Lines files only), else None.
+def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
+    """Raise ArchiveError when a JSON Lines record appears byte for byte in two archives of
+    ``runs`` (each a file of ``files``) that share a (group, task): local JSON Lines files
+    only, blank lines aside. Archives that share no (group, task), such as two lm-eval tasks
+    or runs kept apart by a path spec in ``by``, pool nothing twice whatever their records.
 
-    Not an error: two samples of a task may be the same text (a short completion, greedy
-    decoding), but a record repeated across shards is what overlapping shards look like.
-    Memory: 8 bytes per line (one hash), never the records.
+    Two samples may be the same text (a short completion, greedy decoding), but a record
+    repeated across shards is what overlapping shards look like, and pooled it counts twice:
+    ``merge="allow-duplicates"`` says the repeats are real samples. Memory: 8 bytes per line
+    (one hash), never the records; a shared hash is confirmed on the bytes before it is named.
     """
     import numpy as np
 
-    lines = [f for f in files if logical_name(f).endswith((".jsonl", ".ndjson"))
-             and is_regular(f) and not is_url(f)]
+    lines = [f for f in files if f in runs and is_regular(f) and not is_url(f)
+             and logical_name(f).endswith((".jsonl", ".ndjson"))]
     if len(lines) < 2:
-        return None
+        return
     blank = np.array([hash(b""), hash(b"\r")], dtype=np.int64)
     per_file = [np.setdiff1d(_line_hashes(f), blank) for f in lines]  # unique, sorted
     owner = np.concatenate([np.full(len(h), i) for i, h in enumerate(per_file)])
     every = np.concatenate(per_file)
     order = np.argsort(every, kind="stable")
     every, owner = every[order], owner[order]
-    shared = np.flatnonzero(every[1:] == every[:-1])
-    if not len(shared):
-        return None
-    pairs: dict = defaultdict(int)
-    for i in shared.tolist():
-        pairs[(int(owner[i]), int(owner[i + 1]))] += 1
-    shown = ", ".join(f"{lines[a]} and {lines[b]} ({k})" for (a, b), k in
-                      sorted(pairs.items(), key=lambda x: -x[1])[:3])
-    return (f"{len(shared)} distinct record(s) appear byte for byte in more than one archive "
-            f"pooled by merge: {shown}; if these are repeats rather than real samples, leave "
-            "one archive out")
+    pairs: dict = defaultdict(list)  # (first file, later file) -> the hashes both hold
+    for i in np.flatnonzero(every[1:] == every[:-1]).tolist():
+        pairs[(int(owner[i]), int(owner[i + 1]))].append(int(every[i]))
+    for (a, b), shared in sorted(pairs.items()):
+        if not _share_a_task(runs[lines[a]], runs[lines[b]]):
+            continue
+        found = _first_repeat(lines[a], lines[b], shared)
+        if found is not None:
+            raise ArchiveError(lines[b], _repeat_message(lines[a], found[1], len(shared)),
+                               line=found[0])
+
+
+def _share_a_task(one: Tally, other: Tally) -> bool:
+    small, large = (one, other) if len(one) <= len(other) else (other, one)
+    return any(large.find(*key) is not None for key in small)
+
+
+def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
+    """(line in ``later``, line in ``first``) of the first record of ``later`` that ``first``
+    holds byte for byte, among lines whose hash is in ``shared``; None when every shared hash
+    was a collision. Holds at most ``BATCH`` records at once."""
+    for at in range(0, len(shared), BATCH):
+        wanted = set(shared[at:at + BATCH])
+        held = {}
+        for number, line in _lines(first):
+            if hash(line) in wanted:
+                held.setdefault(line, number)
+        for number, line in _lines(later):
+            if hash(line) in wanted and line in held and line.strip():
+                return number, held[line]
+    return None
+
+
+def _repeat_message(first: str, line: int, shared: int) -> Message:
+    return Message(f"this record is also {first}:{line}, byte for byte ({shared} distinct "
+                   "record(s) appear in both); pooled by merge, a repeated record counts "
+                   "twice (overlapping shards, or a merged file beside a shard?). Leave one "
+                   "out, or pass ", Option("merge", "allow-duplicates"),
+                   " if the repeats are real samples")
+
+
+def _lines(file: str):
+    """(1-based number, bytes) of each line of ``file``, without the newline."""
+    number = 0
+    with open_binary(file) as f:
+        rest = b""
+        while block := f.stream.read(1 << 23):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            for line in block[:cut].split(b"\n")[:-1]:
+                number += 1
+                yield number, line
+        if rest:
+            yield number + 1, rest
 
 
 def _line_hashes(file: str):

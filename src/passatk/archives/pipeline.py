@@ -19,7 +19,7 @@ from passatk.archives.harnesses.registry import get, specs
 from passatk.archives.io.documents import load_json_document
 from passatk.archives.io.opening import is_path_spec, logical_name
 from passatk.archives.io.remote import is_url
-from passatk.archives.overlap import check_overlap, repeated_records
+from passatk.archives.overlap import check_overlap, check_repeated_records
 from passatk.errors import Message, Option
 
 __all__ = ["ALLOW_DUPLICATES", "add_outcome", "assemble", "read_into"]
@@ -57,11 +57,10 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], merge:
     """The Counts of the runs and summaries read (see read_counts' ``merge``). ``groups``:
     each archive's groups, when the runs' counts were pooled before (merge=True)."""
     hints.add_notes(ctx)
+    if merge is True and len(runs) > 1:  # before pooling: _combine adds into the first run
+        check_overlap({a: part for a, (part, _) in runs.items()})
+        check_repeated_records(files, {a: part for a, (part, _) in runs.items()})
     acc, stored, run_groups = _combine(runs, merge, ctx.options.by)
-    if merge is True and len(runs) > 1:  # records repeated across pooled shards: a note
-        note = repeated_records(files)
-        if note is not None:
-            ctx.notes.append(note)
     groups = run_groups if groups is None else groups
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
@@ -94,8 +93,6 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool,
     must then keep their groups apart. Returns the counts, the stored numbers and the groups
     of each archive."""
     labels: dict[str, str] = {}
-    if merge and merge != ALLOW_DUPLICATES and len(runs) > 1:
-        check_overlap({a: part for a, (part, _) in runs.items()})
     if not merge and len(runs) > 1:
         if any(is_path_spec(b) for b in by):
             _check_apart(runs, by)
