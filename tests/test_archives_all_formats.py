@@ -284,6 +284,10 @@ def test_every_format_on_a_dask_cluster_and_with_jobs(every_format, dask_client,
         dict.fromkeys(archives, want)
     assert cli.main(["score", folder, "--jobs", "2", "-k", "1", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
+    address = dask_client.scheduler.address
+    assert cli.main(["score", folder, "--scheduler", address, "-k", "1", "--format",
+                     "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == rows
     n_tasks, samples, value = expected(want)
     assert len(rows) == 3 and all(r["tasks"] == n_tasks and r["samples"] == samples
                                   and abs(Fraction(r["value"]) - value) <= Fraction(1, 2**50)
