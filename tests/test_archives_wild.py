@@ -8,8 +8,8 @@ flags themselves.
 from __future__ import annotations
 
 import json
-import re
 import random
+import re
 
 import pytest
 
