@@ -267,3 +267,25 @@ def test_s3_spellings_of_one_object_by_etag(tmp_path):
         both = read_counts([url, "s3a://passatk-identity/v1/run/s_results.jsonl"], merge=True,
                            storage_options=options)
         assert both.n.tolist() == [3, 3]
+
+
+def test_repeated_records_in_remote_shards(tmp_path):
+    """Objects named by URL are read again for the check, as local files are."""
+    fsspec = pytest.importorskip("fsspec")
+    fs = fsspec.filesystem("memory")
+    one = b'{"task_id": "t", "completion": "a", "passed": true}\n'
+    other = b'{"task_id": "t", "completion": "b", "passed": false}\n'
+    try:
+        for key, body in (("/rep/a.jsonl", one + other), ("/rep/b.jsonl", other)):
+            with fs.open(key, "wb") as f:
+                f.write(body)
+        urls = ["memory://rep/a.jsonl", "memory://rep/b.jsonl"]
+        with pytest.raises(ArchiveError, match=r"^memory://rep/b\.jsonl:1: this record is "
+                                               r"also memory://rep/a\.jsonl:2, byte for byte"):
+            read_counts(urls, merge=True)
+        assert read_counts(urls, merge="allow-duplicates").n.tolist() == [3]
+        with fs.open("/rep/b.jsonl", "wb") as f:
+            f.write(b'{"task_id": "t", "completion": "c", "passed": false}\n')
+        assert read_counts(urls, merge=True).n.tolist() == [3]
+    finally:
+        fs.rm("/rep", recursive=True)

@@ -16,7 +16,6 @@ from collections import defaultdict
 from passatk.archives.counts import Tally
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io.opening import is_regular, logical_name, open_binary
-from passatk.archives.io.remote import is_url
 from passatk.errors import Message, Option
 
 SHOWN = 5
@@ -60,9 +59,10 @@ def _message(others: list[str]) -> Message:
 
 def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
     """Raise ArchiveError when a JSON Lines record appears byte for byte in two archives of
-    ``runs`` (each a file of ``files``) that share a (group, task): local JSON Lines files
-    only, blank lines aside. Archives that share no (group, task), such as two lm-eval tasks
-    or runs kept apart by a path spec in ``by``, pool nothing twice whatever their records.
+    ``runs`` (each a file of ``files``) that share a (group, task): JSON Lines files and
+    objects that can be read again (not standard input or a pipe), blank lines aside.
+    Archives that share no (group, task), such as two lm-eval tasks or runs kept apart by a
+    path spec in ``by``, pool nothing twice whatever their records.
 
     Two samples may be the same text (a short completion, greedy decoding), but a record
     repeated across shards is what overlapping shards look like, and pooled it counts twice:
@@ -71,7 +71,7 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
     """
     import numpy as np
 
-    lines = [f for f in files if f in runs and is_regular(f) and not is_url(f)
+    lines = [f for f in files if f in runs and is_regular(f)  # a URL is read again too
              and logical_name(f).endswith((".jsonl", ".ndjson"))]
     if len(lines) < 2:
         return
