@@ -289,3 +289,22 @@ def test_repeated_records_in_remote_shards(tmp_path):
         assert read_counts(urls, merge=True).n.tolist() == [3]
     finally:
         fs.rm("/rep", recursive=True)
+
+
+def test_a_record_in_three_archives_two_of_one_group(tmp_path):
+    """The repeat is between the first and the third archive (the second is another group):
+    every pair of the archives holding a record is looked at, not only neighbours."""
+    same_record = {"task_id": "T/0", "completion": "pass", "passed": True}
+    for folder, others in (("x/a", "1"), ("y/b", "2"), ("z/a", "34")):  # no union, no copy
+        (tmp_path / folder).mkdir(parents=True)
+        write(tmp_path / folder / "s.jsonl",
+              [same_record] + [{"task_id": "T/0", "completion": o, "passed": False}
+                               for o in others])
+    with pytest.raises(ArchiveError, match=r"z/a/s\.jsonl:1: this record is also "
+                                           r".*x/a/s\.jsonl:1, byte for byte \(1 distinct"):
+        read_counts(tmp_path, by=["path:parent"], merge=True)
+    counts = read_counts(tmp_path / "y", by=["path:parent"], merge=True)
+    assert rows(counts) == {"T/0": (2, 1)}
+    (tmp_path / "z" / "a" / "s.jsonl").unlink()
+    assert read_counts(tmp_path, by=["path:parent"], merge=True).n.tolist() == [2, 2]
+    assert rows(read_counts(tmp_path / "x", merge=True)) == {"T/0": (2, 1)}

@@ -79,17 +79,23 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
     owner = np.concatenate([np.full(len(h), i) for i, h in enumerate(per_file)])
     every = np.concatenate(per_file)
     order = np.argsort(every, kind="stable")
-    every, owner = every[order], owner[order]
-    pairs: dict = defaultdict(list)  # (first file, later file) -> the hashes both hold
-    for i in np.flatnonzero(every[1:] == every[:-1]).tolist():
-        pairs[(int(owner[i]), int(owner[i + 1]))].append(int(every[i]))
-    for (a, b), shared in sorted(pairs.items()):
-        if not _share_a_task(runs[lines[a]], runs[lines[b]]):
-            continue
-        found = _first_repeat(lines[a], lines[b], shared)
-        if found is not None:
-            raise ArchiveError(lines[b], _repeat_message(lines[a], found[1], len(shared)),
-                               line=found[0])
+    every, owner = every[order], owner[order]  # a hash's files in increasing order
+    starts = np.flatnonzero(np.r_[True, every[1:] != every[:-1]])
+    length = np.diff(np.r_[starts, len(every)])
+    starts, length = starts[length > 1], length[length > 1]
+    apart: dict = {}  # (a, b) -> whether the two archives share no (group, task)
+    for x, y in ((i, j) for j in range(1, int(length.max(initial=1))) for i in range(j)):
+        at = starts[length > y]  # the hashes held by at least y + 1 files
+        key = owner[at + x] * len(lines) + owner[at + y]
+        for k in np.unique(key).tolist():
+            a, b = divmod(k, len(lines))
+            if apart.setdefault((a, b), not _share_a_task(runs[lines[a]], runs[lines[b]])):
+                continue
+            found = _first_repeat(lines[a], lines[b], every[at[key == k]].tolist())
+            if found is not None:
+                both = np.intersect1d(per_file[a], per_file[b], assume_unique=True).size
+                raise ArchiveError(lines[b], _repeat_message(lines[a], found[1], both),
+                                   line=found[0])
 
 
 def _share_a_task(one: Tally, other: Tally) -> bool:
