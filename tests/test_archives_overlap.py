@@ -308,3 +308,18 @@ def test_a_record_in_three_archives_two_of_one_group(tmp_path):
     (tmp_path / "z" / "a" / "s.jsonl").unlink()
     assert read_counts(tmp_path, by=["path:parent"], merge=True).n.tolist() == [2, 2]
     assert rows(read_counts(tmp_path / "x", merge=True)) == {"T/0": (2, 1)}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_repeated_records_of_per_sample_tables(tmp_path, workers):
+    """Per-sample JSON Lines tables (read in bulk by the table readers): a record with only a
+    task id and a flag repeats across shards of one task, and needs allow-duplicates."""
+    write(tmp_path / "a.jsonl", [{"task_id": f"T/{i}", "correct": i % 2 == 0} for i in range(4)])
+    write(tmp_path / "b.jsonl", [{"task_id": "T/9", "correct": False},
+                                 {"task_id": "T/0", "correct": True}])
+    with pytest.raises(ArchiveError, match=r"b\.jsonl:2: this record is also .*a\.jsonl:1, "
+                                           r"byte for byte \(1 distinct"):
+        read_counts(tmp_path, merge=True, workers=workers)
+    pooled = read_counts(tmp_path, merge="allow-duplicates", workers=workers)
+    assert rows(pooled) == {"T/0": (2, 2), "T/1": (1, 0), "T/2": (1, 1), "T/3": (1, 0),
+                            "T/9": (1, 0)}

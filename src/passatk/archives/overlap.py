@@ -100,7 +100,8 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
 
 def _share_a_task(one: Tally, other: Tally) -> bool:
     small, large = (one, other) if len(one) <= len(other) else (other, one)
-    return any(large.find(*key) is not None for key in small)
+    have = set(small)  # rows and the table readers' blocks (Tally.find sees rows only)
+    return any(key in have for key in large)
 
 
 def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
