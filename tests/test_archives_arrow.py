@@ -1,8 +1,13 @@
-"""The pyarrow fast path of CSV/TSV and Parquet tables against the stdlib path, on the same files.
+"""The pyarrow reader of CSV/TSV and Parquet tables against the stdlib csv reader, on the same
+files.
 
-Every comparison reads a file twice, once with ``_arrow.FAST`` on and once off, and wants the
-same outcome: the same Counts (groups, tasks, n, c, skips) or the same error line. Where a file
-is plainly valid the fast path must also have finished it (no silent fallback).
+Every comparison reads a file twice, once with ``tables.ARROW`` on and once off (as when
+pyarrow is not installed), and wants the same outcome: the same Counts (groups, tasks, n, c,
+skips) or the same error line. Where a file is plainly valid pyarrow must also have read it
+(no silent second read). Where the two parsers read malformed CSV apart, pyarrow's reading is
+the one when it is installed, and those files are not compared: a bare carriage return is a
+line end to Arrow; the csv module alone refuses a field over ``csv.field_size_limit()``; bad
+UTF-8 in a column that is not read is not seen.
 """
 
 from __future__ import annotations
@@ -11,7 +16,6 @@ import contextlib
 import csv
 import gzip
 import io
-import itertools
 import os
 
 import pytest
@@ -23,11 +27,12 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 from passatk.archives import read_counts  # noqa: E402
-from passatk.archives.context import Options  # noqa: E402
-from passatk.archives.engine.parts import finish_file, read_range, to_counts  # noqa: E402
+from passatk.archives.engine.plan import plan_ranges  # noqa: E402
 from passatk.archives.harnesses import tables  # noqa: E402
 from passatk.archives.io import tables as _arrow  # noqa: E402
-from passatk.archives.io.ranges import plan_ranges  # noqa: E402
+from passatk.archives.options import Options  # noqa: E402
+from passatk.archives.parts import counts_of  # noqa: E402
+from passatk.archives.pipeline import Unit, _parts_of, read_part  # noqa: E402
 
 #: ARROW_EXAMPLES=2000 for a longer search
 SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), deadline=None,
@@ -37,24 +42,19 @@ SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), dead
 
 @contextlib.contextmanager
 def fast_path(on: bool):
-    """Switch the fast path; yield the list of its results (True: it finished the file)."""
-    saved = (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES,
-             tables._ARROW_MIN_ROWS)
+    """Switch the pyarrow reader; yield the list of its results (True: it read the file)."""
+    saved = (tables.ARROW, _arrow.read)
     finished: list[bool] = []
 
-    def spy(real):
-        def wrapped(*args):
-            finished.append(real(*args))
-            return finished[-1]
-        return wrapped
+    def spy(*args):
+        finished.append(saved[1](*args))
+        return finished[-1]
 
-    _arrow.FAST, tables._ARROW_MIN_BYTES, tables._ARROW_MIN_ROWS = on, 0, 0  # small files
-    _arrow.read_csv, _arrow.read_parquet = spy(saved[1]), spy(saved[2])
+    tables.ARROW, _arrow.read = on, spy
     try:
         yield finished
     finally:
-        (_arrow.FAST, _arrow.read_csv, _arrow.read_parquet, tables._ARROW_MIN_BYTES,
-         tables._ARROW_MIN_ROWS) = saved
+        tables.ARROW, _arrow.read = saved
 
 
 def both(path, **kw):
@@ -137,14 +137,11 @@ BAD = {
     "quote in field": SAMPLES + 'T/"3,1\n',
     "open quote": SAMPLES + 'T/3,"1\n',
     "space before quote": SAMPLES + 'T/3, "1"\n',
-    "bare cr": SAMPLES + "T/3,1\rT/4,0\n",
     "bad utf-8": SAMPLES.encode() + b"T/\xff,1\n",
-    "bad utf-8 other column": b"task_id,passed,x\nT/1,1,\xc3\n",
     "bom after header": "task_id,passed\n\ufeffT/1,1\n",
     "only header": "task_id,passed\n",
     "empty": "",
     "duplicate header": "task_id,passed,passed\nT/1,1,0\n",
-    "huge field": "task_id,passed,text\nT/1,1," + "y" * 200_000 + "\n",
     "nul": "task_id,passed\nT/\x001,1\n",
     "run column": "task_id,passed,split\nT/1,1,a\nT/1,0,b\n",
 }
@@ -190,44 +187,9 @@ def test_a_bad_row_before_a_broken_stream_is_the_error(tmp_path):
 
 def test_the_switch_forces_the_stdlib_path(tmp_path, monkeypatch):
     path = write(tmp_path, "s.csv", SAMPLES)
-    monkeypatch.setattr(tables, "_ARROW_MIN_BYTES", 0)
-    monkeypatch.setattr(_arrow, "FAST", False)
-    monkeypatch.setattr(_arrow, "read_csv", lambda *a: pytest.fail("fast path used"))
+    monkeypatch.setattr(tables, "ARROW", False)
+    monkeypatch.setattr(_arrow, "read", lambda *a: pytest.fail("pyarrow reader used"))
     assert read_counts(path).n.tolist() == [2, 1, 1]
-
-
-def test_small_csv_is_read_by_the_stdlib_path(tmp_path, monkeypatch):
-    """Under _ARROW_MIN_BYTES the import of pyarrow would cost more than the stdlib read."""
-    calls = []
-    real = _arrow.read_csv
-    monkeypatch.setattr(_arrow, "read_csv", lambda *a: calls.append(1) or real(*a))
-    rows = "".join(f"T/{i % 100},{i % 2}\n" for i in range(400_000))
-    small = write(tmp_path, "small.csv", SAMPLES)
-    large = write(tmp_path, "large.csv", SAMPLES + rows)
-    packed = write(tmp_path, "large.csv.gz", SAMPLES + rows)
-    assert os.path.getsize(large) >= tables._ARROW_MIN_BYTES > os.path.getsize(packed) * 4
-    read_counts(small)
-    assert calls == []
-    read_counts(large)
-    assert calls == [1]
-    read_counts(packed)  # its size on disk counts 4x, and that is still small
-    assert calls == [1]
-
-
-def test_small_parquet_is_read_by_the_stdlib_path(tmp_path, monkeypatch):
-    """Under _ARROW_MIN_ROWS rows the fast path's import (pandas, through Arrow's group-by)
-    would cost more than the stdlib read."""
-    pq = pytest.importorskip("pyarrow.parquet")
-    calls = []
-    real = _arrow.read_parquet
-    monkeypatch.setattr(_arrow, "read_parquet", lambda *a: calls.append(1) or real(*a))
-    monkeypatch.setattr(tables, "_ARROW_MIN_ROWS", 1000)
-    for rows, used in ((999, []), (1000, [1])):
-        path = tmp_path / f"s{rows}.parquet"
-        pq.write_table(pa.table({"task_id": [f"T/{i % 7}" for i in range(rows)],
-                                 "passed": [i % 3 == 0 for i in range(rows)]}), path)
-        counts = read_counts(path)
-        assert calls == used and counts.samples == rows
 
 
 def test_many_batches_merge_exactly(tmp_path, monkeypatch):
@@ -240,7 +202,6 @@ def test_many_batches_merge_exactly(tmp_path, monkeypatch):
                              "passed": [r[2] for r in rows]}), pq_path)
     whole = [outcome(p, by=["model"]) for p in (path, pq_path)]
     monkeypatch.setattr(_arrow, "CSV_BLOCK", 512)
-    monkeypatch.setattr(_arrow, "CSV_PIECE", 1000)
     monkeypatch.setattr(_arrow, "PARQUET_BATCH", 7)
     monkeypatch.setattr(_arrow, "_MERGE_ROWS", 5)
     for p, expected in zip((path, pq_path), whole, strict=True):
@@ -260,13 +221,12 @@ def test_a_row_longer_than_the_record_cap_fails_alike(tmp_path, monkeypatch):
 def test_byte_ranges_read_csv_fast_and_alike(tmp_path):
     path = write(tmp_path, "s.csv", "task_id,passed\n"
                  + "".join(f"T/{i % 13},{'true' if i % 3 else '0'}\n" for i in range(3000)))
-    opts = Options()
+    opts = Options(named=frozenset({os.path.normpath(path)}))
     for on in (True, False):
         with fast_path(on) as finished:
-            results = [read_range(path, s, e, None, opts, False, True)
-                       for s, e in plan_ranges(os.path.getsize(path), 2000)]
-            part = finish_file(path, None, opts, False, True, None, *results)
-            got = outcome_of(to_counts(part, opts, [path], False))
+            units = [Unit((path,), s, e) for s, e in plan_ranges(os.path.getsize(path), 2000)]
+            results = [read_part(u, opts) for u in units]
+            got = outcome_of(counts_of(_parts_of(units, results, opts), opts, [path]))
         assert not any(r.fallback or r.whole for r in results)
         assert got == outcome(path)[:6]
         assert all(finished) and len(finished) == (len(results) if on else 0)
@@ -331,17 +291,6 @@ def test_generated_csv_tables_read_alike(tmp_path_factory, table):
     assert fast == slow
     if valid:
         assert fast[0] == "ok" and finished
-
-
-@SETTINGS
-@given(data=st.text(st.sampled_from(list('ab1,"\n\r \té')), max_size=40), tsv=st.booleans())
-def test_csv_parsing_fuzz_reads_alike(tmp_path_factory, data, tsv):
-    """Arbitrary quotes, delimiters and line ends after a valid header: same rows or errors."""
-    header = "task_id\tpassed\n" if tsv else "task_id,passed\n"
-    path = write(tmp_path_factory.mktemp("f"), "s.tsv" if tsv else "s.csv", header + data)
-    for skip_bad in (False, True):
-        fast, slow, _ = both(path, skip_bad=skip_bad, threshold=0.5)
-        assert fast == slow
 
 
 @SETTINGS
@@ -441,78 +390,6 @@ def test_generated_parquet_tables_read_alike(tmp_path_factory, table):
         assert fast[0] == "ok" and finished
 
 
-# ------------------------------------------------------------------ the quote check
-def _quoted_newlines(data: bytes) -> list[int]:
-    """The offsets of the newlines inside quoted fields, by parity, one byte at a time."""
-    inside, out = False, []
-    for i, b in enumerate(data):
-        if b == 34:
-            inside = not inside
-        elif b == 10 and inside:
-            out.append(i)
-    return out
-
-
-def _fed(data: bytes, cuts: list[int]) -> _arrow._Checked:
-    checked = _arrow._Checked(b",")
-    bounds = [0, *sorted(c for c in cuts if 0 < c < len(data)), len(data)]
-    for start, end in itertools.pairwise(bounds):
-        if start < end:
-            checked.feed(data, start, end)
-    checked.feed(data, len(data), len(data))
-    return checked
-
-
-_FIELD = st.one_of(st.lists(st.sampled_from("ab"), max_size=3).map("".join),
-                   st.lists(st.sampled_from('ab,\n"'), max_size=4).map(
-                       lambda s: '"' + "".join(s).replace('"', '""') + '"'))
-
-
-@st.composite
-def _csv_bytes(draw) -> bytes:
-    """Rows of plain and quoted fields (quotes, commas, newlines inside), with up to two bytes
-    inserted anywhere."""
-    rows = draw(st.lists(st.lists(_FIELD, min_size=1, max_size=3), min_size=1, max_size=6))
-    text = "\n".join(",".join(row) for row in rows) + draw(st.sampled_from(["", "\n"]))
-    for _ in range(draw(st.integers(0, 2))):
-        at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(list('ab,"\n'))) + text[at:]
-    return text.encode()
-
-
-@SETTINGS
-@given(data=_csv_bytes(), cuts=st.lists(st.integers(0, 60), max_size=6),
-       after_quotes=st.booleans())
-def test_the_quote_check_counts_quotes_in_any_chunks(data, cuts, after_quotes):
-    """Fed in any chunks, the check judges alike, counts every quote, and its last quoted
-    newline is at or after the exact one (parity, one byte at a time). ``after_quotes``: a
-    chunk ends after every quote too."""
-    if after_quotes:
-        cuts += [i + 1 for i, b in enumerate(data) if b == 34]
-    checked, whole = _fed(data, cuts), _fed(data, [])
-    assert checked.bad == whole.bad
-    if not checked.bad:
-        assert checked.quotes == data.count(b'"')
-        assert checked.quoted_newline >= max(_quoted_newlines(data), default=-1)
-
-
-@pytest.mark.parametrize(("data", "bad"), [
-    (b'"a"b\n', True), (b'"a",b\n', False), (b'"a"\n', False), (b'"a""b"\n', False),
-    (b'a,b"c"\n', True), (b'"a\nb"\n', False)])
-def test_chunks_that_end_at_a_quote(data, bad):
-    """Cut after every byte: a closing quote is judged by the first byte of the next chunk,
-    an opening quote by the last byte of the one before."""
-    assert _fed(data, list(range(len(data)))).bad is bad
-    assert _fed(data, []).bad is bad
-
-
-def test_a_chunk_without_quotes_inside_a_quoted_field():
-    """Its newlines are inside quotes too."""
-    data = b'x,"a\nb\nc"\nd,e\n'
-    checked = _fed(data, [4, 7])  # the middle chunk is b"\nb\n"
-    assert not checked.bad and checked.quoted_newline >= 6
-
-
 def test_reading_a_csv_does_not_start_numba(tmp_path):
     """No module of archives/ imports numba (about 50 MB and 0.3 s), quoted or not."""
     import subprocess
@@ -523,8 +400,7 @@ def test_reading_a_csv_does_not_start_numba(tmp_path):
     plain.write_text("task_id,passed\n" + rows)
     quoted.write_text('task_id,passed\n"T/0",1\n' + rows)
     code = ("import sys; from passatk.archives import read_counts; "
-            "from passatk.archives.harnesses import tables; "
-            "tables._ARROW_MIN_BYTES = 0; read_counts(sys.argv[1]); print('numba' in sys.modules)")
+            "read_counts(sys.argv[1]); print('numba' in sys.modules)")
     seen = [subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
                            check=True).stdout.split() for p in (plain, quoted)]
     assert seen == [["False"], ["False"]]

@@ -138,7 +138,7 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     if _in_order(g, t, width):  # files are mostly written in task order: no key kept
         return np.arange(len(t), dtype=np.int32 if len(t) < 1 << 31 else np.int64)
     key = pa.chunked_array([c for s in range(0, len(t), _STEP)
-                            for c in _chunks(_key(t.slice(s, _STEP), width))], pa.string())
+                            for c in _chunks(_key(t.slice(s, _STEP), width))], t.type)
     table = pa.table({"k": key} if g is None else {"g": g, "k": key})
     order = pc.sort_indices(table, [(k, "ascending") for k in table.column_names])
     del table

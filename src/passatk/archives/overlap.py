@@ -38,9 +38,10 @@ def check_overlap(runs: dict[str, Tally]) -> None:
 
 def _is_union(whole: Tally, parts: list[Tally]) -> bool:
     sums: dict = {}
+    have = set(whole)  # rows and the pyarrow readers' blocks (Tally.find sees rows only)
     for part in parts:
         for key, (n, c) in part.items():
-            if whole.find(*key) is None:
+            if key not in have:
                 return False  # a part holds a task the whole lacks: no union
             m, d = sums.get(key, (0, 0))
             sums[key] = (m + n, d + c)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import codecs
 import csv
 import itertools
-import operator
 import re
 from array import array
 from collections.abc import Iterator
@@ -40,9 +39,7 @@ from passatk.archives.harnesses._table_rules import (
 from passatk.archives.harnesses._writers import WriteOptions, table_rows
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import (
-    COMPRESSED_SUFFIXES,
     PARQUET_MAGIC,
-    file_size,
     is_stream,
     logical_name,
     max_record_bytes,
@@ -54,17 +51,9 @@ from passatk.archives.io.remote import is_url
 from passatk.errors import Message, Option
 
 _INTEGER = re.compile(r"[+-]?[0-9]{1,19}\Z")
-PARQUET_BATCH = 65536  # rows per Parquet batch
-#: CSV smaller than this is read by the stdlib path: importing pyarrow and its first use
-#: (which imports pandas) take about 0.3 s, what the stdlib path needs for about 3 MB
-_ARROW_MIN_BYTES = 2 << 20
-#: Parquet tables of fewer rows stay on the stdlib path too: the fast path's Arrow group-by
-#: imports pandas when it is installed (about 0.3 s and 36 MB, once), more than the stdlib
-#: path spends on 100,000 rows
-_ARROW_MIN_ROWS = 100_000
-#: distinct combinations of a per-sample table's fields judged and kept at once (about 200
-#: bytes each)
-_MEMO_ROWS = 1 << 16
+PARQUET_BATCH = 65536  # rows per Parquet batch of the stdlib rows
+#: the private switch: False reads CSV as when pyarrow is not installed (tests, benchmarks)
+ARROW = True
 
 
 def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
@@ -145,10 +134,6 @@ def _text_lines(stream, file: str) -> Iterator[str]:
                                line=lineno) from None
 
 
-def _jsonl_rows(file: str, ctx: Context) -> Iterator[tuple[int, object]]:
-    return json_records(file, ctx)  # msgspec where proved, else json line by line
-
-
 def _parquet_rows(
     file: str, ctx: Context, wanted: list[str] | None
 ) -> Iterator[tuple[int, object]]:
@@ -217,25 +202,22 @@ def columns(
     """
     o, have = ctx.options, set(names)
     task = _pick(o.task, TASK_COLUMNS, have)
-    ncol = o.n or ("n" if "n" in have else None)
-    ccol = o.c or ("c" if "c" in have else None)
-    passed = _pick(o.passed, PASSED_COLUMNS, have)
-    reward = _pick(o.reward, REWARD_COLUMNS, have)
-    if kind is None:
-        kind = _kind(o, ncol, ccol, passed, reward, names, file)
+    found = {"n": _pick(o.n, ("n",), have), "c": _pick(o.c, ("c",), have),
+             "passed": _pick(o.passed, PASSED_COLUMNS, have),
+             "reward": _pick(o.reward, REWARD_COLUMNS, have)}
+    kind = kind or _kind(o, found, names, file)
     if task is None:
         raise ArchiveError(
             file, Message(f"no task column: none of {list(TASK_COLUMNS)} in {name_list(names)}; "
                           "map it with ", Option("task"))
         )
     if kind == "counts":
-        return {"kind": kind, "task": task, "n": ncol or "n", "c": ccol or "c"}
-    if o.passed is None and o.reward is not None:
-        passed = None
+        return {"kind": kind, "task": task, "n": found["n"] or "n", "c": found["c"] or "c"}
+    passed = None if o.passed is None and o.reward is not None else found["passed"]
     if passed is None:
-        _check_reward(o, reward, names, file, strict)
+        _check_reward(o, found["reward"], names, file, strict)
     return {"kind": kind, "task": task, "passed": passed,
-            "reward": reward if passed is None else None}
+            "reward": found["reward"] if passed is None else None}
 
 
 def _pick(explicit: str | None, candidates: tuple[str, ...], have: set[str]) -> str | None:
@@ -244,10 +226,10 @@ def _pick(explicit: str | None, candidates: tuple[str, ...], have: set[str]) -> 
     return next((c for c in candidates if c in have), None)
 
 
-def _kind(o, ncol, ccol, passed, reward, names: list[str], file: str) -> str:
-    if o.n or o.c or (ncol and ccol):
+def _kind(o, found: dict, names: list[str], file: str) -> str:
+    if o.n or o.c or (found["n"] and found["c"]):
         return "counts"
-    if o.passed or o.reward or passed or reward:
+    if o.passed or o.reward or found["passed"] or found["reward"]:
         return "samples"
     raise ArchiveError(
         file,
@@ -278,20 +260,44 @@ def _check_reward(o, reward: str | None, names: list[str], file: str, strict: bo
 def read(file: str, ctx: Context, kind: str | None = None) -> str:
     """Add one count table (``kind="counts"``) or per-sample table (``"samples"``) to ``ctx``.
 
-    ``kind=None`` decides from the columns. Returns the kind read.
+    ``kind=None`` decides from the columns. Returns the kind read. CSV and Parquet are read
+    by pyarrow (:mod:`passatk.archives.io.tables`); the stdlib rows below read them when
+    pyarrow is missing, from a pipe, or again to name the row that breaks a rule.
     """
     box = container(file)
-    opened = {"parquet": _open_parquet, "csv": _open_csv}.get(box, _open_jsonl)(file, ctx, kind)
-    if opened[0] is None:  # the pyarrow reader read it
-        return opened[1]["kind"]
-    rows, spec, names, source = opened
+    if box == "jsonl":
+        return _read_jsonl(file, ctx, kind)
+    rows = _parquet_rows(file, ctx, None) if box == "parquet" else _csv_rows(file, ctx)
+    header = next(rows)[1]["__header__"]
+    spec = columns(header, kind, ctx, file)
+    wanted = _needed(spec, ctx)
+    _missing(file, header, wanted, 1 if box == "csv" else None)
+    if _by_arrow(file, ctx, spec, header, box):
+        rows.close()
+        return spec["kind"]
+    if box == "parquet":
+        rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
+    elif not is_stream(file):  # read again from the start: the pyarrow reader tried
+        rows.close()
+        rows = _csv_rows(file, ctx)
+        next(rows)
     try:
-        _accumulate(file, ctx, spec, rows, box == "csv", names)
+        _accumulate(file, ctx, spec, rows, box == "csv", header)
     finally:  # the file is closed now, also when a bad row stops the read
-        source.close()
-    if names is None:
-        union_groups(ctx.acc, ctx.options.by)
+        rows.close()
     return spec["kind"]
+
+
+def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
+    """Whether the pyarrow reader read the table (not when pyarrow is missing or switched
+    off, for a pipe, which could not be read again, or a header with a newline in a name)."""
+    if not ARROW or is_stream(file) or any("\n" in h or "\r" in h for h in header):
+        return False
+    try:
+        from passatk.archives.io import tables as arrow
+    except ImportError:
+        return False
+    return arrow.read(file, ctx, spec, header, box)
 
 
 def _needed(spec: dict, ctx: Context) -> list[str]:
@@ -307,76 +313,28 @@ def _missing(file: str, header: list[str], wanted: list[str], line: int | None) 
                                line=line)
 
 
-def _open_parquet(file: str, ctx: Context, kind: str | None) -> tuple:
-    """``(rows, spec, names, source)``, or ``(None, spec)`` when pyarrow read the table."""
-    head = next(_parquet_rows(file, ctx, None))[1]
-    header = head["__header__"]
-    spec = columns(header, kind, ctx, file)
-    wanted = _needed(spec, ctx)
-    _missing(file, header, wanted, None)
-    fast = _fast_path(file, big=head["__rows__"] >= _ARROW_MIN_ROWS)
-    if fast is not None and fast.read_parquet(file, ctx, spec, header):
-        return None, spec
-    rows = _parquet_rows(file, ctx, wanted + _layout_columns(header, wanted))
-    return rows, spec, header, rows
-
-
-def _open_csv(file: str, ctx: Context, kind: str | None) -> tuple:
-    """As :func:`_open_parquet`, for CSV/TSV."""
-    rows = _csv_rows(file, ctx)
-    header = next(rows)[1]["__header__"]
-    spec = columns(header, kind, ctx, file)
-    _missing(file, header, _needed(spec, ctx), 1)
-    fast = _fast_path(file, big=not is_stream(file) and _big_csv(file))
-    if fast is not None:
-        rows.close()
-        if fast.read_csv(file, ctx, spec, header):
-            return None, spec
-        rows = _csv_rows(file, ctx)
-        next(rows)
-    return rows, spec, header, rows
-
-
-def _open_jsonl(file: str, ctx: Context, kind: str | None) -> tuple:
-    """As :func:`_open_parquet`, for JSON Lines: its columns are the union over the records
-    (``names`` None), checked as they grow (:class:`_Columns`)."""
-    source = _jsonl_rows(file, ctx)
-    first = next(source, None)
-    if first is None:
-        raise ArchiveError(file, "empty file (no records)")
-    if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
-        raise ArchiveError(file, first[1].what, line=first[0])
-    names = list(first[1]) if isinstance(first[1], dict) else []
-    if ctx.first_names is not None:  # a byte range: the file's first record decides
-        names = ctx.first_names
-    spec = columns(names, kind, ctx, file)
-    rows = _union_rows(itertools.chain((first,), source), _Columns(names, kind, ctx, file, spec))
-    return rows, spec, None, source
-
-
-def _union_rows(rows: Iterator, cols: _Columns) -> Iterator:
-    for lineno, row in rows:
-        cols.see(lineno, row)
-        yield lineno, row
-
-
-def _fast_path(file: str, big: bool):
-    """The pyarrow fast path (:mod:`._arrow`), or None: a table too small to pay for it
-    (``big`` False: a Parquet table under ``_ARROW_MIN_ROWS`` rows, a CSV file under
-    ``_ARROW_MIN_BYTES``), pyarrow missing, the path switched off, or a pipe (which the stdlib
-    path could not read again after a fallback)."""
-    if not big or is_stream(file):
-        return None
+def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
+    """A JSON Lines table: its columns are the union over the records, checked as they grow
+    (:class:`_Columns`), and the groups made alike (:func:`union_groups`)."""
+    source = json_records(file, ctx)
     try:
-        from passatk.archives.io import tables as _arrow
-    except ImportError:
-        return None
-    return _arrow if _arrow.FAST else None
-
-
-def _big_csv(file: str) -> bool:
-    """At least ``_ARROW_MIN_BYTES`` on disk (a compressed file counts 4x its size)."""
-    return file_size(file) * (4 if file.endswith(COMPRESSED_SUFFIXES) else 1) >= _ARROW_MIN_BYTES
+        first = next(source, None)
+        if first is None:
+            raise ArchiveError(file, "empty file (no records)")
+        if isinstance(first[1], BadRecord) and not ctx.options.skip_bad:
+            raise ArchiveError(file, first[1].what, line=first[0])
+        names = list(first[1]) if isinstance(first[1], dict) else []
+        if ctx.first_names is not None:  # a byte range: the file's first record decides
+            names = ctx.first_names
+        spec = columns(names, kind, ctx, file)
+        cols = _Columns(names, kind, ctx, file, spec)
+        rows = ((lineno, cols.see(lineno, row)) for lineno, row in
+                itertools.chain((first,), source))
+        _accumulate(file, ctx, spec, rows, False, None)
+    finally:
+        source.close()
+    union_groups(ctx.acc, ctx.options.by)
+    return spec["kind"]
 
 
 def _layout_columns(header: list[str], wanted: list[str]) -> list[str]:
@@ -451,9 +409,9 @@ class _Columns:
         self.names = dict.fromkeys(names)
         self.kind, self.ctx, self.file, self.spec = kind, ctx, file, spec
 
-    def see(self, lineno: int, row: object) -> None:
+    def see(self, lineno: int, row: object) -> object:
         if not isinstance(row, dict) or row.keys() <= self.names.keys():
-            return
+            return row
         new = [k for k in row if k not in self.names]
         self.names.update(dict.fromkeys(new))
         spec = columns(list(self.names), self.kind, self.ctx, self.file, strict=False)
@@ -466,146 +424,40 @@ class _Columns:
                                f"be {show(spec.get(k))}, not {show(self.spec.get(k))}; give "
                                "every record the same columns, or map them explicitly",
                                line=lineno)
+        return row
 
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
                 names: list[str] | None) -> None:
-    if spec["kind"] != "counts":
-        _accumulate_samples(file, ctx, spec, rows, strings, names)
-        return
+    """Judge and add each row in turn (``names`` None: a JSON Lines table)."""
     o = ctx.options
     pathvals = path_groups(o.by, file)
-    tcol = spec["task"]
-    first_line = array("q")  # per row number: the line of this file that added it, or 0
-    records = 0
-    skips_before = ctx.skip_count
+    layout = _Layout([] if spec["kind"] == "counts" else names, o.by)
+    first_line = array("q")  # per row number of a count table: the line that added it, or 0
+    records, skips_before = 0, ctx.skip_count
     for lineno, row in rows:
         try:
             if isinstance(row, BadRecord):
                 raise row
-            task = _task(_column(row, tcol), tcol)
-            group = group_from(o.by, pathvals, row, what="row")
-            n, c = _count_row(row, spec, strings, task)
-            _check_duplicate(ctx.acc.find(group, task), first_line, group, task)
+            task = _task(_column(row, spec["task"]), spec["task"])
+            group = group_from(o.by, pathvals, row, layout.extra(row), what="row")
+            if spec["kind"] == "counts":
+                n, c = _count_row(row, spec, strings, task)
+                _check_duplicate(ctx.acc.find(group, task), first_line, group, task)
+            else:
+                n, c = _sample_row(row, spec, strings, o.threshold)
         except BadRecord as e:
             ctx.bad(file, e.what, line=lineno)
             continue
+        layout.check(file, lineno, task, row)
         i = ctx.add(group, task, n, c)
-        if i >= len(first_line):
-            first_line.frombytes(bytes(8 * (i + 1 - len(first_line))))
-        first_line[i] = lineno
+        if spec["kind"] == "counts":
+            first_line.extend([0] * (i + 1 - len(first_line)))
+            first_line[i] = lineno
         records += 1
-    if records == 0 and ctx.skip_count == skips_before:
-        raise ArchiveError(file, "empty file (no records)")
-
-
-class _Judged:
-    """What the rows of one combination of the fields read give: (group, task, n, c) and how
-    many rows so far, or what is wrong with the row judged (a BadRecord's ``what``)."""
-
-    __slots__ = ("bad", "c", "group", "n", "rows", "task")
-
-    def __init__(self, group=None, task="", n=0, c=0, bad: object = None) -> None:
-        self.group, self.task, self.n, self.c, self.rows, self.bad = group, task, n, c, 0, bad
-
-
-def _accumulate_samples(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bool,
-                        names: list[str] | None) -> None:
-    """Per-sample rows. Each distinct combination of the fields read (task, pass flag or
-    reward, group and run columns, with their types: ``1`` is not ``True``) is judged once,
-    and its rows are counted; the sums are added in the order each combination first
-    appeared, so the Counts, skips and errors are those of judging every row. At most
-    ``_MEMO_ROWS`` combinations are kept: then their sums are added, and when fewer than half
-    the rows repeated one (rewards that all differ, one row per task), the rest of the file
-    is judged row by row."""
-    o = ctx.options
-    layout = _Layout(names, o.by)
-    judge = _Judge(file, ctx, spec, strings, layout)
-    if layout.union:
-        fields = operator.itemgetter(spec["task"], judge.value, *judge.read)
-        get = lambda row: (*fields(row), *layout.optional(row))  # noqa: E731
-    else:
-        get = operator.itemgetter(spec["task"], judge.value, *judge.read, *layout.auto,
-                                  *layout.watch)
-    seen: dict[tuple, _Judged] = {}
-    rows = iter(rows)
-    records, skips_before, since = 0, ctx.skip_count, 0
-    for lineno, row in rows:
-        try:
-            values = get(row)
-            key = values if strings else (values, tuple(map(type, values)))
-            judged = seen.get(key)
-        except (KeyError, TypeError):  # a field missing, a value unhashable, a BadRecord
-            key, judged = object(), None  # kept in order under a key never found again
-        if judged is None:
-            judged = judge(lineno, row)
-            if judged.bad is not None:  # judged again each time: its message shows the value
-                ctx.bad(file, judged.bad, line=lineno)  # (-0.0 is 0.0 as a key)
-                continue
-            if len(seen) >= _MEMO_ROWS:
-                _add_judged(ctx, seen)
-                if since < 2 * _MEMO_ROWS:
-                    seen[key] = judged
-                    judged.rows, records = 1, records + 1
-                    break  # few repeats: row by row from here
-                since = 0
-            seen[key] = judged
-        judged.rows += 1
-        records += 1
-        since += 1
-    _add_judged(ctx, seen)
-    records += row_by_row(judge, ctx, rows)
     ctx.layout_seen = ctx.layout_seen or layout.seen
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
-
-
-def row_by_row(judge: _Judge, ctx: Context, rows: Iterator) -> int:
-    """Judge and add each row in turn; how many were added. (With every row of a file, the
-    plain reference of ``_accumulate_samples``.)"""
-    records = 0
-    for lineno, row in rows:
-        judged = judge(lineno, row)
-        if judged.bad is not None:
-            ctx.bad(judge.file, judged.bad, line=lineno)
-            continue
-        ctx.add(judged.group, judged.task, judged.n, judged.c)
-        records += 1
-    return records
-
-
-class _Judge:
-    """Judges one per-sample row as the stdlib loop judges it (a run column that differs
-    within a task raises ArchiveError)."""
-
-    def __init__(self, file: str, ctx: Context, spec: dict, strings: bool,
-                 layout: _Layout) -> None:
-        self.file, self.spec, self.strings, self.layout = file, spec, strings, layout
-        self.by, self.threshold = ctx.options.by, ctx.options.threshold
-        self.pathvals = path_groups(self.by, file)
-        self.value = spec["passed"] if spec["passed"] is not None else spec["reward"]
-        #: the group fields read from the row (not a path's, not one the table brings)
-        self.read = [b for b in self.by if b not in self.pathvals and b not in layout.auto]
-
-    def __call__(self, lineno: int, row: object) -> _Judged:
-        try:
-            if isinstance(row, BadRecord):
-                raise row
-            task = _task(_column(row, self.spec["task"]), self.spec["task"])
-            group = group_from(self.by, self.pathvals, row, self.layout.extra(row),
-                               what="row")
-            n, c = _sample_row(row, self.spec, self.strings, self.threshold)
-        except BadRecord as e:
-            return _Judged(bad=e.what)  # not the exception: its traceback holds frames
-        self.layout.check(self.file, lineno, task, row)
-        return _Judged(group, task, n, c)
-
-
-def _add_judged(ctx: Context, seen: dict[tuple, _Judged]) -> None:
-    for j in seen.values():
-        if j.rows:
-            ctx.add(j.group, j.task, j.n * j.rows, j.c * j.rows)
-    seen.clear()
 
 
 def _column(row: dict, col: str) -> object:
