@@ -54,7 +54,9 @@ def make_corpus(root: str | os.PathLike) -> dict[str, str]:
         path = os.path.join(root, folder)
         os.makedirs(path, exist_ok=True)
         task_ids = list(range(len(TASKS))) if fmt == "tau-bench" else TASKS
-        write_archive(os.path.join(path, name), task_ids, flags(i), format=fmt)
+        own = {"completion": lambda t, j, i=i: f"return {i}, {t}, {j}"} if fmt == "humaneval" \
+            else {}  # each run its own samples: pooled by merge, no record repeats another's
+        write_archive(os.path.join(path, name), task_ids, flags(i), format=fmt, **own)
         out[folder] = path
     with open(os.path.join(out["he"], "results.json"), "w") as f:  # a summary beside a run
         f.write('{"humaneval": {"pass@1": 0.25, "pass@10": 0.5}}')

@@ -195,3 +195,113 @@ def test_solved_flags(tmp_path):
             want[r["task_id"]] = (n + 1, c + r[field])
         assert detect_format(path) == "samples"
         assert _rows(read_counts(path)) == want
+
+
+# ------------------------------------------------------------------ every format, every way in
+def compressed(path: str, suffix: str) -> str:
+    """``path`` (a file, or a MultiPL-E folder of files) compressed as a user would."""
+    pack = gzip.compress if suffix == ".gz" else pytest.importorskip("zstandard").compress
+    if os.path.isdir(path):
+        out = path + suffix.replace(".", "_")
+        os.makedirs(out)
+        for name in os.listdir(path):
+            with open(os.path.join(path, name), "rb") as f, \
+                    open(os.path.join(out, name + suffix), "wb") as g:
+                g.write(pack(f.read()))
+        return out
+    with open(path, "rb") as f, open(path + suffix, "wb") as g:
+        g.write(pack(f.read()))
+    return path + suffix
+
+
+@pytest.fixture(scope="module")
+def every_format(tmp_path_factory):
+    """Per format: a folder holding its archive plain, gzip and zstd, and the counts of each
+    task recounted by a plain loop over the flags written."""
+    root = tmp_path_factory.mktemp("every")
+    out = {}
+    for seed, f in enumerate(formats()):
+        passes, tasks = flags(60 + seed)
+        if f.name == "tau-bench":
+            tasks = list(range(len(passes)))
+        name = NAMES.get(f.name, f"x_{f.name}.json")
+        folder = root / f.name
+        written = write_archive(str(folder / name), tasks, passes, format=f.name)
+        plain = str(folder / name) if f.name != "multipl-e" else os.path.dirname(written[0])
+        archives = [plain] + [compressed(plain, s) for s in (".gz", ".zst")]
+        want = {str(t): (len(p), sum(p)) for t, p in zip(tasks, passes, strict=True)}
+        out[f.name] = (str(folder), archives, want)
+    return out
+
+
+def per_archive(counts, archives: list[str], folder: str) -> dict:
+    """Each archive's {task: (n, c)}, its rows found by its ``path`` group; one group each."""
+    out: dict = {}
+    for row in counts.to_rows():
+        path = os.path.join(folder, row.pop("path"))
+        task, n, c = row.pop("task_id"), row.pop("n"), row.pop("c")
+        groups = out.setdefault(path, {})
+        groups.setdefault(tuple(sorted(row.items())), {})[task] = (n, c)
+    assert set(out) == set(archives)
+    assert all(len(g) == 1 for g in out.values()), out  # one row group per archive
+    return {a: next(iter(g.values())) for a, g in out.items()}
+
+
+@pytest.mark.parametrize("name", [f.name for f in formats()])
+def test_every_format_alone_walked_globbed_compressed_and_on_workers(every_format, name):
+    folder, archives, want = every_format[name]
+    for archive in archives:
+        assert _rows(read_counts(archive)) == want, archive
+        if name != "multipl-e":
+            assert detect_format(archive) == name
+    walked = read_counts(folder)
+    assert per_archive(walked, archives, folder) == dict.fromkeys(archives, want)
+    pattern = os.path.join(folder, "*", "*") if name == "multipl-e" else os.path.join(folder, "*")
+    same_rows(read_counts(pattern), walked)  # a glob also names the sidecars: other files
+    same(read_counts(folder, workers=2), walked)
+    same_rows(read_counts(archives, workers=2), walked)
+
+
+def same_rows(a, b) -> None:
+    assert a.to_rows() == b.to_rows() and a.stored == b.stored and a.metric == b.metric
+
+
+@pytest.mark.parametrize("name", [f.name for f in formats() if f.name != "multipl-e"])
+def test_every_format_through_standard_input(every_format, name):
+    """Plain through ``-``, gzip through ``/dev/stdin`` (MultiPL-E is a folder per run: it
+    cannot come on one stream)."""
+    _, archives, want = every_format[name]
+    assert stdin_rows(archives[0], "-") == want
+    assert stdin_rows(archives[1], "/dev/stdin") == want
+
+
+@pytest.mark.parametrize("name", [f.name for f in formats()])
+def test_every_format_on_a_dask_cluster_and_with_jobs(every_format, dask_client, name,
+                                                      capsys):
+    folder, archives, want = every_format[name]
+    same(read_counts(folder, scheduler=dask_client, split_bytes=200), read_counts(folder))
+    assert per_archive(read_counts(archives, scheduler=dask_client), archives, folder) == \
+        dict.fromkeys(archives, want)
+    assert cli.main(["score", folder, "--jobs", "2", "-k", "1", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    address = dask_client.scheduler.address
+    assert cli.main(["score", folder, "--scheduler", address, "-k", "1", "--format",
+                     "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == rows
+    n_tasks, samples, value = expected(want)
+    assert len(rows) == 3 and all(r["tasks"] == n_tasks and r["samples"] == samples
+                                  and abs(Fraction(r["value"]) - value) <= Fraction(1, 2**50)
+                                  for r in rows)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    distributed = pytest.importorskip("distributed")
+    import logging
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.CRITICAL)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

@@ -296,3 +296,24 @@ def test_unfinished_logs_say_so(tmp_path):
     assert "an Inspect log with status 'cancelled'" in " ".join(read_counts(path).notes)
     write_json(tmp_path / "done.json", samples)
     assert not any("Inspect log with" in x for x in read_counts(tmp_path / "done.json").notes)
+
+
+def test_a_corrupt_zstd_member_with_inspect_ai_imported(tmp_path):
+    """Importing inspect_ai gives zipfile zstd (method 93), whose errors are zstandard's own:
+    a corrupt member is still one line, exit 2, in a process that uses Inspect and passatk."""
+    pytest.importorskip("inspect_ai.log")
+    zstandard = pytest.importorskip("zstandard")
+    samples = random_samples(0)
+    body = json.dumps(samples[0]).encode()
+    packed = zstandard.ZstdCompressor().compress(body)
+    data = zstd_zip([(f"samples/{samples[0]['id']}_epoch_1.json", body),
+                     ("header.json", json.dumps(header()).encode())])
+    assert data.count(packed) == 1
+    (tmp_path / "log.eval").write_bytes(data.replace(packed, b"\0\0\0\0" + packed[4:]))
+    code = ("import sys, zipfile, inspect_ai.log; from passatk.cli import main; "
+            "assert zipfile.ZIP_ZSTANDARD == 93; sys.exit(main(sys.argv[1:]))")
+    out = subprocess.run([sys.executable, "-c", code, "score", str(tmp_path / "log.eval")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and "log.eval: member samples/" in out.stderr
+    assert "cannot read it" in out.stderr and "Traceback" not in out.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -456,7 +457,8 @@ def test_opencompass_failure_hint(tmp_path):
 
 def test_compare_folder_of_runs_against_one_file_says_what_to_do(cli, tmp_path):
     for m, flags in (("a", [[True, False]]), ("b", [[False, False]])):  # two runs, not copies
-        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], flags)
+        write_archive(tmp_path / "many" / m / "x_results.jsonl", ["T/0"], flags,
+                      completion=lambda i, j, m=m: f"{m}{j}")
     write_archive(tmp_path / "one_results.jsonl", ["T/0"], [[True]])
     code, _, err = cli(["compare", str(tmp_path / "many"),
                                 str(tmp_path / "one_results.jsonl")])
@@ -580,3 +582,25 @@ def test_readme_and_formats_doc_list_every_format():
     for name in FORMAT_NAMES.values():
         assert name in harnesses, name
         assert any(name.lower() in h for h in headings), name
+
+
+def test_formats_doc_table_and_the_formats_command_give_every_detection_rule(capsys):
+    """docs/formats.md's table is what `passatk formats` prints: one row per format, with its
+    files and its detection rule, in the registry's order."""
+    from pathlib import Path
+
+    from passatk import cli
+    from passatk.archives import formats
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "formats.md").read_text()
+    table = text.split("## Every format at a glance\n")[1].split("\n\n| name |")[1]
+    rows = [line for line in table.split("\n\n")[0].splitlines()[2:]]
+    cells = [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", r)[1:-1]]
+             for r in rows]
+    assert cells == [[f"`{f.name}`", f.harness, f.metric, f.files, f.detection]
+                     for f in formats()]
+    assert cli.main(["formats"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for f in formats():
+        assert f"{f.name} {f.harness} ({f.metric})" in out
+        assert f"detected: {' '.join(f.detection.split())}" in out

@@ -35,7 +35,8 @@ def he(tmp_path):
 def runs(tmp_path):
     """Two runs in directories model-a/ and model-b/."""
     for name, passes in (("model-a", PASSES_A), ("model-b", PASSES_B)):
-        write_archive(tmp_path / "runs" / name / "x_results.jsonl", TASKS, passes)
+        write_archive(tmp_path / "runs" / name / "x_results.jsonl", TASKS, passes,
+                      completion=lambda i, j, name=name: f"{name} {i} {j}")  # real samples
     return str(tmp_path / "runs")
 
 

@@ -214,7 +214,8 @@ def test_a_path_spec_in_by_replaces_path_when_it_keeps_archives_apart(cli, tmp_p
     counts = read_counts(tmp_path, by=["path:parent"])
     assert counts.group_dicts == [{"path:parent": "a"}, {"path:parent": "b"}]
     assert _by_group(counts)[(("path:parent", "b"),)] == _alone(tmp_path / "b")
-    write_archive(tmp_path / "b" / "y_results.jsonl", TASKS, FLAGS_A)
+    write_archive(tmp_path / "b" / "y_results.jsonl", TASKS, FLAGS_A,
+                  completion=lambda i, j: f"y {i} {j}")  # other samples than x's
     with pytest.raises(ArchiveError, match=r"y_results\.jsonl: shares the group "
                        r"path:parent=b with .*x_results\.jsonl: by \['path:parent'\] does not "
                        r"keep these archives apart.*merge=True"):

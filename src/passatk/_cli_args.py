@@ -243,13 +243,14 @@ def _add_reader_args(p: argparse.ArgumentParser, *, by: bool = True) -> None:
         action="store_true",
         help="pool the archives as shards of one run (a task in two shards is summed); by "
         "default separate archives are kept apart by a 'path' group. An archive that holds "
-        "what others hold together (a merged file beside its shards, a copy) is an error",
+        "what others hold together (a merged file beside its shards, a copy), or a JSON Lines "
+        "record repeated byte for byte in two archives, is an error",
     )
     g.add_argument(
         "--allow-duplicates",
         action="store_true",
-        help="--merge, and pool an archive that repeats others too: the repeats are real "
-        "samples",
+        help="--merge, and pool archives that repeat others or repeat their records too: "
+        "the repeats are real samples",
     )
     g.add_argument(
         "--skip-bad",

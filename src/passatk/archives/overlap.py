@@ -16,10 +16,11 @@ from collections import defaultdict
 from passatk.archives.counts import Tally
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io.opening import is_regular, logical_name, open_binary
-from passatk.archives.io.remote import is_url
 from passatk.errors import Message, Option
 
 SHOWN = 5
+#: shared hashes whose records are held at once while one is confirmed on the bytes
+BATCH = 1024
 
 
 def check_overlap(runs: dict[str, Tally]) -> None:
@@ -57,37 +58,91 @@ def _message(others: list[str]) -> Message:
                    " if the repeats are real samples")
 
 
-def repeated_records(files: list[str]) -> str | None:
-    """A note when a JSON Lines record appears byte for byte in more than one of ``files``
-    (local JSON Lines files only), else None.
+def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
+    """Raise ArchiveError when a JSON Lines record appears byte for byte in two archives of
+    ``runs`` (each a file of ``files``) that share a (group, task): JSON Lines files and
+    objects that can be read again (not standard input or a pipe), blank lines aside.
+    Archives that share no (group, task), such as two lm-eval tasks or runs kept apart by a
+    path spec in ``by``, pool nothing twice whatever their records.
 
-    Not an error: two samples of a task may be the same text (a short completion, greedy
-    decoding), but a record repeated across shards is what overlapping shards look like.
-    Memory: 8 bytes per line (one hash), never the records.
+    Two samples may be the same text (a short completion, greedy decoding), but a record
+    repeated across shards is what overlapping shards look like, and pooled it counts twice:
+    ``merge="allow-duplicates"`` says the repeats are real samples. Memory: 8 bytes per line
+    (one hash), never the records; a shared hash is confirmed on the bytes before it is named.
     """
     import numpy as np
 
-    lines = [f for f in files if logical_name(f).endswith((".jsonl", ".ndjson"))
-             and is_regular(f) and not is_url(f)]
+    lines = [f for f in files if f in runs and is_regular(f)  # a URL is read again too
+             and logical_name(f).endswith((".jsonl", ".ndjson"))]
     if len(lines) < 2:
-        return None
-    blank = np.array([hash(b""), hash(b"\r")], dtype=np.int64)
-    per_file = [np.setdiff1d(_line_hashes(f), blank) for f in lines]  # unique, sorted
+        return
+    per_file = [h[(h != hash(b"")) & (h != hash(b"\r"))] for h in map(_line_hashes, lines)]
     owner = np.concatenate([np.full(len(h), i) for i, h in enumerate(per_file)])
     every = np.concatenate(per_file)
     order = np.argsort(every, kind="stable")
-    every, owner = every[order], owner[order]
-    shared = np.flatnonzero(every[1:] == every[:-1])
-    if not len(shared):
-        return None
-    pairs: dict = defaultdict(int)
-    for i in shared.tolist():
-        pairs[(int(owner[i]), int(owner[i + 1]))] += 1
-    shown = ", ".join(f"{lines[a]} and {lines[b]} ({k})" for (a, b), k in
-                      sorted(pairs.items(), key=lambda x: -x[1])[:3])
-    return (f"{len(shared)} distinct record(s) appear byte for byte in more than one archive "
-            f"pooled by merge: {shown}; if these are repeats rather than real samples, leave "
-            "one archive out")
+    every, owner = every[order], owner[order]  # a hash's files in increasing order
+    starts = np.flatnonzero(np.r_[True, every[1:] != every[:-1]])
+    length = np.diff(np.r_[starts, len(every)])
+    starts, length = starts[length > 1], length[length > 1]
+    apart: dict = {}  # (a, b) -> whether the two archives share no (group, task)
+    for x, y in ((i, j) for j in range(1, int(length.max(initial=1))) for i in range(j)):
+        at = starts[length > y]  # the hashes held by at least y + 1 files
+        key = owner[at + x] * len(lines) + owner[at + y]
+        for k in np.unique(key).tolist():
+            a, b = divmod(k, len(lines))
+            if apart.setdefault((a, b), not _share_a_task(runs[lines[a]], runs[lines[b]])):
+                continue
+            found = _first_repeat(lines[a], lines[b], every[at[key == k]].tolist())
+            if found is not None:
+                both = np.intersect1d(per_file[a], per_file[b], assume_unique=True).size
+                raise ArchiveError(lines[b], _repeat_message(lines[a], found[1], both),
+                                   line=found[0])
+
+
+def _share_a_task(one: Tally, other: Tally) -> bool:
+    small, large = (one, other) if len(one) <= len(other) else (other, one)
+    have = set(small)  # rows and the table readers' blocks (Tally.find sees rows only)
+    return any(key in have for key in large)
+
+
+def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
+    """(line in ``later``, line in ``first``) of the first record of ``later`` that ``first``
+    holds byte for byte, among lines whose hash is in ``shared``; None when every shared hash
+    was a collision. Holds at most ``BATCH`` records at once."""
+    for at in range(0, len(shared), BATCH):
+        wanted = set(shared[at:at + BATCH])
+        held = {}
+        for number, line in _lines(first):
+            if hash(line) in wanted:
+                held.setdefault(line, number)
+        for number, line in _lines(later):
+            if hash(line) in wanted and line in held and line.strip():
+                return number, held[line]
+    return None
+
+
+def _repeat_message(first: str, line: int, shared: int) -> Message:
+    return Message(f"this record is also {first}:{line}, byte for byte ({shared} distinct "
+                   "record(s) appear in both); pooled by merge, a repeated record counts "
+                   "twice (overlapping shards, or a merged file beside a shard?). Leave one "
+                   "out, or pass ", Option("merge", "allow-duplicates"),
+                   " if the repeats are real samples")
+
+
+def _lines(file: str):
+    """(1-based number, bytes) of each line of ``file``, without the newline."""
+    number = 0
+    with open_binary(file) as f:
+        rest = b""
+        while block := f.stream.read(1 << 23):
+            block = rest + block
+            cut = block.rfind(b"\n") + 1
+            rest = block[cut:]
+            for line in block[:cut].split(b"\n")[:-1]:
+                number += 1
+                yield number, line
+        if rest:
+            yield number + 1, rest
 
 
 def _line_hashes(file: str):

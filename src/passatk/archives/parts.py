@@ -27,7 +27,7 @@ from passatk.archives.io.opening import open_raw
 from passatk.archives.io.paths import is_path_spec
 from passatk.archives.io.ranges import newlines_before
 from passatk.archives.options import Options
-from passatk.archives.overlap import check_overlap, repeated_records
+from passatk.archives.overlap import check_overlap, check_repeated_records
 from passatk.errors import Message, Option
 
 __all__ = ["ALLOW_DUPLICATES", "Part", "RangeResult", "counts_of", "join_ranges", "part_of"]
@@ -192,11 +192,10 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
              merge: bool | str) -> Counts:
     """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
     hints.add_notes(ctx)
+    if merge is True and len(runs) > 1:  # before pooling: _combine adds into the first run
+        check_overlap({a: part for a, (part, _) in runs.items()})
+        check_repeated_records(files, {a: part for a, (part, _) in runs.items()})
     acc, stored, groups = _combine(runs, merge, ctx.options.by)
-    if merge is True and len(runs) > 1:  # records repeated across pooled shards: a note
-        note = repeated_records(files)
-        if note is not None:
-            ctx.notes.append(note)
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
@@ -208,13 +207,9 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
 
 
 def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:
-    """Each archive's ``path`` label when several are kept apart by it, else nothing; with
-    ``merge`` (not allow-duplicates) an archive repeating the others is an error first."""
-    if len(runs) < 2:
-        return {}
-    if merge:
-        if merge != ALLOW_DUPLICATES:
-            check_overlap({a: part for a, (part, _) in runs.items()})
+    """Each archive's ``path`` label when several are kept apart by it, else nothing (with
+    ``merge``, :func:`assemble` has checked the archives for repeats first)."""
+    if len(runs) < 2 or merge:
         return {}
     if any(is_path_spec(b) for b in by):
         _check_apart(runs, by)

@@ -17,6 +17,7 @@ import io
 import lzma
 import math
 import shutil
+import sys
 import tempfile
 import zipfile
 import zlib
@@ -223,11 +224,18 @@ def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
         else:
             with z.open(info) as f:
                 data = f.read(cap + 1)
-    except _UNREADABLE as e:  # a corrupt, encrypted or unsupported member
+    except _UNREADABLE + _zstd_errors() as e:  # a corrupt, encrypted or unsupported member
         raise ArchiveError(file, f"member {info.filename}: cannot read it ({e})") from None
     if len(data) > cap:
         raise ArchiveError(file, f"member {info.filename} is over the record-length cap")
     return data
+
+
+def _zstd_errors() -> tuple:
+    """zstandard's error, once it is imported: a zipfile given zstd by another package
+    (importing inspect_ai patches it in) raises it from ``z.open`` on a corrupt member."""
+    zstandard = sys.modules.get("zstandard")
+    return (zstandard.ZstdError,) if zstandard is not None else ()
 
 
 def _stdlib_methods() -> set:
