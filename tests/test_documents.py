@@ -226,3 +226,15 @@ def test_an_endless_pipe_that_is_no_json_stops_at_once(tmp_path):
     first, left = run.stdout.splitlines()
     assert first == "/dev/zero:1: malformed JSON: Expecting value (column 1)"
     assert left == "[]"
+
+
+@pytest.mark.parametrize("block", [1, 7, 1 << 22])
+def test_a_lone_surrogate_streamed_in_small_blocks_reads_as_json_loads(tmp_path, monkeypatch,
+                                                                      block):
+    # msgspec refuses the lone surrogate long before the value ends; more bytes mend that
+    monkeypatch.setattr(documents, "BLOCK", block)
+    text = '{"x": 1, "raw_scored_generations": {"k": {"\\ud83d\\ud00bb": [1, 2, 3, 4, 5, 6, ' \
+           + ", ".join(["null"] * 40) + ']}}}'
+    path = tmp_path / "d.json"
+    path.write_text(text)
+    assert _got(path) == (True, json.loads(text))

@@ -238,14 +238,24 @@ class _Cursor:
         text = bytes(view).decode("utf-8", "surrogateescape")
         try:
             end = _STDLIB.raw_decode(text)[1]
-        except (ValueError, RecursionError):
+        except json.JSONDecodeError as e:  # msgspec refused early (a lone surrogate), the
+            if not self.eof and _cut_short(e, len(text)):  # stdlib needs the rest of it
+                return None
             decode(self.file, view, offset=self.offset)  # the stdlib words the error
+            raise
+        except (ValueError, RecursionError):
+            decode(self.file, view, offset=self.offset)
             raise
 
         return len(text[:end].encode("utf-8", "surrogateescape"))
 
     def bad(self, what: str):
         raise ArchiveError(self.file, f"malformed JSON: {what}", line=self.line_at())
+
+
+def _cut_short(error: json.JSONDecodeError, size: int) -> bool:
+    """Whether the stdlib's error may only mean that the bytes end inside the value."""
+    return error.msg.startswith("Unterminated string") or error.pos + 64 >= size
 
 
 def _far_from(error: str, size: int) -> bool:
