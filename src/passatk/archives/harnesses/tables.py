@@ -82,21 +82,11 @@ def container(file: str) -> str:
 
 # ------------------------------------------------------------------ row sources
 def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
+    """The stdlib reader: ``(1, {"__header__": names})``, then ``(line, row)`` per row."""
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     with ctx.open(file) as f:
         reader = csv.reader(_text_lines(f.stream, file), delimiter=delimiter, strict=True)
-        try:
-            header = next(reader, None)
-        except (csv.Error, UnicodeDecodeError) as e:
-            raise ArchiveError(file, f"malformed CSV: {e}", line=1) from None
-        if header is None or not any(h.strip() for h in header):
-            raise ArchiveError(file, "empty file (no header row)")
-        header = [h.strip() for h in header]
-        if header and header[0].startswith("\ufeff"):
-            header[0] = header[0][1:]
-        dupes = {h for h in header if header.count(h) > 1}
-        if dupes:
-            raise ArchiveError(file, f"header repeats column(s) {sorted(dupes)}", line=1)
+        header = _csv_header(reader, file)
         yield 1, {"__header__": header}
         count = 0
         while True:
@@ -117,6 +107,23 @@ def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
             yield reader.line_num, dict(zip(header, row, strict=True))
             if count % 65536 == 0:
                 ctx.report(f.raw_position())
+
+
+def _csv_header(reader, file: str) -> list[str]:
+    """The column names: the first row, names stripped, a byte order mark dropped, none
+    repeated."""
+    try:
+        header = next(reader, None)
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise ArchiveError(file, f"malformed CSV: {e}", line=1) from None
+    if header is None or not any(h.strip() for h in header):
+        raise ArchiveError(file, "empty file (no header row)")
+    header = [h.strip() for h in header]
+    header[0] = header[0].removeprefix("\ufeff")
+    dupes = {h for h in header if header.count(h) > 1}
+    if dupes:
+        raise ArchiveError(file, f"header repeats column(s) {sorted(dupes)}", line=1)
+    return header
 
 
 def _text_lines(stream, file: str) -> Iterator[str]:
