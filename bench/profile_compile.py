@@ -1,8 +1,9 @@
 """Where a cold call spends its compile time, per kernel, from numba's event API.
 
-Run with an empty cache and a package copy without ``__pycache__`` (else kernels load)::
+Run with an empty cache, the shipped kernel cache off and a package copy without
+``__pycache__`` (else kernels load)::
 
-    NUMBA_CACHE_DIR=$(mktemp -d) python bench/profile_compile.py "CODE"
+    PASSATK_SHIPPED_CACHE=0 NUMBA_CACHE_DIR=$(mktemp -d) python bench/profile_compile.py "CODE"
 
 for example ``"import numpy as np, passatk; passatk.pass_at_k(np.full(10**6, 200), 3, 10)"``.
 It prints the CPU time of the whole code, the time inside numba's LLVM lock (LLVM

@@ -3,13 +3,17 @@
 Run:
     python -m pytest bench/test_bench_coldstart.py -s -p no:randomly
 
-The package is copied to a temporary folder without any ``__pycache__`` (a fresh install).
-Each case of issue 20 then runs ``RUNS`` times (``PASSATK_BENCH_RUNS``, default 3) in a fresh
-interpreter, each time with a new empty ``NUMBA_CACHE_DIR``:
+The package is copied to a temporary folder without any ``__pycache__`` (a fresh install,
+with the shipped kernel cache ``data/kernel_cache.zip``). Each case of issue 20 then runs in
+a fresh interpreter, each time with a new empty ``NUMBA_CACHE_DIR``:
 
-1. nothing cached anywhere: every kernel the call needs is compiled;
-2. after ``python -m passatk warm`` ran once in that install (the kernels kept in the
-   package's ``__pycache__``), still with an empty ``NUMBA_CACHE_DIR``: they are loaded.
+1. nothing cached anywhere (``PASSATK_SHIPPED_CACHE=0``): every kernel the call needs is
+   compiled (``PASSATK_BENCH_COLD_RUNS`` times, default 1: it takes minutes);
+2. the fresh install as shipped: the kernels are loaded from the shipped cache
+   (``PASSATK_BENCH_RUNS`` times, default 3);
+3. after ``PASSATK_SHIPPED_CACHE=0 python -m passatk warm`` ran once in that install (the
+   kernels built for this CPU, kept in the package's ``__pycache__``), shipped cache off:
+   they are loaded from there (``PASSATK_BENCH_RUNS`` times).
 
 It prints the medians of CPU seconds (user + system of the child,
 ``resource.getrusage(RUSAGE_CHILDREN)``) and of wall seconds; CPU time is the figure to quote
@@ -34,6 +38,7 @@ import pytest
 import passatk
 
 RUNS = int(os.environ.get("PASSATK_BENCH_RUNS", "3"))
+COLD_RUNS = int(os.environ.get("PASSATK_BENCH_COLD_RUNS", "1"))
 
 _ADV = ("import numpy as np; from passatk import rl\n"
         "x = (np.random.default_rng(0).random((512, 16)) < 0.4).astype(np.float32)\n"
@@ -83,44 +88,75 @@ def site(tmp_path_factory):
     return root
 
 
-def _env(site: Path, cache: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+def _env(site: Path, cache: str | None, shipped: bool = True) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "PASSATK_"))}
     env["PYTHONPATH"] = str(site)
+    env["PASSATK_SHIPPED_CACHE"] = "1" if shipped else "0"
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = cache
     return env
 
 
-def _fresh(argv: list[str], site: Path) -> tuple[float, float]:
+def _fresh(argv: list[str], site: Path, shipped: bool = True) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as cache:
-        return _run(argv, _env(site, cache))
+        return _run(argv, _env(site, cache, shipped))
 
 
 def test_cold_start(site, capsys):
     example = str(site / "passatk" / "data" / "examples" / "humaneval_results.jsonl")
     cases = _cases(example)
-    cold = {name: _median([_fresh(argv, site) for _ in range(RUNS)])
+    load = [os.getloadavg()[0]]
+    cpu0 = _cpu_all()
+    cold = {name: _median([_fresh(argv, site, shipped=False) for _ in range(COLD_RUNS)])
             for name, argv in cases.items()}
     with capsys.disabled():  # shown at once: the rest takes minutes
-        print(f"\nnothing cached (median of {RUNS}): " + "; ".join(
+        print(f"\nnothing cached (median of {COLD_RUNS}): " + "; ".join(
             f"{name}: {c:.2f} s CPU, {w:.2f} s wall" for name, (c, w) in cold.items()))
+    shipped = {name: _median([_fresh(argv, site) for _ in range(RUNS)])
+               for name, argv in cases.items()}
+    load.append(os.getloadavg()[0])
     warm_cpu, warm_wall = _run([sys.executable, "-m", "passatk", "warm", "-q"],
-                               _env(site, None))
-    built = {name: _median([_fresh(argv, site) for _ in range(RUNS)])
+                               _env(site, None, shipped=False))
+    built = {name: _median([_fresh(argv, site, shipped=False) for _ in range(RUNS)])
              for name, argv in cases.items()}
     with tempfile.TemporaryDirectory() as cache:
         argv = cases["passatk score EXAMPLE -k 1,5,10 (whole CLI)"]
         _run(argv, _env(site, cache))
         warm_cli = _median([_run(argv, _env(site, cache)) for _ in range(max(RUNS, 5))])
+    load.append(os.getloadavg()[0])
+    share = _machine_share(cpu0)
     with capsys.disabled():
-        print(f"\ncold start, median of {RUNS} fresh processes, each with an empty "
-              f"NUMBA_CACHE_DIR; load average {os.getloadavg()[0]:.1f}")
-        print(f"  {'first call':46s} {'nothing cached':>22s} {'after passatk warm':>22s}")
-        print(f"  {'':46s} {'cpu s':>10s} {'wall s':>11s} {'cpu s':>10s} {'wall s':>11s}")
+        print(f"\ncold start, fresh processes, each with an empty NUMBA_CACHE_DIR; load "
+              f"average {min(load):.1f}-{max(load):.1f}; {share}")
+        print(f"  {'first call':46s} {'nothing cached':>22s} {'shipped cache':>22s} "
+              f"{'after passatk warm':>22s}")
+        print(f"  {'':46s}" + f" {'cpu s':>10s} {'wall s':>11s}" * 3)
         for name in cases:
-            (c0, w0), (c1, w1) = cold[name], built[name]
-            print(f"  {name:46s} {c0:10.2f} {w0:11.2f} {c1:10.2f} {w1:11.2f}")
-        print(f"  passatk warm, once, in the fresh install: {warm_cpu:.1f} s CPU, "
-              f"{warm_wall:.1f} s wall")
+            row = "".join(f" {c:10.2f} {w:11.2f}"
+                          for c, w in (cold[name], shipped[name], built[name]))
+            print(f"  {name:46s}{row}")
+        print(f"  (medians of {COLD_RUNS}, {RUNS}, {RUNS} processes)")
+        print(f"  passatk warm, once, in the fresh install, shipped cache off: "
+              f"{warm_cpu:.1f} s CPU, {warm_wall:.1f} s wall")
         print(f"  passatk score EXAMPLE, warm cache: {warm_cli[1]:.3f} s wall, "
               f"{warm_cli[0]:.3f} s CPU (median of {max(RUNS, 5)})")
+
+
+def _cpu_all() -> tuple[float, float, float]:
+    """(CPU seconds of the whole machine from /proc/stat, wall clock, this bench's children)."""
+    with open("/proc/stat") as f:
+        fields = f.readline().split()[1:]
+    ticks = os.sysconf("SC_CLK_TCK")
+    busy = sum(int(x) for i, x in enumerate(fields) if i not in (3, 4))  # not idle, iowait
+    mine = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return busy / ticks, time.time(), mine.ru_utime + mine.ru_stime
+
+
+def _machine_share(start: tuple[float, float, float]) -> str:
+    """How busy the machine was since ``start``: its cores' busy share, and this bench's."""
+    busy, now, mine = _cpu_all()
+    wall = now - start[1]
+    ours = mine - start[2]
+    cores = os.cpu_count() or 1
+    return (f"machine {100 * (busy - start[0]) / (wall * cores):.0f}% busy on {cores} cores, "
+            f"of which this bench {100 * ours / (wall * cores):.0f}%")

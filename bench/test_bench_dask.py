@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from passatk.archives import example_path, read_counts, write_archive
-from passatk.archives.context import Options
-from passatk.archives.engine.parts import read_file
+from passatk.archives.options import Options
+from passatk.archives.pipeline import Unit, read_part
 
 distributed = pytest.importorskip("distributed")
 
@@ -128,7 +128,7 @@ def test_two_workers_against_one(archives, capsys):
 
 
 def test_partial_counts_size(archives, capsys):
-    part = read_file(archives[0], None, Options(), False)
+    part = read_part(Unit((archives[0],)), Options())[0]
     size = len(pickle.dumps(part))
     with capsys.disabled():
         print(f"\npartial counts of one human-eval file ({TASKS} tasks): {size} bytes pickled")

@@ -27,11 +27,12 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
 from passatk.archives import read_counts  # noqa: E402
-from passatk.archives.context import Options  # noqa: E402
-from passatk.archives.engine.parts import finish_file, read_range, to_counts  # noqa: E402
+from passatk.archives.engine.plan import plan_ranges  # noqa: E402
 from passatk.archives.harnesses import tables  # noqa: E402
 from passatk.archives.io import tables as _arrow  # noqa: E402
-from passatk.archives.io.ranges import plan_ranges  # noqa: E402
+from passatk.archives.options import Options  # noqa: E402
+from passatk.archives.parts import counts_of  # noqa: E402
+from passatk.archives.pipeline import Unit, _parts_of, read_part  # noqa: E402
 
 #: ARROW_EXAMPLES=2000 for a longer search
 SETTINGS = settings(max_examples=int(os.environ.get("ARROW_EXAMPLES", 60)), deadline=None,
@@ -220,13 +221,12 @@ def test_a_row_longer_than_the_record_cap_fails_alike(tmp_path, monkeypatch):
 def test_byte_ranges_read_csv_fast_and_alike(tmp_path):
     path = write(tmp_path, "s.csv", "task_id,passed\n"
                  + "".join(f"T/{i % 13},{'true' if i % 3 else '0'}\n" for i in range(3000)))
-    opts = Options()
+    opts = Options(named=frozenset({os.path.normpath(path)}))
     for on in (True, False):
         with fast_path(on) as finished:
-            results = [read_range(path, s, e, None, opts, False, True)
-                       for s, e in plan_ranges(os.path.getsize(path), 2000)]
-            part = finish_file(path, None, opts, False, True, None, *results)
-            got = outcome_of(to_counts(part, opts, [path], False))
+            units = [Unit((path,), s, e) for s, e in plan_ranges(os.path.getsize(path), 2000)]
+            results = [read_part(u, opts) for u in units]
+            got = outcome_of(counts_of(_parts_of(units, results, opts), opts, [path]))
         assert not any(r.fallback or r.whole for r in results)
         assert got == outcome(path)[:6]
         assert all(finished) and len(finished) == (len(results) if on else 0)

@@ -20,11 +20,13 @@ from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts
 from passatk.archives import context as _common
-from passatk.archives.context import Options, decode_json
-from passatk.archives.engine.parts import finish_file, read_range, to_counts
+from passatk.archives.context import decode_json
+from passatk.archives.engine.plan import plan_ranges
 from passatk.archives.harnesses import _humaneval_scan, humaneval
 from passatk.archives.io import lines as _decode
-from passatk.archives.io.ranges import plan_ranges
+from passatk.archives.options import Options
+from passatk.archives.parts import counts_of
+from passatk.archives.pipeline import Unit, _parts_of, read_part
 
 NAMES = {"humaneval": "x_results.jsonl", "lm-eval": "samples_he_2024-01-01T00-00-00.jsonl",
          "qwen-math": "test_qwen_e-1.jsonl", "samples": "s.jsonl", "counts": "c.jsonl"}
@@ -336,11 +338,10 @@ def test_byte_ranges_read_alike(tmp_path, monkeypatch, fmt, split):
     path = str(tmp_path / NAMES[fmt])
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
-    opts = Options(skip_bad=True)
-    results = [read_range(path, s, e, fmt, opts, False, True)
-               for s, e in plan_ranges(os.path.getsize(path), split)]
-    part = finish_file(path, fmt, opts, False, True, None, *results)
-    ranged = to_counts(part, opts, [path], False)
+    opts = Options(skip_bad=True, format=fmt, named=frozenset({os.path.normpath(path)}))
+    units = [Unit((path,), s, e) for s, e in plan_ranges(os.path.getsize(path), split)]
+    parts = _parts_of(units, [read_part(u, opts) for u in units], opts)
+    ranged = counts_of(parts, opts, [path])
     same(ranged, read_counts(path, format=fmt, skip_bad=True))
     same(ranged, _exact(monkeypatch, path, format=fmt, skip_bad=True))
     assert [r.location for r in ranged.skipped.records] == [f"{path}:101", f"{path}:301"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -13,11 +14,13 @@ from corpus import big_humaneval, make_corpus, same
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from passatk.archives import ArchiveError, expand_paths, read_counts
-from passatk.archives.context import Options
-from passatk.archives.engine.parts import combine, finish_file, read_file, read_range, to_counts
+from passatk.archives import ArchiveError, read_counts
+from passatk.archives.engine.plan import plan_ranges
 from passatk.archives.io import ranges as _ranges_module
-from passatk.archives.io.ranges import LineRange, newlines_before, plan_ranges
+from passatk.archives.io.ranges import LineRange, newlines_before
+from passatk.archives.options import Options
+from passatk.archives.parts import counts_of, join_ranges
+from passatk.archives.pipeline import Unit, read_part
 
 
 def _chunked(r: LineRange, buffer: int) -> bytes:
@@ -83,11 +86,22 @@ def test_plan_ranges_rejects_a_bad_size():
         plan_ranges(10, 0)
 
 
+def _named(opts: Options, *files: str) -> Options:
+    return dataclasses.replace(opts, named=frozenset(os.path.normpath(f) for f in files))
+
+
 def _by_ranges(path: str, split: int, opts: Options, fmt=None):
-    size = os.path.getsize(path)
-    results = [read_range(path, s, e, fmt, opts, False, True)
-               for s, e in plan_ranges(size, split)]
-    return results, finish_file(path, fmt, opts, False, True, None, *results)
+    """A file's ranges read one by one, joined (or the file read again whole, as the
+    pipeline does)."""
+    opts = dataclasses.replace(_named(opts, path), format=fmt)
+    results = [read_part(Unit((path,), s, e), opts)
+               for s, e in plan_ranges(os.path.getsize(path), split)]
+    joined = join_ranges(path, results)
+    return results, joined if joined is not None else read_part(Unit((path,)), opts)[0]
+
+
+def to_counts(part, opts, files):
+    return counts_of([part], opts, files)
 
 
 def _write_samples(path, rows, csv: bool):
@@ -114,7 +128,7 @@ def test_ranges_merge_to_the_sequential_read(tmp_path, kind, split):
     results, part = _by_ranges(path, split, opts)
     if split < os.path.getsize(path):
         assert len(results) > 1 and not any(r.fallback or r.whole for r in results)
-    same(to_counts(part, opts, [path], False), read_counts(path, skip_bad=opts.skip_bad))
+    same(to_counts(part, opts, [path]), read_counts(path, skip_bad=opts.skip_bad))
     if opts.skip_bad:  # skipped lines keep the line numbers of the file
         assert part.skipped.count == 40
         assert part.skipped.records[1].location == f"{path}:{54 + (kind == 'csv')}"
@@ -137,7 +151,7 @@ def test_quoted_csv_falls_back_to_the_whole_file(tmp_path):
     path.write_text("task_id,passed\n" + "".join(f'"T,{i % 5}",{i % 2}\n' for i in range(500)))
     results, part = _by_ranges(str(path), 700, Options())
     assert any(r.quote_or_cr for r in results)
-    same(to_counts(part, Options(), [str(path)], False), read_counts(path))
+    same(to_counts(part, Options(), [str(path)]), read_counts(path))
 
 
 def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
@@ -147,7 +161,7 @@ def test_unsplittable_files_are_read_whole_by_the_first_range(tmp_path):
                     if not n.startswith("results_"))
         results, part = _by_ranges(path, 64, Options())
         assert results[0].whole is not None and all(r.covered for r in results[1:])
-        same(to_counts(part, Options(), [path], False), read_counts(path))
+        same(to_counts(part, Options(), [path]), read_counts(path))
 
 
 def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
@@ -159,18 +173,15 @@ def test_combine_keeps_file_order_errors_and_metric_clashes(tmp_path):
     bad.write_text('{"task_id": "T/0", "completion": "", "passed": 3}\n')
     cases = ([he, tau], [tau, he], [he, str(bad), tau], [str(bad), he], [he, crux, tau],
              [tau, he, crux, tau], [crux, str(bad), he, tau, he], [folders["counts"], he, tau])
-    opts = Options()
     for files in cases:
         files = [os.path.join(f, os.listdir(f)[0]) if os.path.isdir(f) else f for f in files]
-        parts = [read_file(f, None, opts, False, True) for f in files]
+        opts = _named(Options(), *files)
+        parts = [read_part(Unit((f,)), opts)[0] for f in files]
         with pytest.raises(ArchiveError) as local:
             read_counts(files)
-        trees = [combine(*parts)] + [combine(combine(*parts[:i]), combine(*parts[i:]))
-                                     for i in range(1, len(parts))]
-        for merged in trees:  # any cut of the reduction tree
-            with pytest.raises(ArchiveError) as got:
-                to_counts(merged, opts, files, False)
-            assert str(got.value) == str(local.value)
+        with pytest.raises(ArchiveError) as got:  # the one merge, in file order
+            counts_of(parts, opts, files)
+        assert str(got.value) == str(local.value)
 
 
 @pytest.mark.parametrize("escaped", [False, True])
@@ -192,7 +203,7 @@ def test_a_shared_error_text_gives_the_same_note(tmp_path, split, escaped):
     local = read_counts(path)
     assert len(local.notes) == 1 and "every failed sample carries" in local.notes[0]
     _, part = _by_ranges(str(path), split, Options())
-    same(to_counts(part, Options(), [str(path)], False), local)
+    same(to_counts(part, Options(), [str(path)]), local)
 
 
 @pytest.fixture(scope="module")
@@ -211,44 +222,21 @@ def mixed(tmp_path_factory):
     return folders
 
 
-def _in_process(paths, split, fan_in, **kw):
-    """The Dask engine's plan and reduction, run in this process."""
-    from passatk.archives.engine.dask_engine import _submit_all
+def _in_process(paths, split, **kw):
+    """The Dask engine's plan (a unit per file and per range), the units mapped here."""
+    from passatk.archives.engine import dask_engine
 
-    class Now:  # a client whose futures are computed at once
-        def submit(self, fn, *args, pool=None, **_):
-            args = [a.result() if isinstance(a, Done) else a for a in args]
-            return Done(fn(*args) if pool is None else fn(*args, pool=pool))
+    def here(fn, units, *, scheduler, progress):
+        return [fn(u) for u in units]
 
-    class Done:
-        def __init__(self, value):
-            self.value = value
-
-        def result(self):
-            return self.value
-
-    from passatk.archives import read as _read
-    from passatk.archives.engine import dask_engine as _dask
-
-    opts = _read._options(kw.get("by", ()), None, None, None, None, None, None,
-                          kw.get("skip_bad", False), None)
-    files = expand_paths(paths)
-    old = _dask.FAN_IN
-    _dask.FAN_IN = fan_in
-    try:
-        root, _ = _submit_all(Now(), files, None, opts, False, _read._named_files(paths), split,
-                              kw.get("merge", False))
-    finally:
-        _dask.FAN_IN = old
-    return to_counts(root.result(), opts, files, kw.get("merge", False))
+    with mock.patch.object(dask_engine, "map_dask", here):
+        return read_counts(paths, scheduler="local:1", split_bytes=split, **kw)
 
 
 @settings(max_examples=25, deadline=None)
 @given(data=st.data(), split=st.sampled_from([700, 3_000, 20_000, 1 << 30]),
-       fan_in=st.integers(2, 9),
        merge=st.booleans(), skip_bad=st.booleans(), by_parent=st.booleans())
-def test_any_plan_and_tree_gives_the_sequential_read(mixed, data, split, fan_in, merge,
-                                                     skip_bad, by_parent):
+def test_any_plan_gives_the_sequential_read(mixed, data, split, merge, skip_bad, by_parent):
     names = sorted(k for k in mixed if k not in ("tau", "big"))
     chosen = data.draw(st.lists(st.sampled_from(names), min_size=1, max_size=6, unique=True))
     if data.draw(st.booleans()):  # large files, split or not, with a corrupt line
@@ -262,21 +250,8 @@ def test_any_plan_and_tree_gives_the_sequential_read(mixed, data, split, fan_in,
     except ArchiveError as e:
         event("the read fails")
         with pytest.raises(ArchiveError) as got:
-            _in_process(paths, split, fan_in, **kw)
+            _in_process(paths, split, **kw)
         assert str(got.value) == str(e)
         return
     event(f"the read succeeds, big files split: {'big' in chosen and split < 1 << 30}")
-    same(_in_process(paths, split, fan_in, **kw), local)
-
-
-def test_merge_pools_the_counts_in_the_tree(mixed):
-    paths = [mixed[k] for k in ("he", "mpe", "crux", "samples_csv", "qwen")]
-    files = expand_paths(paths)
-    opts = Options()
-    parts = [read_file(f, None, opts, False) for f in files]
-    root = combine(combine(*parts[:4], pool=True), combine(*parts[4:], pool=True), pool=True)
-    assert all(acc is None for _, acc, _ in root.runs)  # one table goes up the tree
-    local = read_counts(paths, merge=True)
-    # (group, task) keys, once each: a pyarrow block's rows are summed with the rest in Counts
-    assert len(set(root.pooled)) == len(local) and local.stored  # the summaries' numbers too
-    same(to_counts(root, opts, files, True), local)
+    same(_in_process(paths, split, **kw), local)

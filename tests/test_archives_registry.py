@@ -12,14 +12,8 @@ import pytest
 from passatk import archives, cli
 from passatk.archives.context import document_group, iter_lines, parse_json_line
 from passatk.archives.harnesses._writers import atomic_stream, dump_json
-from passatk.archives.harnesses.registry import (
-    FormatInfo,
-    FormatSpec,
-    probing_order,
-    register,
-    specs,
-    unregister,
-)
+from passatk.archives.harnesses.lookup import probing_order, register, specs
+from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, unregister
 
 
 def _read_doc(file, ctx, doc):
@@ -235,14 +229,14 @@ def test_compressed_archives_are_reproducible(tmp_path):
 
 
 def test_byte_range_plans_follow_the_specs(tmp_path):
-    from passatk.archives.context import Options
-    from passatk.archives.engine.parts import _split_plan
+    from passatk.archives.options import Options
+    from passatk.archives.pipeline import split_plan
 
     plans = {}
     for name in ("x_results.jsonl", "s.jsonl", "c.csv", "eval_results.json"):
         path = str(tmp_path / name)
         archives.write_archive(path, TASKS, PASSES)
-        plan = _split_plan(path, None, Options())
+        plan = split_plan(path, Options())
         plans[archives.detect_format(path)] = plan and plan[0]
     assert plans == {"humaneval": "humaneval", "samples": "samples", "counts": None,
                      "evalplus": None}

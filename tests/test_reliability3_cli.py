@@ -135,3 +135,20 @@ def test_jobs_is_capped(cli, counts_csv):
     line = _one_error_line(cli(["score", counts_csv, "--jobs", max_workers() + 1, "-q"]))
     assert line.startswith("passatk: error: argument --jobs: ") and "PASSATK_MAX_WORKERS" in line
     assert cli(["score", counts_csv, "--jobs", 2, "-q"]).code == 0
+
+
+def test_output_to_a_dangling_symlink_names_the_missing_directory(cli, counts_csv, tmp_path):
+    """``-o`` onto a symlink whose target's directory is missing names that directory, not the
+    link's own (audit reliability-3 U1: it said "its directory '.' does not exist")."""
+    (tmp_path / "dang").symlink_to("nodir/none.txt")
+    (tmp_path / "dang2").symlink_to("dang")
+    for link in ("dang", "dang2"):
+        line = _one_error_line(cli(["score", counts_csv, "-o", tmp_path / link, "-q"]))
+        missing = str(tmp_path / "nodir")
+        assert f"whose directory {missing!r} does not exist" in line, line
+        assert "'.'" not in line
+    line = _one_error_line(cli(["score", counts_csv, "-o", tmp_path / "nod" / "x.csv", "-q"]))
+    assert f"its directory {str(tmp_path / 'nod')!r} does not exist" in line, line
+    (tmp_path / "nodir").mkdir()
+    assert cli(["score", counts_csv, "-o", tmp_path / "dang", "-q"]).code == 0
+    assert (tmp_path / "nodir" / "none.txt").read_text().startswith("metric")

@@ -16,6 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from passatk.archives import ArchiveError, read_counts, write_archive
+from passatk.archives import pipeline as _pipeline
+from passatk.archives.engine import plan as _plan
 from passatk.archives.engine import processes as _processes
 
 FILES = {
@@ -31,17 +33,21 @@ FILES = {
 def _always_in_processes(monkeypatch):
     monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", 0)  # for workers=None
     monkeypatch.setattr(_processes, "MIN_FORKED_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(_processes, "MIN_BATCH_BYTES", 0)  # small files: several units
+    monkeypatch.setattr(_plan, "MIN_BATCH_BYTES", 0)  # small files: several units
+
+
+def _pool_size(files, workers):
+    return _pipeline._pool_size(files, _pipeline._sizes(files), workers)
 
 
 def test_pool_size(tmp_path, monkeypatch):
     path = _lines(tmp_path, bad=False)
-    assert _processes.pool_size([str(path)], 3) == 3
-    assert _processes.pool_size([str(path)], 1) == 1
-    assert _processes.pool_size([str(path), "-"], 3) == 1  # standard input is read here
-    assert _processes.pool_size([str(path)], None) == (os.cpu_count() or 1)
+    assert _pool_size([str(path)], 3) == 3
+    assert _pool_size([str(path)], 1) == 1
+    assert _pool_size([str(path), "-"], 3) == 1  # standard input is read here
+    assert _pool_size([str(path)], None) == (os.cpu_count() or 1)
     monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", path.stat().st_size + 1)
-    assert _processes.pool_size([str(path)], None) == 1
+    assert _pool_size([str(path)], None) == 1
 
 
 def test_the_command_line_uses_every_cpu_from_a_lower_size(tmp_path, monkeypatch):
@@ -50,15 +56,15 @@ def test_the_command_line_uses_every_cpu_from_a_lower_size(tmp_path, monkeypatch
     size = path.stat().st_size
     monkeypatch.setattr(_processes, "MIN_PARALLEL_BYTES", size + 1)
     monkeypatch.setattr(_processes, "MIN_FORKED_PARALLEL_BYTES", size)
-    assert _processes.pool_size([str(path)], None) == 1
+    assert _pool_size([str(path)], None) == 1
     monkeypatch.setattr(_processes, "_clean_for_fork", lambda: True)
     with _processes.launching():
-        assert _processes.pool_size([str(path)], None) == (os.cpu_count() or 1)
+        assert _pool_size([str(path)], None) == (os.cpu_count() or 1)
     with _processes.launching(fork_when_clean=False):  # the fork server's start: the higher size
-        assert _processes.pool_size([str(path)], None) == 1
+        assert _pool_size([str(path)], None) == 1
     monkeypatch.setattr(_processes, "_clean_for_fork", lambda: False)  # numba loaded, say
     with _processes.launching():
-        assert _processes.pool_size([str(path)], None) == 1
+        assert _pool_size([str(path)], None) == 1
 
 
 def _same(a, b):
@@ -70,7 +76,7 @@ def _same(a, b):
 @pytest.mark.slow
 @pytest.mark.parametrize("batch", [0, 1 << 30])  # units of a few files, or one of them all
 def test_every_format_in_one_directory_for_any_n(tmp_path, monkeypatch, batch):
-    monkeypatch.setattr(_processes, "MIN_BATCH_BYTES", batch)
+    monkeypatch.setattr(_plan, "MIN_BATCH_BYTES", batch)
     tasks = [f"T/{i}" for i in range(7)]
     flags = [[(i * j) % 3 == 0 for j in range(1 + i % 4)] for i in range(7)]
     for fmt, name in FILES.items():
@@ -101,15 +107,12 @@ def _lines(tmp_path, bad: bool):
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_byte_ranges_give_the_sequential_counts_and_skips(tmp_path, n, monkeypatch):
-    from passatk.archives import read as _read
-    from passatk.archives.io import ranges as _ranges
-
     calls = []
-    real = _read.read_in_processes
-    monkeypatch.setattr(_read, "read_in_processes",
+    real = _pipeline.map_processes
+    monkeypatch.setattr(_pipeline, "map_processes",
                         lambda *a, **kw: calls.append(kw) or real(*a, **kw))
     path = _lines(tmp_path, bad=True)
-    assert len(_ranges.plan_ranges(path.stat().st_size, 700)) > 3  # really split
+    assert len(_plan.plan_ranges(path.stat().st_size, 700)) > 3  # really split
     one = read_counts(path, skip_bad=True)
     assert one.skipped.count == 2
     _same(read_counts(path, skip_bad=True, workers=n, split_bytes=700), one)
@@ -154,12 +157,10 @@ def test_cli_jobs_output_is_identical(tmp_path, capsys):
 def test_a_broken_pool_falls_back_to_this_process(tmp_path, monkeypatch):
     from concurrent.futures.process import BrokenProcessPool
 
-    from passatk.archives import read as _read
-
     def broken(*args, **kwargs):
         raise BrokenProcessPool("a worker could not start")
 
-    monkeypatch.setattr(_read, "read_in_processes", broken)
+    monkeypatch.setattr(_pipeline, "map_processes", broken)
     path = _lines(tmp_path, bad=False)
     _same(read_counts(path, workers=2), read_counts(path))
 
@@ -168,11 +169,11 @@ def test_the_command_line_forks_only_a_clean_process(monkeypatch):
     import threading
 
     monkeypatch.setattr(_processes, "_clean_for_fork", lambda: True)
-    assert _processes._context().get_start_method() != "fork"  # not asked: never fork
+    assert _processes._context(()).get_start_method() != "fork"  # not asked: never fork
     with _processes.launching():
-        assert _processes._context().get_start_method() == "fork"
+        assert _processes._context(()).get_start_method() == "fork"
     with _processes.launching(fork_when_clean=False):
-        assert _processes._context().get_start_method() != "fork"
+        assert _processes._context(()).get_start_method() != "fork"
     monkeypatch.undo()
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
@@ -200,8 +201,7 @@ def test_the_default_plan_tiles_each_file_and_cuts_finer_at_the_end(sizes, worke
     """Guided ranges: each file is read whole or tiled by ranges of equal size (one byte
     apart at most), none below 64 MiB, none above the share of what remains; and the pool,
     taking the units in order, ends within a unit (or the slack) of an even share."""
-    from passatk.archives.engine.dask_engine import DEFAULT_SPLIT_BYTES
-    from passatk.archives.engine.processes import BALANCE_SLACK, plan_files
+    from passatk.archives.engine.plan import BALANCE_SLACK, DEFAULT_SPLIT_BYTES, plan_files
 
     splittable = data.draw(st.lists(st.booleans(), min_size=len(sizes), max_size=len(sizes)))
     remaining, loads, allowance = sum(sizes), [0] * workers, BALANCE_SLACK
@@ -228,7 +228,7 @@ def test_the_default_plan_tiles_each_file_and_cuts_finer_at_the_end(sizes, worke
 def test_files_that_share_out_evenly_are_read_whole(size, workers, per_worker):
     """Equal files, as many per worker: no cut pays. The same bytes in one file are cut
     once the file is larger than a range (64 MiB)."""
-    from passatk.archives.engine.processes import plan_files
+    from passatk.archives.engine.plan import plan_files
 
     count = workers * per_worker
     assert plan_files([size] * count, [True] * count, workers) == [[]] * count
@@ -248,15 +248,15 @@ def test_batches_keep_the_file_order_and_close_once_full(sizes, workers, data):
     ranged = data.draw(st.lists(st.sampled_from([False, False, False, True]),
                                 min_size=len(sizes), max_size=len(sizes)))
     plans = [[(0, s // 2), (s // 2, s)] if r else [] for s, r in zip(sizes, ranged, strict=True)]
-    with mock.patch.object(_processes, "MIN_BATCH_BYTES", least):
-        batches = _processes.plan_batches(sizes, plans, workers)
+    with mock.patch.object(_plan, "MIN_BATCH_BYTES", least):
+        batches = _plan.plan_batches(sizes, plans, workers)
     assert [i for b in batches for i in b] == list(range(len(sizes)))
     remaining = sum(sizes)
     for k, batch in enumerate(batches):
         if any(ranged[i] for i in batch):
             assert len(batch) == 1
         else:
-            budget = min(_processes.MAX_BATCH_BYTES, max(least, remaining // (2 * workers)))
+            budget = min(_plan.MAX_BATCH_BYTES, max(least, remaining // (2 * workers)))
             assert len(batch) == 1 or sum(sizes[i] for i in batch[:-1]) < budget
             following = batches[k + 1][0] if k + 1 < len(batches) else None
             if following is not None and not ranged[following]:
@@ -268,6 +268,6 @@ def test_a_batch_stays_near_a_range():
     """A worker holds a batch's counts until it returns them: many small files of a large
     read go out in batches of at most MAX_BATCH_BYTES (and one file)."""
     sizes = [10 << 20] * 40
-    batches = _processes.plan_batches(sizes, [[]] * 40, 2)
+    batches = _plan.plan_batches(sizes, [[]] * 40, 2)
     assert len(batches) > 1
-    assert all(sum(sizes[i] for i in b[:-1]) < _processes.MAX_BATCH_BYTES for b in batches)
+    assert all(sum(sizes[i] for i in b[:-1]) < _plan.MAX_BATCH_BYTES for b in batches)

@@ -378,11 +378,12 @@ def pass_at_k_curve(n: ArrayLike, c: ArrayLike, k_max: int | None = None, *,
         raise TypeError(f"k_max must be an int, got {type(k_max).__name__} {show(k_max)}")
     k_max = operator.index(k_max)
     if k_max < 1:
-        raise ValueError(f"k_max must satisfy k_max >= 1, got k_max={k_max}")
+        raise ValueError(f"k_max must satisfy k_max >= 1, got k_max={show(k_max)}")
     if max(n64.size, 1) * k_max > MAX_CURVE_VALUES:
         raise ValueError(
-            f"a pass@k curve up to k_max={k_max} for {n64.size} task(s) has "
-            f"{max(n64.size, 1) * k_max} values, at most {MAX_CURVE_VALUES} are allowed; pass a "
-            f"smaller k_max, or call pass_at_k(n, c, ks) with the k you need (1, 2, 5, 10, ...)")
+            f"a pass@k curve up to k_max={show(k_max)} for {n64.size} task(s) has "
+            f"{show(max(n64.size, 1) * k_max)} values, at most {MAX_CURVE_VALUES} are allowed; "
+            f"pass a smaller k_max, or call pass_at_k(n, c, ks) with the k you need (1, 2, 5, "
+            f"10, ...)")
     ks = np.arange(1, k_max + 1, dtype=np.int64)
     return pass_at_k(n64[..., None], c64[..., None], ks, errors=errors)

@@ -7,7 +7,7 @@ What this module does to the process around it:
 * numba's BLAS probe is answered without importing ``scipy.linalg``;
 * the numba kernels are loaded in a background thread while worker processes or a cluster
   read (:class:`Warm`);
-* once numba is loaded, the process ends with ``os._exit`` after flushing (:func:`run`).
+* the process ends with ``os._exit`` after flushing (:func:`run`).
 
 This module imports nothing of passatk's at import time, and nothing imports the command
 line from here: :func:`run` is handed ``main``.
@@ -109,15 +109,14 @@ class Warm:
 def run(main: Callable[[], int]) -> None:
     """Run ``main()`` under :func:`console`, then end the process with its status.
 
-    Once numba is loaded, a normal interpreter exit spends 0.1-0.2 s tearing LLVM and
-    numba's modules down; by then everything passatk wrote is closed or flushed here, and no
-    exit handler is left with work (pools and clusters are shut by ``main``), so the process
-    ends at once with ``os._exit``.
+    A normal interpreter exit spends 0.1-0.2 s tearing LLVM and numba's modules down once
+    numba is loaded, and about 0.08 s CPU tearing numpy and the rest down when it is not
+    (docs/benchmarks.md, "Issue 20"); by then everything passatk wrote is closed or flushed
+    here, and no exit handler is left with work (pools and clusters are shut by ``main``), so
+    the process ends at once with ``os._exit``.
     """
     with console():
         code = main()
-    if "numba" not in sys.modules:
-        raise SystemExit(code)
     try:
         sys.stdout.flush()
     except BrokenPipeError:

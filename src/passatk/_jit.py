@@ -10,14 +10,17 @@ that a command that computes nothing (``--help``), or only small inputs (the exa
 makes every placeholder a numba dispatcher and puts the dispatchers in place of the
 placeholders in passatk's modules, so that kernels calling kernels see dispatchers.
 
-The cache: numba's own choice (``NUMBA_CACHE_DIR``, else the package's ``__pycache__`` when
-writable, else numba's user-wide folder), and when that misses, the package's
-``__pycache__`` read-only, where ``passatk warm`` (run once per install, e.g. in a Docker
-image build) leaves every kernel. The entries are keyed on the source's content hash, the
-signature and the CPU, not on the install path, so a read-only install finds them.
+The cache, in this order: numba's own choice (``NUMBA_CACHE_DIR``, else the package's
+``__pycache__`` when writable, else numba's user-wide folder); the package's ``__pycache__``
+read-only, where ``passatk warm`` (run once per install, e.g. in a Docker image build) leaves
+every kernel; then the shipped cache, ``data/kernel_cache.zip``, every kernel built for the
+CPU level x86-64-v3 by ``python -m passatk._ship``, so that a fresh install compiles nothing
+(``PASSATK_SHIPPED_CACHE=0`` leaves it out). The entries are keyed on the source's content
+hash, the signature and the CPU, not on the install path, so a read-only install finds them.
 """
 
 import importlib
+import io
 import os
 import pickle
 import sys
@@ -255,31 +258,174 @@ def package_cache_dir():
 
 
 def _layered_cache(cache, func):
-    """numba's cache of ``func``, which on a miss also reads the package's ``__pycache__``."""
+    """numba's cache of ``func``, which on a miss also reads the package's ``__pycache__``
+    (built for this CPU by ``passatk warm``), then the shipped cache (a named CPU)."""
     from numba.core.caching import IndexDataCacheFile
 
     tree = os.path.join(os.path.dirname(os.path.abspath(func.__code__.co_filename)),
                         "__pycache__")
-    if os.path.realpath(tree) == os.path.realpath(cache.cache_path):
-        return cache
     impl = cache._impl
-    shipped = IndexDataCacheFile(tree, impl.filename_base, impl.locator.get_source_stamp())
+    own = os.path.realpath(tree) == os.path.realpath(cache.cache_path)
+    shipped = None if own else IndexDataCacheFile(tree, impl.filename_base,
+                                                  impl.locator.get_source_stamp())
     own_load = cache._load_overload
 
     def load(sig, target_context):
         data = own_load(sig, target_context)
-        if data is None and cache._enabled:
+        if data is not None or not cache._enabled:
+            return data
+        raw = None
+        if shipped is not None:
             try:
                 raw = shipped.load(cache._index_key(sig, target_context.codegen()))
             except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # none, or partial
                 raw = None
-            if raw is not None:
-                data = impl.rebuild(target_context, raw)
-        return data
+        if raw is None:
+            raw = _shipped_entry(cache, func, sig, target_context.codegen())
+        return None if raw is None else impl.rebuild(target_context, raw)
 
     cache._load_overload = load
     cache.shipped_path = tree
     return cache
+
+
+# The shipped cache: every kernel compiled for a named CPU level (x86-64-v3: AVX2 and FMA, which
+# the double-double arithmetic uses) by ``python -m passatk._ship``, in one zip of package data.
+# numba keys an entry on the CPU that loads it; these entries are looked up under the CPU they
+# were built for, and only where this processor has every feature that code may use, with the
+# same numba, llvmlite and Python, and an unchanged kernel source (the index's content hash).
+SHIPPED_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                             "kernel_cache.zip")
+_shipped = None  # (zipfile, manifest, pid) once opened; False when unusable here
+
+
+def _shipped_archive():
+    global _shipped
+    # a forked child opens its own: a shared file offset would interleave the two's reads
+    if _shipped is None or (_shipped and _shipped[2] != os.getpid()):
+        with _lock:
+            if _shipped is None or (_shipped and _shipped[2] != os.getpid()):
+                _shipped = _open_shipped() or False
+    return _shipped or None
+
+
+def shipped_manifest(path=SHIPPED_CACHE):
+    """The manifest of a shipped kernel cache (a dict), or None when there is none."""
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return json.loads(archive.read("MANIFEST.json"))
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+        return None
+
+
+def shipped_usable(manifest):
+    """Why the shipped cache of ``manifest`` cannot run in this process ('' when it can)."""
+    import llvmlite
+    import llvmlite.binding as ll
+
+    numba = start()
+    if os.environ.get("PASSATK_SHIPPED_CACHE", "1") == "0":
+        return "PASSATK_SHIPPED_CACHE=0"
+    if numba.config.CPU_NAME is not None or numba.config.CPU_FEATURES is not None:
+        return "NUMBA_CPU_NAME or NUMBA_CPU_FEATURES is set"
+    here = {"numba": numba.__version__, "llvmlite": llvmlite.__version__,
+            "python": sys.implementation.cache_tag}
+    for key, value in here.items():
+        if manifest.get(key) != value:
+            return f"built with {key} {manifest.get(key)}, this is {value}"
+    host = ll.get_host_cpu_features()
+    missing = [f for f in manifest["needs"] if not host.get(f, False)]
+    return f"this CPU lacks {', '.join(missing)}" if missing else ""
+
+
+def _open_shipped():
+    import zipfile
+
+    manifest = shipped_manifest()
+    if manifest is None or shipped_usable(manifest):
+        return None
+    try:
+        return zipfile.ZipFile(SHIPPED_CACHE), manifest, os.getpid()
+    except (OSError, zipfile.BadZipFile):
+        return None
+
+
+def _member(func):
+    """The zip member prefix of ``func``'s cache files: its folder in the package, its base."""
+    root = os.path.dirname(os.path.abspath(__file__))
+    folder = os.path.relpath(os.path.dirname(os.path.abspath(func.__code__.co_filename)), root)
+    return "" if folder == "." else folder.replace(os.sep, "/") + "/"
+
+
+def _shipped_entry(cache, func, sig, codegen):
+    import zipfile
+    import zlib
+
+    shipped = _shipped_archive()
+    if shipped is None:
+        return None
+    archive, manifest, _ = shipped
+    magic = tuple(manifest["magic"])
+    if codegen.magic_tuple()[0] != magic[0]:  # another target triple
+        return None
+    key = cache._index_key(sig, codegen)
+    key = (key[0], magic, key[2])
+    name = _member(func) + cache._impl.filename_base
+    try:
+        index = io.BytesIO(archive.read(name + ".nbi"))
+        if pickle.load(index) != manifest["numba"]:
+            return None
+        stamp, overloads = pickle.loads(index.read())
+        if stamp != cache._impl.locator.get_source_stamp() or key not in overloads:
+            return None
+        return pickle.loads(archive.read(_member(func) + overloads[key]))
+    except (KeyError, OSError, EOFError, ValueError, pickle.UnpicklingError, zlib.error,
+            zipfile.BadZipFile):  # none, or damaged: compiled instead
+        return None
+
+
+def write_shipped(path, needs):
+    """Write every kernel compiled in this process, with its index, into the zip ``path``.
+
+    Called by ``python -m passatk._ship`` in a process whose numba builds for a named CPU
+    (``NUMBA_CPU_NAME``, ``NUMBA_CPU_FEATURES``) into an empty ``NUMBA_CACHE_DIR``; ``needs``
+    is the list of CPU features that code may use. Returns the number of signatures written.
+    """
+    import json
+    import zipfile
+
+    import llvmlite
+
+    numba = start()
+    from numba.core.registry import cpu_target
+
+    magic = cpu_target.target_context.codegen().magic_tuple()
+    count = 0
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for disp in _dispatchers:
+            cache = getattr(disp, "_cache", None)
+            if not getattr(disp, "signatures", None) or cache is None:
+                continue
+            base = cache._impl.filename_base
+            prefix = _member(disp.py_func)
+            index = os.path.join(cache.cache_path, base + ".nbi")
+            if not os.path.exists(index):
+                continue
+            archive.write(index, prefix + base + ".nbi")
+            with open(index, "rb") as f:
+                pickle.load(f)
+                _, overloads = pickle.loads(f.read())
+            for data in overloads.values():
+                archive.write(os.path.join(cache.cache_path, data), prefix + data)
+            count += len(overloads)
+        manifest = {"numba": numba.__version__, "llvmlite": llvmlite.__version__,
+                    "python": sys.implementation.cache_tag, "magic": list(magic),
+                    "needs": list(needs), "signatures": count}
+        archive.writestr("MANIFEST.json", json.dumps(manifest, indent=1))
+    return count
 
 
 def _fma_intrinsic(typingctx, a, b, c):

@@ -411,8 +411,10 @@ def _output_target(path: str | os.PathLike[str]) -> tuple[str, str, bool]:
     real = os.path.realpath(shown) if os.path.islink(shown) else shown
     folder = os.path.dirname(os.path.abspath(real))
     if not os.path.isdir(folder):
-        raise FileNotFoundError(errno.ENOENT, "No such file or directory (its directory "
-                                f"{os.path.dirname(shown) or '.'!r} does not exist)", shown)
+        where = (f"a symlink to {real!r}, whose directory {folder!r}"
+                 if real != shown else f"its directory {os.path.dirname(shown) or '.'!r}")
+        raise FileNotFoundError(errno.ENOENT, f"No such file or directory ({where} does not "
+                                "exist)", shown)
     return shown, real, True
 
 

@@ -22,6 +22,9 @@ from ._types import KSpec  # noqa: F401 (re-exported)
 RngLike = (None | int | Sequence[int] | np.random.SeedSequence | np.random.BitGenerator
            | np.random.Generator)
 
+#: The most ints of a seed sequence (``rng=[...]``): entropy far beyond what a seed needs.
+MAX_SEED_WORDS = 2**16
+
 _CLIP = 2**62  # values beyond int64 are saturated here, so that the range rules reject them
 
 
@@ -66,6 +69,21 @@ def show(value: Any, limit: int = 80) -> str:
         text = " ".join((str(value) if plain else repr(value)).split())
     except (RecursionError, ValueError):
         text = f"<{type(value).__name__}>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def grouped(value: int) -> str:
+    """``f"{value:,}"`` for an int of at most 30 digits, else :func:`show`'s digit count.
+
+    >>> grouped(10**6), grouped(2**1000)
+    ('1,000,000', 'an int of 302 digits')
+    """
+    return f"{value:,}" if abs(value) < 10**30 else show(int(value))
+
+
+def brief(exc: BaseException, limit: int = 100) -> str:
+    """The text of another library's exception on one bounded line, for ``(...)`` in ours."""
+    text = " ".join(str(exc).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
@@ -186,7 +204,7 @@ def checked_array(x: Any, name: str) -> np.ndarray:
         if isinstance(e, TypeError) and str(e).startswith(name):
             raise
         raise type_error(name, f"{type(x).__name__} that numpy cannot convert "
-                               f"({' '.join(str(e).split())})") from None
+                               f"({brief(e)})") from None
     except RecursionError:
         raise type_error(name, f"a {type(x).__name__} nested too deeply") from None
     except MemoryError:  # range(2**62): more values than memory holds
@@ -324,10 +342,10 @@ def positive_int(value: Any, name: str, minimum: int = 1, maximum: int | None = 
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be an int, got {type(value).__name__} {show(value)}")
     if value < minimum:
-        raise ValueError(f"{name} must satisfy {name} >= {minimum}, got {name}={value}")
+        raise ValueError(f"{name} must satisfy {name} >= {minimum}, got {name}={show(value)}")
     if maximum is not None and value > maximum:
-        raise ValueError(f"{name} must satisfy {name} <= {maximum:,}, got {name}={value:,}; "
-                         f"the resamples are held in memory")
+        raise ValueError(f"{name} must satisfy {name} <= {maximum:,}, got {name}="
+                         f"{grouped(value)}; the resamples are held in memory")
     return int(value)
 
 
@@ -379,11 +397,14 @@ def normalize_rng(rng: Any = None, seed: Any = _UNSET) -> np.random.Generator:
             f"{type(rng).__name__}")
     if isinstance(rng, bool | np.bool_ | float | np.floating | str | bytes):
         raise TypeError(f"{what} {show(rng)}")
+    if isinstance(rng, Sequence) and len(rng) > MAX_SEED_WORDS:  # range(2**62) never ends
+        raise ValueError(f"{name} must be a sequence of at most {MAX_SEED_WORDS:,} ints, got "
+                         f"{show(rng)} of {grouped(len(rng))} values")
     try:
-        return np.random.default_rng(rng)
+        return np.random.default_rng(detached(rng))
     except TypeError as e:
-        raise TypeError(f"{what} ({e})") from None
-    except ValueError as e:  # negative seeds
+        raise TypeError(f"{what} ({brief(e)})") from None
+    except (ValueError, OverflowError, RecursionError) as e:  # negative seeds, deep lists
         raise ValueError(f"{name} must be a valid seed for numpy.random.default_rng, got "
-                         f"{show(rng)} ({e})") from None
+                         f"{show(rng)} ({brief(e)})") from None
 

@@ -76,6 +76,10 @@ def _rl() -> None:
                     continue
                 rl.advantages(binary, k=4, estimator=est, normalize=norm)
                 rl.advantages(cont, k=4, estimator=est, normalize=norm)
+        rl.group_metrics(binary)  # the default k ladder and metrics
+        rl.group_metrics(cont, threshold=0.5)
+        rl.group_metrics(binary.astype(bool), k=2)
+        rl.advantages(binary.astype(np.float64), k=4)
         labels = np.repeat(np.arange(shape[0]), shape[1])
         rl.advantages(binary.reshape(-1), labels, k=2)
         answers = rng.integers(0, 4, shape)
@@ -100,8 +104,9 @@ def warm(groups: tuple[str, ...] = tuple(GROUPS)) -> dict:
 
     Returns a dict: ``kernels`` (jitted functions with a signature now), ``signatures``,
     ``loaded`` and ``compiled`` (signatures from the cache, and compiled here),
-    ``cpu_s`` and ``wall_s`` (this process), ``cache`` (the folders written to) and
-    ``package_cache`` (the package's ``__pycache__``).
+    ``cpu_s`` and ``wall_s`` (this process), ``cache`` (the folders written to),
+    ``package_cache`` (the package's ``__pycache__``) and ``shipped`` (a line on the shipped
+    kernel cache, ``data/kernel_cache.zip``).
     """
     from . import _jit
 
@@ -125,7 +130,18 @@ def warm(groups: tuple[str, ...] = tuple(GROUPS)) -> dict:
         "cpu_s": _cpu() - cpu, "wall_s": time.perf_counter() - wall,
         "cache": sorted(folders), "package_cache": _jit.package_cache_dir(),
         "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR") or None,
+        "shipped": _shipped(_jit),
     }
+
+
+def _shipped(jit) -> str:
+    """The shipped kernel cache's line: where it is, or why this process does not read it."""
+    manifest = jit.shipped_manifest()
+    if manifest is None:
+        return f"no shipped kernel cache ({jit.SHIPPED_CACHE} is absent)"
+    why = jit.shipped_usable(manifest)
+    where = f"shipped kernel cache ({manifest['magic'][1]}): {jit.SHIPPED_CACHE}"
+    return f"{where}, not read here: {why}" if why else f"{where}, read when the above miss"
 
 
 def describe(result: dict) -> list[str]:
@@ -140,4 +156,6 @@ def describe(result: dict) -> list[str]:
     if result["package_cache"] not in result["cache"]:
         lines.append(f"(the package's own cache, read when the above misses: "
                      f"{result['package_cache']})")
+    if result.get("shipped"):
+        lines.append(result["shipped"])
     return lines

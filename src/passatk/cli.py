@@ -475,7 +475,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     import passatk
     from passatk import archives
-    from passatk.archives.harnesses.registry import get as format_spec
+    from passatk.archives.harnesses.lookup import get as format_spec
 
     fmt = args.archive_format
     fmt = archives.format_for_path(args.output) if fmt is None else fmt
@@ -662,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> None:
     """The console entry point (``passatk`` and ``python -m passatk``): :func:`main` in the
     process that :mod:`passatk._console` tunes (OpenBLAS to one thread, numba's BLAS probe
-    answered without scipy, ``os._exit`` once numba is loaded), then exit with its status."""
+    answered without scipy, ``os._exit`` after flushing), then exit with its status."""
     _console.run(main)
 
 

@@ -13,27 +13,27 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at run time: lazily
-    from passatk.archives.checks import CheckResult as CheckResult
-    from passatk.archives.checks import CheckRow as CheckRow
-    from passatk.archives.checks import check as check
-    from passatk.archives.counts import Counts as Counts
-    from passatk.archives.counts import GroupCounts as GroupCounts
-    from passatk.archives.counts import StoredMetric as StoredMetric
-    from passatk.archives.counts import merge_counts as merge_counts
-    from passatk.archives.detect import FormatInfo as FormatInfo
-    from passatk.archives.detect import detect_format as detect_format
-    from passatk.archives.detect import formats as formats
-    from passatk.archives.errors import ArchiveError as ArchiveError
-    from passatk.archives.errors import Skipped as Skipped
-    from passatk.archives.errors import SkippedRecord as SkippedRecord
-    from passatk.archives.examples import example_path as example_path
-    from passatk.archives.harnesses._writers import format_for_path as format_for_path
-    from passatk.archives.harnesses._writers import write_archive as write_archive
-    from passatk.archives.harnesses._writers import write_counts as write_counts
-    from passatk.archives.io.opening import expand_paths as expand_paths
-    from passatk.archives.pairs import RunPair as RunPair
-    from passatk.archives.pairs import pair_runs as pair_runs
-    from passatk.archives.read import read_counts as read_counts
+    from .checks import CheckResult as CheckResult
+    from .checks import CheckRow as CheckRow
+    from .checks import check as check
+    from .counts import Counts as Counts
+    from .counts import GroupCounts as GroupCounts
+    from .counts import StoredMetric as StoredMetric
+    from .counts import merge_counts as merge_counts
+    from .detect import FormatInfo as FormatInfo
+    from .detect import detect_format as detect_format
+    from .detect import formats as formats
+    from .errors import ArchiveError as ArchiveError
+    from .errors import Skipped as Skipped
+    from .errors import SkippedRecord as SkippedRecord
+    from .examples import example_path as example_path
+    from .harnesses._writers import write_counts as write_counts
+    from .harnesses.writing import format_for_path as format_for_path
+    from .harnesses.writing import write_archive as write_archive
+    from .io.paths import expand_paths as expand_paths
+    from .pairs import RunPair as RunPair
+    from .pairs import pair_runs as pair_runs
+    from .pipeline import read_counts as read_counts
 
 #: public name -> the module that defines it
 _LAZY = {
@@ -51,12 +51,12 @@ _LAZY = {
     "StoredMetric": ".counts",
     "detect_format": ".detect",
     "example_path": ".examples",
-    "expand_paths": ".io.opening",
-    "format_for_path": ".harnesses._writers",
+    "expand_paths": ".io.paths",
+    "format_for_path": ".harnesses.writing",
     "formats": ".detect",
     "merge_counts": ".counts",
-    "read_counts": ".read",
-    "write_archive": ".harnesses._writers",
+    "read_counts": ".pipeline",
+    "write_archive": ".harnesses.writing",
     "write_counts": ".harnesses._writers",
 }
 

@@ -24,36 +24,15 @@ from passatk.archives.io.opening import (
     COMPRESSED_SUFFIXES,
     UTF8_BOM,
     is_file,
-    is_path_spec,
     max_record_bytes,
     open_binary,
-    path_group_value,
     read_all,
     too_long,
 )
+from passatk.archives.io.paths import is_path_spec, path_group_value
+from passatk.archives.options import Options
 
 BLOCK = 1 << 23  # 8 MiB binary blocks for line-oriented files
-
-
-@dataclass
-class Options:
-    """Reader options, validated by read_counts."""
-
-    by: tuple[str, ...] = ()
-    task: str | None = None
-    passed: str | None = None
-    reward: str | None = None
-    threshold: float | None = None
-    n: str | None = None
-    c: str | None = None
-    skip_bad: bool = False
-    since: str | None = None
-    until: str | None = None
-    difficulty: frozenset[str] | None = None
-
-    @property
-    def record_by(self) -> tuple[str, ...]:
-        return tuple(b for b in self.by if not is_path_spec(b))
 
 
 @dataclass

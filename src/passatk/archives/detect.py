@@ -7,7 +7,8 @@ import os
 from passatk.archives.context import BadRecord, Context, decode_json
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses import tables
-from passatk.archives.harnesses.registry import FormatInfo, canonical_format, probing_order, specs
+from passatk.archives.harnesses.lookup import canonical_format, probing_order, specs
+from passatk.archives.harnesses.registry import FormatInfo
 from passatk.archives.io.documents import load_json_document
 from passatk.archives.io.opening import (
     PARQUET_MAGIC,
@@ -216,7 +217,7 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
     ArchiveError
         For an empty file or a format that cannot be detected.
     """
-    from passatk.archives.context import Options
+    from passatk.archives.options import Options
 
     ctx = ctx or Context(Options())
     name = logical_name(file)

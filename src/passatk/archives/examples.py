@@ -41,8 +41,9 @@ def example_path(name: str = "humaneval") -> str:
 
 def make_examples(folder: str | os.PathLike) -> list[str]:
     """Write the example archives into ``folder`` (deterministic: the bundled files are this)."""
-    from passatk.archives.harnesses._writers import write_archive, write_counts
-    from passatk.archives.read import read_counts
+    from passatk.archives.harnesses._writers import write_counts
+    from passatk.archives.harnesses.writing import write_archive
+    from passatk.archives.pipeline import read_counts
 
     rng = random.Random(20210707)
     flags = []

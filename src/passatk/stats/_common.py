@@ -10,7 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._api import k_ladder
-from .._validation import detached
+from .._limits import MAX_N
+from .._validation import brief, detached, grouped, show
 
 METRICS = ("pass@k", "pass^k", "plugin", "g-pass@k", "mg-pass@k", "posterior",
            "posterior-population", "bayes@n")
@@ -56,13 +57,23 @@ CI_METHODS = {
 
 
 def _label_array(x, name, size):
-    if isinstance(x, str | bytes) or np.ndim(x) == 0:
-        raise TypeError(f"{name} must be an array-like with one entry per task, got "
-                        f"{type(x).__name__} {x!r}")
+    what = f"{name} must be an array-like with one entry per task"
+    if isinstance(x, str | bytes):
+        raise TypeError(f"{what}, got {type(x).__name__} {show(x)}")
+    try:
+        length = len(x)
+    except (TypeError, OverflowError):  # a 0-d array; a range past sys.maxsize
+        length = None
+    if length is not None and length != size:  # before converting: range(2**62)
+        raise ValueError(f"{name} must have one entry per task ({size}), got "
+                         f"{type(x).__name__} of {grouped(length)}")
     try:
         arr = np.asarray(detached(x))
-    except MemoryError:
-        raise ValueError(f"{name} holds more values than fit in memory") from None
+    except (MemoryError, ValueError, TypeError, RecursionError) as e:  # ragged, 5,000 deep
+        raise TypeError(f"{what}, got {type(x).__name__} {show(x)} that numpy cannot convert "
+                        f"({brief(e)})") from None
+    if arr.ndim == 0:
+        raise TypeError(f"{what}, got {type(x).__name__} {show(x)}")
     if arr.ndim != 1 or arr.shape[0] != size:
         raise ValueError(f"{name} must have one entry per task ({size}), got shape {arr.shape}")
     return arr
@@ -76,22 +87,38 @@ def _k_spec(k):
     """Return "all", "ladder" or a tuple of ints >= 1."""
     if isinstance(k, str):
         if k not in ("all", "ladder"):
-            raise ValueError(f"k must be an int, a sequence of ints, 'all' or 'ladder', got {k!r}")
+            raise ValueError(f"k must be an int, a sequence of ints, 'all' or 'ladder', got "
+                             f"{show(k)}")
         return k
-    k = detached(k)
-    ks = [k] if np.ndim(k) == 0 else list(np.asarray(k).reshape(-1)) if not isinstance(
-        k, Sequence) else list(k)
+    ks = _k_list(detached(k))
     if not ks:
         raise ValueError("k must hold at least one value, got an empty sequence")
     out = []
     for i, v in enumerate(ks):
         if isinstance(v, bool | np.bool_) or not isinstance(v, int | np.integer):
             raise TypeError(f"k must be an int, a sequence of ints, or 'all', got "
-                            f"{type(v).__name__} {v!r} at index {i}")
+                            f"{type(v).__name__} {show(v)} at index {i}")
         if v < 1:
-            raise ValueError(f"k must satisfy k >= 1, got k={int(v)} at index {i}")
+            raise ValueError(f"k must satisfy k >= 1, got k={show(int(v))} at index {i}")
+        if v >= MAX_N:
+            raise ValueError(f"k must satisfy k < 2**53 (k <= n, and every n is below 2**53), "
+                             f"got k={show(int(v))} at index {i}")
         out.append(int(v))
     return tuple(dict.fromkeys(out))
+
+
+def _k_list(k):
+    """The values of a k spec as a list, refusing sizes and shapes before they are built."""
+    if isinstance(k, Sequence):
+        if len(k) > MAX_ALL_K:
+            raise ValueError(f"k must hold at most {MAX_ALL_K:,} values, got "
+                             f"{type(k).__name__} of {grouped(len(k))}")
+        return list(k)
+    try:
+        return [k] if np.ndim(k) == 0 else list(np.asarray(k).reshape(-1))
+    except (MemoryError, ValueError, TypeError, RecursionError) as e:
+        raise TypeError(f"k must be an int, a sequence of ints, 'all' or 'ladder', got "
+                        f"{type(k).__name__} {show(k)} ({brief(e)})") from None
 
 
 def _k_values(ks, k_max, where=""):
@@ -113,21 +140,21 @@ def _seed64(rng):
 
 def _prior(prior):
     if not isinstance(prior, tuple | list) or len(prior) != 2:
-        raise TypeError(f"prior must be a pair (alpha0, beta0), got {prior!r}")
+        raise TypeError(f"prior must be a pair (alpha0, beta0), got {show(prior)}")
     a0, b0 = prior
     for name, v in (("prior alpha0", a0), ("prior beta0", b0)):
         if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
             raise TypeError(f"{name} must be a number, got {type(v).__name__}")
         if not (v > 0 and math.isfinite(v)):
-            raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+            raise ValueError(f"{name} must be a finite number > 0, got {show(v)}")
     return float(a0), float(b0)
 
 
 def _tau(tau):
     if isinstance(tau, bool) or not isinstance(tau, int | float | np.integer | np.floating):
-        raise TypeError(f"tau must be a float, got {type(tau).__name__} {tau!r}")
+        raise TypeError(f"tau must be a float, got {type(tau).__name__} {show(tau)}")
     if not 0.0 < tau <= 1.0:
-        raise ValueError(f"tau must satisfy 0 < tau <= 1, got tau={tau!r}")
+        raise ValueError(f"tau must satisfy 0 < tau <= 1, got tau={show(tau)}")
     return float(tau)
 
 

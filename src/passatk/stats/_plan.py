@@ -30,6 +30,7 @@ from .._validation import (
     choice,
     count_arrays,
     finite_float,
+    grouped,
     int_array,
     normalize_rng,
     positive_int,
@@ -126,14 +127,14 @@ def _plan_iv_common(alpha, power):
         if isinstance(v, bool) or not isinstance(v, int | float | np.floating):
             raise TypeError(f"{name} must be a float, got {type(v).__name__}")
         if not 0.0 < v < 1.0:
-            raise ValueError(f"{name} must satisfy 0 < {name} < 1, got {name}={v!r}")
+            raise ValueError(f"{name} must satisfy 0 < {name} < 1, got {name}={show(v)}")
     return float(alpha), float(power)
 
 
 def _positive(v, name):
     x = finite_float(v, name)
     if not x > 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {name}={v!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {name}={show(v)}")
     return x
 
 
@@ -316,7 +317,7 @@ def _samples_iv(n, c, k, target_se, metric):
     k = positive_int(k, "k")
     if k > MAX_PLAN_K:
         raise ValueError(f"k must satisfy k <= {MAX_PLAN_K:,} for samples_needed, got "
-                         f"k={k:,}: the exact variance costs O(k) per candidate n")
+                         f"k={grouped(k)}: the exact variance costs O(k) per candidate n")
     eps = _positive(target_se, "target_se")
     choice(metric, "metric", ("pass@k", "pass^k"))
     return n, c, k, eps, metric

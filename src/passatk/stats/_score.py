@@ -19,6 +19,7 @@ from .._validation import (
     count_arrays,
     n_resamples_arg,
     normalize_rng,
+    show,
 )
 from ..errors import HintedError, Option
 from . import _combine as CMB
@@ -48,7 +49,7 @@ from ._common import (
 )
 from ._dist import norm_cdf, norm_ppf, t_ppf
 from ._results import ScoreResult, ScoreRow
-from ._task import _theta, _vhat
+from ._task import _theta, _vhat_blocks
 
 
 def _quantile(sorted_reps, prob):
@@ -121,15 +122,18 @@ class _Group(NamedTuple):
 
 
 def _metrics_arg(metric, ks, k):
+    if isinstance(metric, Sequence) and not isinstance(metric, str) and len(metric) > 100:
+        raise ValueError(f"metric must name at most 100 metrics, got {show(metric)}")
     metrics = (metric,) if isinstance(metric, str) else tuple(metric) if isinstance(
         metric, Sequence) else None
     if not metrics:
-        raise TypeError(f"metric must be a str or a non-empty sequence of str, got {metric!r}")
+        raise TypeError(f"metric must be a str or a non-empty sequence of str, got "
+                        f"{show(metric)}")
     for m in metrics:
         choice(m, "metric", METRICS)
     if "bayes@n" in metrics and ks not in ("all", "ladder", (1,)):
         raise ValueError(f"metric 'bayes@n' is the posterior mean of the pass rate and needs "
-                         f"k=1, got k={k!r}")
+                         f"k=1, got k={show(k)}")
     return metrics
 
 
@@ -398,7 +402,7 @@ def _fixed_se(metric, n, c, k, tau, s2):
         short = int(np.count_nonzero(n < 2 * k))
         return None, None, (f"no unbiased estimate of the fixed-benchmark variance exists: "
                             f"{short} of {size} tasks have n < 2k = {2 * k}")
-    v = _vhat(metric, n, c, k, tau)
+    v = _vhat_blocks(metric, n, c, k, tau)
     se_fixed = math.sqrt(max(float(np.sum(v)), 0.0)) / size
     sd_between = None if s2 is None else math.sqrt(max(s2 - float(np.mean(v)), 0.0))
     return se_fixed, sd_between, None

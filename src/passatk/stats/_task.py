@@ -22,12 +22,27 @@ from ._results import TaskResult, TaskRow
 def _theta(metric, n, c, k, tau=None):
     if metric in _GPASS:
         return GP.estimate(n, c, k, GP.kernel(metric, k, tau))
-    kk = np.full(n.shape, k, dtype=np.int64)
+    kk = np.int64(k)  # broadcast by the kernels: no array of k per task (10M tasks: 80 MB)
     if metric == "pass@k":
         return pass_at_k(n, c, kk)
     if metric == "pass^k":
         return pass_hat_k(n, c, kk)
     return pass_at_k_plugin(n, c, kk)
+
+
+#: Tasks per block of :func:`_vhat_blocks`: its temporaries stay a few MB whatever the size.
+_BLOCK = 1 << 18
+
+
+def _vhat_blocks(metric, n, c, k, tau=None):
+    """:func:`_vhat` computed a block of tasks at a time into one array: the same values, but
+    the temporaries (five arrays per task for k = 1) are those of one block, not of 10M tasks."""
+    if n.size <= _BLOCK:
+        return _vhat(metric, n, c, k, tau)
+    out = np.empty(n.size, dtype=np.float64)
+    for lo in range(0, n.size, _BLOCK):
+        out[lo:lo + _BLOCK] = _vhat(metric, n[lo:lo + _BLOCK], c[lo:lo + _BLOCK], k, tau)
+    return out
 
 
 def _vhat(metric, n, c, k, tau=None):

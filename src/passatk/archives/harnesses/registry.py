@@ -1,8 +1,10 @@
-"""The one registry of archive formats.
+"""The one registry of archive formats: what a format is (:class:`FormatSpec`), the name table
+of the harness modules (:data:`HARNESSES`), and the specs registered so far.
 
-Each harness module declares one :class:`FormatSpec` and registers it on import; the registry
-imports the modules named in :data:`HARNESSES` at its first lookup. Detection, reading, writing
-and ``passatk formats`` iterate the registry: adding a format is one module and one line here.
+This module imports nothing of passatk: each harness module imports it to register its spec,
+and :mod:`passatk.archives.harnesses.lookup` (the lookups, which import the harness modules
+named here at their first use) is imported by no harness module, so the dynamic imports close
+no loop. Adding a format is one module and one line in :data:`HARNESSES`.
 """
 
 from __future__ import annotations
@@ -10,20 +12,28 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from importlib import import_module
 
-#: the harness modules of ``passatk.archives``, in the order of ``passatk formats``
-HARNESSES = ("humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
-             "livecodebench_eval",
-             "opencompass", "cruxeval", "code_eval", "qwen_math", "inspect_logs", "taubench",
-             "tau2bench",
-             "tables")
+#: the name table: the harness modules of ``passatk.archives.harnesses``, in the order of
+#: ``passatk formats`` (one line per harness)
+HARNESSES = (
+    "humaneval",
+    "evalplus",
+    "bigcodebench",
+    "multipl_e",
+    "lm_eval",
+    "livecodebench",
+    "livecodebench_eval",
+    "opencompass",
+    "cruxeval",
+    "code_eval",
+    "qwen_math",
+    "inspect_logs",
+    "taubench",
+    "tau2bench",
+    "tables",
+)
 
-__all__ = [
-    "FormatInfo", "FormatSpec", "by_file_name", "canonical_format", "get", "probing_order",
-    "register", "specs", "unregister",
-]
+__all__ = ["HARNESSES", "FormatInfo", "FormatSpec", "register", "registered", "unregister"]
 
 KINDS = ("document", "lines", "table", "zip")
 
@@ -130,99 +140,32 @@ class FormatSpec:
 
 _SPECS: dict[str, FormatSpec] = {}
 _ALIASES: dict[str, str] = {}
-_RANK: dict[str, tuple[int, int]] = {}  # name -> (its module's place in HARNESSES, arrival)
-_ARRIVAL = itertools.count()
-_loaded = False
-
-
-def _load() -> None:
-    """Import every harness module once (each registers its formats)."""
-    global _loaded
-    if not _loaded:
-        _loaded = True  # first: the imports call register(), which calls this
-        try:
-            for name in HARNESSES:
-                import_module(f"{__package__}.{name}")
-        except BaseException:
-            _loaded = False  # a failed import is retried (and raises again) at the next lookup
-            raise
+_ARRIVAL: dict[str, int] = {}
+_COUNTER = itertools.count()
 
 
 def register(spec: FormatSpec) -> FormatSpec:
-    """Add ``spec`` to the registry (a harness module calls this once, on import).
-
-    Formats of the modules in :data:`HARNESSES` are listed in that order (whoever imported them
-    first), any other after them, in the order they came. Raises ValueError when the name or
-    an alias is taken.
-    """
-    _load()  # a name is checked against every built-in format
+    """Add ``spec`` to the registry (a harness module calls this once, on import). Raises
+    ValueError when the name or an alias is taken by a format registered so far (use
+    :func:`passatk.archives.harnesses.lookup.register` to check against every built-in one)."""
     taken = [x for x in (spec.name, *spec.aliases) if x in _SPECS or x in _ALIASES]
     if taken:
         raise ValueError(f"format {spec.name!r}: name or alias {taken[0]!r} is already "
                          "registered")
-    module = getattr(spec.read, "__module__", "") or ""
-    package, _, leaf = module.rpartition(".")
-    rank = HARNESSES.index(leaf) if package == __package__ and leaf in HARNESSES else len(HARNESSES)
     _SPECS[spec.name] = spec
     _ALIASES.update(dict.fromkeys(spec.aliases, spec.name))
-    _RANK[spec.name] = (rank, next(_ARRIVAL))
+    _ARRIVAL[spec.name] = next(_COUNTER)
     return spec
 
 
 def unregister(name: str) -> None:
     """Remove a format (for tests that register a toy format)."""
     spec = _SPECS.pop(name)
-    del _RANK[name]
+    del _ARRIVAL[name]
     for alias in spec.aliases:
         del _ALIASES[alias]
 
 
-def specs() -> list[FormatSpec]:
-    """Every registered format, in the order of ``passatk formats``."""
-    _load()
-    return sorted(_SPECS.values(), key=lambda s: _RANK[s.name])
-
-
-def probing_order(kind: str | None = None) -> list[FormatSpec]:
-    """The formats (of one kind), in the order their probes run."""
-    found = [s for s in specs() if kind is None or s.kind == kind]
-    return sorted(found, key=lambda s: -s.priority)  # stable: listing order within
-
-
-def canonical_format(name: str) -> str:
-    """The registry name for ``name`` (aliases such as ``human-eval`` are accepted).
-
-    >>> canonical_format(" Human-Eval ")
-    'humaneval'
-    """
-    if not isinstance(name, str):
-        raise TypeError(f"format must be a str, got {type(name).__name__}")
-    _load()
-    key = name.strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in _SPECS:
-        raise ValueError(f"format must be one of {sorted(_SPECS)}, got {name!r}")
-    return key
-
-
-def get(name: str) -> FormatSpec:
-    """The spec of a format name or alias (errors as :func:`canonical_format`)."""
-    return _SPECS[canonical_format(name)]
-
-
-def _specificity(pattern: str) -> int:
-    return sum(ch not in "*?" for ch in pattern)
-
-
-def by_file_name(name: str) -> FormatSpec | None:
-    """The format whose most specific name pattern matches ``name`` (ties: registration order).
-
-    >>> by_file_name("demo_results.jsonl").name, by_file_name("x.jsonl").name
-    ('humaneval', 'samples')
-    """
-    best, score = None, -1
-    for spec in specs():
-        for pattern in spec.names:
-            if _specificity(pattern) > score and fnmatchcase(name, pattern):
-                best, score = spec, _specificity(pattern)
-    return best
+def registered() -> tuple[dict[str, FormatSpec], dict[str, str], dict[str, int]]:
+    """The registered specs by name, the aliases, and the order the specs came in."""
+    return _SPECS, _ALIASES, _ARRIVAL

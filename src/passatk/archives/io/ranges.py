@@ -9,7 +9,8 @@ number within a range becomes a line number of the file by adding the newlines b
 range's first line start (``LineRange.first``); they are counted only when a line number is
 needed (:func:`newlines_before`), not while reading.
 
-Used by the Dask engine (:mod:`passatk.archives.engine.dask_engine`); nothing here depends on it.
+The pipeline reads the ranges that :mod:`passatk.archives.engine.plan` cuts; nothing here
+depends on either.
 """
 
 from __future__ import annotations
@@ -19,24 +20,9 @@ from typing import Any
 
 from passatk.archives.io.opening import read_into
 
-__all__ = ["LineRange", "newlines_before", "plan_ranges"]
+__all__ = ["LineRange", "newlines_before"]
 
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
-
-
-def plan_ranges(size: int, split_bytes: int) -> list[tuple[int, int]]:
-    """Nominal ranges ``[start, end)`` of about ``split_bytes`` that tile ``[0, size)``.
-
-    >>> plan_ranges(10, 4)
-    [(0, 4), (4, 8), (8, 10)]
-    >>> plan_ranges(0, 4)
-    [(0, 0)]
-    """
-    if isinstance(split_bytes, bool) or not isinstance(split_bytes, int) or split_bytes < 1:
-        raise ValueError(f"split_bytes must be a positive int, got {split_bytes!r}")
-    if size <= 0:
-        return [(0, 0)]
-    return [(s, min(s + split_bytes, size)) for s in range(0, size, split_bytes)]
 
 
 class LineRange(io.RawIOBase):
@@ -49,7 +35,7 @@ class LineRange(io.RawIOBase):
     boundaries.
 
     >>> data = io.BytesIO(b"a\\nbb\\nccc\\nd")
-    >>> [LineRange(data, s, e).read() for s, e in plan_ranges(11, 4)]
+    >>> [LineRange(data, s, e).read() for s, e in [(0, 4), (4, 8), (8, 11)]]
     [b'a\\nbb\\n', b'ccc\\n', b'd']
     >>> r = LineRange(io.BytesIO(b"h\\n1\\n2\\n"), 3, 6, prefix=b"h\\n")
     >>> r.read(), r.first
