@@ -54,6 +54,8 @@ _INTEGER = re.compile(r"[+-]?[0-9]{1,19}\Z")
 PARQUET_BATCH = 65536  # rows per Parquet batch of the stdlib rows
 #: the private switch: False reads CSV as when pyarrow is not installed (tests, benchmarks)
 ARROW = True
+_MEMO_ROWS = 1 << 16  # distinct per-sample rows whose result is kept (about 200 bytes each)
+_MISSING = object()
 
 
 def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
@@ -82,21 +84,11 @@ def container(file: str) -> str:
 
 # ------------------------------------------------------------------ row sources
 def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
+    """The stdlib reader: ``(1, {"__header__": names})``, then ``(line, row)`` per row."""
     delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
     with ctx.open(file) as f:
         reader = csv.reader(_text_lines(f.stream, file), delimiter=delimiter, strict=True)
-        try:
-            header = next(reader, None)
-        except (csv.Error, UnicodeDecodeError) as e:
-            raise ArchiveError(file, f"malformed CSV: {e}", line=1) from None
-        if header is None or not any(h.strip() for h in header):
-            raise ArchiveError(file, "empty file (no header row)")
-        header = [h.strip() for h in header]
-        if header and header[0].startswith("\ufeff"):
-            header[0] = header[0][1:]
-        dupes = {h for h in header if header.count(h) > 1}
-        if dupes:
-            raise ArchiveError(file, f"header repeats column(s) {sorted(dupes)}", line=1)
+        header = _csv_header(reader, file)
         yield 1, {"__header__": header}
         count = 0
         while True:
@@ -117,6 +109,23 @@ def _csv_rows(file: str, ctx: Context) -> Iterator[tuple[int, dict]]:
             yield reader.line_num, dict(zip(header, row, strict=True))
             if count % 65536 == 0:
                 ctx.report(f.raw_position())
+
+
+def _csv_header(reader, file: str) -> list[str]:
+    """The column names: the first row, names stripped, a byte order mark dropped, none
+    repeated."""
+    try:
+        header = next(reader, None)
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise ArchiveError(file, f"malformed CSV: {e}", line=1) from None
+    if header is None or not any(h.strip() for h in header):
+        raise ArchiveError(file, "empty file (no header row)")
+    header = [h.strip() for h in header]
+    header[0] = header[0].removeprefix("\ufeff")
+    dupes = {h for h in header if header.count(h) > 1}
+    if dupes:
+        raise ArchiveError(file, f"header repeats column(s) {sorted(dupes)}", line=1)
+    return header
 
 
 def _text_lines(stream, file: str) -> Iterator[str]:
@@ -435,7 +444,13 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
     layout = _Layout([] if spec["kind"] == "counts" else names, o.by)
     first_line = array("q")  # per row number of a count table: the line that added it, or 0
     records, skips_before = 0, ctx.skip_count
+    memo = _Memo(spec, o.record_by, layout, strings)
     for lineno, row in rows:
+        key, hit = memo.get(row)
+        if hit is not None:
+            hit[4] += 1
+            records += 1
+            continue
         try:
             if isinstance(row, BadRecord):
                 raise row
@@ -450,14 +465,55 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows: Iterator, strings: bo
             ctx.bad(file, e.what, line=lineno)
             continue
         layout.check(file, lineno, task, row)
+        records += 1
+        if memo.keep(key, [group, task, n, c, 1]):
+            continue
+        memo.flush(ctx)  # the rows reach the Tally in their order
         i = ctx.add(group, task, n, c)
         if spec["kind"] == "counts":
             first_line.extend([0] * (i + 1 - len(first_line)))
             first_line[i] = lineno
-        records += 1
+    memo.flush(ctx)
     ctx.layout_seen = ctx.layout_seen or layout.seen
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
+
+
+class _Memo:
+    """What a per-sample row adds, kept per distinct combination of the fields it is judged
+    by (with their types: ``1`` is not ``True``; a missing field is not null) with how many
+    rows gave it, so that a repeated row is not judged again; the sums are added before any
+    row that is not kept, and at the end.
+    Rows that were bad are judged each time (their message shows the value), and so are
+    count-table rows (each must be the only one of its key)."""
+
+    def __init__(self, spec: dict, record_by: tuple, layout: _Layout, strings: bool) -> None:
+        self.on = spec["kind"] == "samples"
+        self.fields = [spec["task"], spec.get("passed") or spec.get("reward"), *record_by,
+                       *layout.auto, *layout.watch]
+        self.strings, self.seen = strings, {}
+
+    def get(self, row: object) -> tuple:
+        if not self.on or not isinstance(row, dict):
+            return None, None
+        key = tuple(row.get(f, _MISSING) for f in self.fields)
+        if not self.strings:
+            key = (key, tuple(map(type, key)))
+        try:
+            return key, self.seen.get(key)
+        except TypeError:  # an unhashable value (a list of samples)
+            return None, None
+
+    def keep(self, key: object, added: list) -> bool:
+        if key is None or len(self.seen) >= _MEMO_ROWS:
+            return False
+        self.seen[key] = added
+        return True
+
+    def flush(self, ctx: Context) -> None:
+        for group, task, n, c, times in self.seen.values():
+            ctx.add(group, task, n * times, c * times)
+        self.seen.clear()
 
 
 def _column(row: dict, col: str) -> object:

@@ -230,26 +230,28 @@ class _Plan:
                 raise Locate
             self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
-        value = cols[self.value]
-        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
-            n, c = self._lists(value)
-            part = _decoded(pa.table({**data, "n": n, "c": c}))
-        elif not _is_text(value.type):  # judged in bulk, row by row
-            part = pa.table({**data, "c": self._judge(value).astype(np.int64)})
-            part = part.group_by(self.keys).aggregate([([], "count_all"), ("c", "sum")])
-            part = _decoded(pa.table({**{k: part.column(k) for k in self.keys},
-                                      "n": part.column("count_all"), "c": part.column("c_sum")}))
-        else:  # counted per (group, task, text), each distinct text judged once
-            part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
-                            .aggregate([([], "count_all")]))
-            n = _np(part.column("count_all"))
-            flags = self._judge(part.column("v").combine_chunks())
-            part = pa.table({**{k: part.column(k) for k in self.keys}, "n": n,
-                             "c": np.where(flags, n, 0)})
-        self._keep(part)
+        self._keep(self._samples(data, cols[self.value]))
         for i, w in enumerate(self.watch):
             pairs = pa.table({"t": task, "w": _check_key(cols[w])})
             self.pairs[i].append(_decoded(pairs.group_by(["t", "w"]).aggregate([])))
+
+    def _samples(self, data: dict, value: pa.ChunkedArray) -> pa.Table:
+        """The sums n, c per key of a batch of a per-sample table."""
+        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
+            n, c = self._lists(value)
+            return _decoded(pa.table({**data, "n": n, "c": c}))
+        if not _is_text(value.type):  # judged in bulk, row by row
+            part = pa.table({**data, "c": self._judge(value).astype(np.int64)})
+            part = part.group_by(self.keys).aggregate([([], "count_all"), ("c", "sum")])
+            return _decoded(pa.table({**{k: part.column(k) for k in self.keys},
+                                      "n": part.column("count_all"), "c": part.column("c_sum")}))
+        # counted per (group, task, text), each distinct text judged once
+        part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
+                        .aggregate([([], "count_all")]))
+        n = _np(part.column("count_all"))
+        flags = self._judge(part.column("v").combine_chunks())
+        return pa.table({**{k: part.column(k) for k in self.keys}, "n": n,
+                         "c": np.where(flags, n, 0)})
 
     def _keep(self, part: pa.Table) -> None:
         self.parts.append(part)
@@ -292,6 +294,11 @@ class _Plan:
             return x >= thr
         if not _is_text(t):
             raise Locate
+        return self._texts(arr)
+
+    def _texts(self, arr: pa.Array) -> np.ndarray:
+        """Text samples: plain decimals compared in bulk, each other distinct text once."""
+        thr = self.threshold
         out = np.zeros(len(arr), bool)
         rest = np.ones(len(arr), bool)
         if len(arr) > _BULK and thr is not None and (self.strings or self.passed is not None):
