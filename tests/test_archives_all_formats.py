@@ -332,3 +332,19 @@ def dask_client():
     yield client
     client.close()
     cluster.close()
+
+
+def test_a_mixed_folder_with_one_metric_asked_or_pooled_by_combine(tmp_path, capsys):
+    import passatk
+
+    write_all(tmp_path)
+    counts = read_counts(tmp_path)
+    rows = passatk.score(counts, k=1, metric="pass@k").rows
+    assert {r.metric for r in rows} == {"pass@k"} and len(rows) == len(counts.groups)
+    with pytest.raises(ValueError, match=r"combine= cannot pool groups of different metrics"):
+        passatk.score(counts, k=1, combine="mean")
+    assert cli.main(["compare", str(tmp_path), str(tmp_path)]) == 2
+    errors = [e for e in capsys.readouterr().err.splitlines() if e.startswith("passatk: error")]
+    assert len(errors) == 1 and "holds both pass@k and pass^k" in errors[0]
+    with pytest.raises(ValueError, match=r"holds both pass@k and pass\^k groups"):
+        passatk.compare(counts, counts, k=1)

@@ -671,15 +671,7 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
     for i, p in enumerate(parts):
         if not isinstance(p, Counts):
             raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
-    group_metric: dict = {}
-    for p in parts:
-        for i, g in enumerate(p.groups):
-            m = group_metric.setdefault(g, p.metric_of(i))
-            if m != p.metric_of(i):
-                raise ValueError(
-                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
-                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
-                    "separately")
+    group_metric = _merged_metrics(parts)
     metrics = set(group_metric.values()) or {parts[0].metric}
     acc = Tally()
     for p in parts:
@@ -697,6 +689,20 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
         files=tuple(f for p in parts for f in p.files),
         group_metric=group_metric if len(metrics) > 1 else None,
     )
+
+
+def _merged_metrics(parts: list[Counts]) -> dict:
+    """group -> metric over ``parts``; a group of two metrics cannot be pooled."""
+    out: dict = {}
+    for p in parts:
+        for i, g in enumerate(p.groups):
+            m = out.setdefault(g, p.metric_of(i))
+            if m != p.metric_of(i):
+                raise ValueError(
+                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
+                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
+                    "separately")
+    return out
 
 
 def _metrics_of(groups: tuple, about: dict) -> dict:
