@@ -194,9 +194,9 @@ def _set_metric(metrics: dict, archive: str, part: Part) -> None:
     """Record the archive's metric; the files of one archive hold one metric."""
     if part.metric is None:
         return
-    metric, file = metrics.setdefault(archive, (part.metric, part.metric_file))
+    metric, file = metrics.setdefault(archive, (part.metric, part.metric_file or archive))
     if metric != part.metric:
-        raise ArchiveError(part.metric_file, f"holds {part.metric} data, but {file} holds "
+        raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, but {file} holds "
                            f"{metric} data; score them separately")
 
 
