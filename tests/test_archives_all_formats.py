@@ -348,3 +348,5 @@ def test_a_mixed_folder_with_one_metric_asked_or_pooled_by_combine(tmp_path, cap
     assert len(errors) == 1 and "holds both pass@k and pass^k" in errors[0]
     with pytest.raises(ValueError, match=r"holds both pass@k and pass\^k groups"):
         passatk.compare(counts, counts, k=1)
+    with pytest.raises(ValueError, match=r"hold both pass@k and pass\^k groups"):
+        passatk.leaderboard(counts, 1)
