@@ -90,6 +90,7 @@ def same(a, b) -> None:
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and np.array_equal(x, y), name
     assert a.metric == b.metric
+    assert a.group_metrics == b.group_metrics
     assert a.stored == b.stored
     assert a.skipped == b.skipped
     assert a.files == b.files

@@ -33,61 +33,88 @@ def flags(seed: int) -> tuple[list, list]:
         [f"task/{seed}/{i}" for i in range(tasks)]
 
 
-def write_all(root, metric: str) -> dict:
-    """Every format of ``metric`` under ``root``: archive path -> (format, {task: (n, c)})."""
+def write_all(root) -> dict:
+    """Every format under ``root``: archive path -> (format, metric, {task: (n, c)}), the
+    counts recounted from the flags written by a plain loop."""
     out = {}
     for seed, f in enumerate(formats()):
-        if f.metric != metric:
-            continue
         passes, tasks = flags(seed)
         if f.name == "tau-bench":
             tasks = list(range(100 * seed, 100 * seed + len(passes)))
         path = os.path.join(root, NAMES.get(f.name, f"x_{f.name}.json"))
         written = write_archive(path, tasks, passes, format=f.name)
         archive = path if f.name != "multipl-e" else os.path.dirname(written[0])
-        out[archive] = (f.name, {str(t): (len(p), sum(p)) for t, p in
-                                 zip(tasks, passes, strict=True)})
+        counts = {}
+        for t, p in zip(tasks, passes, strict=True):
+            n = c = 0
+            for passed in p:
+                n += 1
+                c += 1 if passed else 0
+            counts[str(t)] = (n, c)
+        out[archive] = (f.name, f.metric, counts)
     return out
 
 
 def by_archive(rows: list, root: str) -> dict:
-    """(tasks, samples, pass@1 or pass^1) of each archive's row group of a score."""
+    """(tasks, samples, pass@1 or pass^1, metric) of each archive's row group of a score."""
     out: dict = {}
     for r in rows:
         key = os.path.join(root, r["group"]["path"])
         assert key not in out, key  # one row group per archive
-        out[key] = (r["tasks"], r["samples"], r["value"])
+        out[key] = (r["tasks"], r["samples"], r["value"], r["metric"])
     return out
 
 
 def expected(tasks: dict) -> tuple:
     """pass@1 (= pass^1) as a plain loop: the mean over tasks of c / n, exactly."""
-    mean = sum(Fraction(c, n) for n, c in tasks.values()) / len(tasks)
-    return len(tasks), sum(n for n, _ in tasks.values()), mean
+    total = Fraction(0)
+    for n, c in tasks.values():
+        total += Fraction(c, n)
+    return len(tasks), sum(n for n, _ in tasks.values()), total / len(tasks)
 
 
-@pytest.mark.parametrize("metric", ["pass@k", "pass^k"])
-def test_score_a_folder_of_every_format(tmp_path, metric, capsys):
-    want = write_all(tmp_path, metric)
-    assert len(want) == sum(f.metric == metric for f in formats())
-    for path, (name, _) in want.items():
+def test_score_one_folder_of_every_format(tmp_path, capsys):
+    """pass@k archives and pass^k archives (tau-bench, tau2-bench) in one folder: one row
+    group per archive, each scored with its own metric."""
+    want = write_all(tmp_path)
+    assert len(want) == len(formats())
+    assert {m for _, m, _ in want.values()} == {"pass@k", "pass^k"}
+    for path, (name, _, _) in want.items():
         if name != "multipl-e":
             assert detect_format(path) == name
     assert cli.main(["score", str(tmp_path), "-k", "1", "--format", "json"]) == 0
     got = by_archive(json.loads(capsys.readouterr().out)["rows"], str(tmp_path))
     assert set(got) == set(want)
-    for path, (_, tasks) in want.items():
+    for path, (_, metric, tasks) in want.items():
         n_tasks, samples, value = expected(tasks)
         assert got[path][:2] == (n_tasks, samples), path
         assert abs(Fraction(got[path][2]) - value) <= Fraction(1, 2**50), path
+        assert got[path][3] == metric, path
+    counts = read_counts(tmp_path)
+    assert counts.metric == "mixed"
+    for i, g in enumerate(counts.iter_groups()):
+        path = os.path.join(str(tmp_path), g.group["path"])
+        assert _rows_of(g) == want[path][2], path
+        assert counts.metric_of(i) == want[path][1], path
 
 
-def test_one_folder_of_both_metrics_is_refused_in_one_line(tmp_path, capsys):
-    """pass^k archives (tau-bench, tau2-bench) and pass@k archives in one folder: one read
-    holds one metric, so the folder is refused, naming a file of each."""
-    write_all(tmp_path, "pass@k")
-    write_all(tmp_path, "pass^k")
-    assert cli.main(["score", str(tmp_path)]) == 2
+def _rows_of(g) -> dict:
+    return {str(t): (int(n), int(c)) for t, n, c in zip(g.task, g.n, g.c, strict=True)}
+
+
+def test_library_score_of_a_mixed_folder(tmp_path):
+    import passatk
+
+    want = write_all(tmp_path)
+    rows = passatk.score(read_counts(tmp_path), k=1).rows
+    got = {os.path.join(str(tmp_path), r.group["path"]): r.metric for r in rows}
+    assert got == {path: metric for path, (_, metric, _) in want.items()}
+
+
+def test_pooling_both_metrics_is_refused_in_one_line(tmp_path, capsys):
+    """``--merge`` pools the archives into one run: pass@k and pass^k cannot be pooled."""
+    write_all(tmp_path)
+    assert cli.main(["score", str(tmp_path), "--merge"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "score them separately" in err
 
@@ -305,3 +332,21 @@ def dask_client():
     yield client
     client.close()
     cluster.close()
+
+
+def test_a_mixed_folder_with_one_metric_asked_or_pooled_by_combine(tmp_path, capsys):
+    import passatk
+
+    write_all(tmp_path)
+    counts = read_counts(tmp_path)
+    rows = passatk.score(counts, k=1, metric="pass@k").rows
+    assert {r.metric for r in rows} == {"pass@k"} and len(rows) == len(counts.groups)
+    with pytest.raises(ValueError, match=r"combine= cannot pool groups of different metrics"):
+        passatk.score(counts, k=1, combine="mean")
+    assert cli.main(["compare", str(tmp_path), str(tmp_path)]) == 2
+    errors = [e for e in capsys.readouterr().err.splitlines() if e.startswith("passatk: error")]
+    assert len(errors) == 1 and "holds both pass@k and pass^k" in errors[0]
+    with pytest.raises(ValueError, match=r"holds both pass@k and pass\^k groups"):
+        passatk.compare(counts, counts, k=1)
+    with pytest.raises(ValueError, match=r"hold both pass@k and pass\^k groups"):
+        passatk.leaderboard(counts, 1)

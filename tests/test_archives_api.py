@@ -131,11 +131,18 @@ def test_progress_reaches_the_total(tmp_path):
     assert [d for d, _ in calls] == sorted(d for d, _ in calls)
 
 
-def test_mixed_metrics_are_refused(tmp_path):
+def test_mixed_metrics_are_kept_apart_and_refused_pooled(tmp_path):
     write_archive(tmp_path / "s_results.jsonl", TASKS, FLAGS)
     write_archive(tmp_path / "tau.json", TASKS, FLAGS, format="tau-bench")
+    files = [tmp_path / "s_results.jsonl", tmp_path / "tau.json"]
+    apart = read_counts(files)
+    assert apart.metric == "mixed"
+    assert [(g["path"], apart.metric_of(i)) for i, g in enumerate(apart.group_dicts)] == [
+        ("s_results.jsonl", "pass@k"), ("tau.json", "pass^k")]
     with pytest.raises(ArchiveError, match=r"tau\.json: holds pass\^k data, but .* holds pass@k"):
-        read_counts([tmp_path / "s_results.jsonl", tmp_path / "tau.json"])
+        read_counts(files, merge=True)
+    with pytest.raises(ArchiveError, match=r"does not keep these archives apart"):
+        read_counts(files, by=("path:dir",))  # one group would hold both metrics
 
 
 def test_zstd_documents_and_missing_zstandard(tmp_path, monkeypatch):

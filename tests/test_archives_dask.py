@@ -40,11 +40,13 @@ def test_every_format_on_two_workers(client, corpus, split):
     for kw in ({}, {"by": ["path:parent"]}, {"merge": True}):  # labelled by path, or pooled
         same(read_counts(runs, scheduler=client, split_bytes=split, **kw),
              read_counts(runs, **kw))
-    # pass@k and pass^k files together: the same error, at the same file
+    # pass@k and pass^k files together: each with its own metric, or pooled the same error
+    same(read_counts([*runs, corpus["tau"]], scheduler=client, split_bytes=split),
+         read_counts([*runs, corpus["tau"]]))
     with pytest.raises(ArchiveError) as local:
-        read_counts([*runs, corpus["tau"]])
+        read_counts([*runs, corpus["tau"]], merge=True)
     with pytest.raises(ArchiveError) as remote:
-        read_counts([*runs, corpus["tau"]], scheduler=client, split_bytes=split)
+        read_counts([*runs, corpus["tau"]], scheduler=client, split_bytes=split, merge=True)
     assert str(remote.value) == str(local.value)
 
 

@@ -70,6 +70,7 @@ def test_the_command_line_uses_every_cpu_from_a_lower_size(tmp_path, monkeypatch
 def _same(a, b):
     assert a.to_rows() == b.to_rows()
     assert (a.metric, a.notes, a.skipped, a.files) == (b.metric, b.notes, b.skipped, b.files)
+    assert a.group_metrics == b.group_metrics
     assert a.stored == b.stored
 
 
@@ -87,10 +88,13 @@ def test_every_format_in_one_directory_for_any_n(tmp_path, monkeypatch, batch):
         one = read_counts(paths)
         for n in (2, 3):
             _same(read_counts(paths, workers=n), one)
-    with pytest.raises(ArchiveError) as seq:  # mixed metrics: the same first error
-        read_counts(tmp_path)
+    mixed = read_counts(tmp_path)  # both metrics, each archive with its own
+    assert mixed.metric == "mixed" and set(mixed.group_metrics) == {"pass@k", "pass^k"}
+    _same(read_counts(tmp_path, workers=3), mixed)
+    with pytest.raises(ArchiveError) as seq:  # pooled mixed metrics: the same first error
+        read_counts(tmp_path, merge=True)
     with pytest.raises(ArchiveError) as par:
-        read_counts(tmp_path, workers=3)
+        read_counts(tmp_path, workers=3, merge=True)
     assert str(par.value) == str(seq.value)
 
 

@@ -313,11 +313,11 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
     import passatk
 
     rows = []
-    for g in counts.iter_groups():
+    for i, g in enumerate(counts.iter_groups()):
         result = _named(
             _run_label(args, dict(g.group)), passatk.score,
             g.n, g.c, k(g) if callable(k) else k,
-            metric=metric,
+            metric=counts.metric_of(i) if metric == "mixed" else metric,
             task_ids=g.task,
             clusters=_clusters(args, g.task),
             interval=_INTERVALS[args.ci],
@@ -353,6 +353,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
     counts_a = _read(args, [args.a], run="a")
     counts_b = _read(args, [args.b], run="b")
+    if args.metric is None and "mixed" in (counts_a.metric, counts_b.metric):
+        raise ValueError("a run holds both pass@k and pass^k archives; compare the runs of "
+                         "one metric, or pass --metric")
     if args.metric is None and counts_a.metric != counts_b.metric:
         raise ValueError(
             f"run A holds {counts_a.metric} data and run B {counts_b.metric} data; "

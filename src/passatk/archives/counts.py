@@ -428,7 +428,11 @@ class Counts:
     c : numpy.ndarray of int64
         Number of correct samples of the task.
     metric : str
-        ``"pass@k"`` (default) or ``"pass^k"`` (tau-bench trials).
+        ``"pass@k"`` (default) or ``"pass^k"`` (tau-bench trials); ``"mixed"`` when the
+        groups hold different metrics (``group_metrics`` then says which).
+    group_metrics : tuple of str
+        The metric of each group, parallel to ``groups``, when they differ; ``()`` when
+        every group holds ``metric``. :meth:`metric_of` gives one group's.
     stored : tuple of StoredMetric
         Numbers the archives store about themselves, as fractions, for ``passatk check``.
     skipped : Skipped
@@ -462,6 +466,7 @@ class Counts:
     skipped: Skipped = field(default_factory=Skipped)
     files: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    group_metrics: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -501,6 +506,7 @@ class Counts:
         stored: tuple[StoredMetric, ...] = (),
         skipped: Skipped | None = None,
         files: tuple[str, ...] = (),
+        group_metric: dict | None = None,
     ) -> Counts:
         import numpy as np  # here, so that an error before any reading never loads it
 
@@ -508,6 +514,8 @@ class Counts:
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
         about = {"metric": metric, "stored": stored, "files": files,
                  "skipped": skipped if skipped is not None else Skipped()}
+        if group_metric:  # the groups of pass^k archives; every other group holds ``metric``
+            about["group_metrics"] = group_metric
         if acc.blocks:
             return cls._from_blocks(acc, about)
         groups = sorted(acc.rows, key=_group_key)
@@ -563,6 +571,7 @@ class Counts:
         big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
         if big.size:
             raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
+        about = _metrics_of(tuple(groups), about)
         return cls(
             group=_readonly(group),
             groups=tuple(groups),
@@ -600,6 +609,10 @@ class Counts:
         for i, g in enumerate(self.groups):
             rows = self.group == i
             yield GroupCounts(dict(g), self.task[rows], self.n[rows], self.c[rows])
+
+    def metric_of(self, i: int) -> str:
+        """The metric of group ``i`` (an index into ``groups``)."""
+        return self.group_metrics[i] if self.group_metrics else self.metric
 
     def stored_for(self, group: dict | GroupKey) -> list[StoredMetric]:
         """The stored numbers that belong to ``group``."""
@@ -658,12 +671,8 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
     for i, p in enumerate(parts):
         if not isinstance(p, Counts):
             raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
-    metrics = {p.metric for p in parts}
-    if len(metrics) > 1:
-        raise ValueError(
-            f"cannot merge counts of different metrics {sorted(metrics)}: pass@k and pass^k "
-            "archives must be scored separately"
-        )
+    group_metric = _merged_metrics(parts)
+    metrics = set(group_metric.values()) or {parts[0].metric}
     acc = Tally()
     for p in parts:
         for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
@@ -674,8 +683,36 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
         skipped = skipped + p.skipped
     return Counts._from_acc(
         acc,
-        metric=parts[0].metric,
+        metric=min(metrics) if len(metrics) == 1 else "pass@k",
         stored=tuple(s for p in parts for s in p.stored),
         skipped=skipped,
         files=tuple(f for p in parts for f in p.files),
+        group_metric=group_metric if len(metrics) > 1 else None,
     )
+
+
+def _merged_metrics(parts: list[Counts]) -> dict:
+    """group -> metric over ``parts``; a group of two metrics cannot be pooled."""
+    out: dict = {}
+    for p in parts:
+        for i, g in enumerate(p.groups):
+            m = out.setdefault(g, p.metric_of(i))
+            if m != p.metric_of(i):
+                raise ValueError(
+                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
+                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
+                    "separately")
+    return out
+
+
+def _metrics_of(groups: tuple, about: dict) -> dict:
+    """``about`` with each group's metric: ``group_metrics`` (and metric ``"mixed"``) when
+    the groups differ, else the one metric. ``about["group_metrics"]`` comes in as a dict
+    group -> metric, a group missing from it holding ``about["metric"]``."""
+    given = about.pop("group_metrics", None)
+    if not given:
+        return about
+    per = tuple(given.get(g, about["metric"]) for g in groups)
+    if len(set(per)) > 1:
+        return {**about, "metric": "mixed", "group_metrics": per}
+    return {**about, "metric": per[0] if per else about["metric"]}

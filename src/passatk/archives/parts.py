@@ -168,12 +168,14 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
     runs: dict[str, tuple[Tally, list]] = {}
     summaries: list[tuple[str, object]] = []
     skipped = Skipped()
+    metrics: dict[str, tuple[str, str]] = {}  # archive -> (metric, the file that set it)
     for part in parts:
-        if part.metric is not None:  # a clash is named as Context.set_metric names it
+        if part.metric is not None and options.merge:  # pooled: one metric for the read
             ctx.set_metric(part.metric, part.metric_file)
         if part.error is not None:
             raise part.error
         for archive, acc, stored in part.runs:  # a MultiPL-E archive: several files
+            _set_metric(metrics, archive, part)
             run = runs.setdefault(archive, (acc, []))
             if run[0] is not acc:
                 run[0].merge(acc)
@@ -185,11 +187,38 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
             _merge_failure(ctx.failures, archive, texts)
         skipped = skipped + part.skipped
     ctx.skip_count, ctx.skip_records = skipped.count, list(skipped.records)
-    return assemble(runs, summaries, ctx, files, options.merge)
+    return assemble(runs, summaries, ctx, files, options.merge, metrics)
+
+
+def _set_metric(metrics: dict, archive: str, part: Part) -> None:
+    """Record the archive's metric; the files of one archive hold one metric."""
+    if part.metric is None:
+        return
+    metric, file = metrics.setdefault(archive, (part.metric, part.metric_file or archive))
+    if metric != part.metric:
+        raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, but {file} holds "
+                           f"{metric} data; score them separately")
+
+
+def _group_metrics(metrics: dict, groups: dict) -> dict | None:
+    """group -> metric of the archives read (None: all pass@k); one group holding two
+    metrics is refused, naming a file of each."""
+    if not any(m == "pass^k" for m, _ in metrics.values()):
+        return None
+    out: dict = {}
+    for archive, keys in groups.items():
+        metric, file = metrics.get(archive, ("pass@k", archive))
+        for g in keys:
+            first, first_file = out.setdefault(g, (metric, file))
+            if first != metric:
+                shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"
+                raise ArchiveError(file, f"holds {metric} data, but {first_file} holds {first} "
+                                   f"data in the same group {shown}; score them separately")
+    return {g: m for g, (m, _) in out.items()}
 
 
 def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
-             merge: bool | str) -> Counts:
+             merge: bool | str, metrics: dict | None = None) -> Counts:
     """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
     hints.add_notes(ctx)
     if merge is True and len(runs) > 1:  # before pooling: _combine adds into the first run
@@ -199,11 +228,19 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
+    group_metric = _group_metrics(metrics or {}, groups)
     counts = Counts._from_acc(
-        acc, metric=ctx.metric or "pass@k", stored=tuple(stored),
-        skipped=ctx.skipped, files=tuple(files),
+        acc, metric=ctx.metric or _one_metric(metrics or {}), stored=tuple(stored),
+        skipped=ctx.skipped, files=tuple(files), group_metric=group_metric,
     )
     return dataclasses.replace(counts, notes=tuple(ctx.notes)) if ctx.notes else counts
+
+
+def _one_metric(metrics: dict) -> str:
+    """The metric of archives that hold one (pass@k where they differ, or none is known:
+    ``group_metrics`` then holds each group's)."""
+    found = {m for m, _ in metrics.values()}
+    return found.pop() if len(found) == 1 else "pass@k"
 
 
 def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:

@@ -274,11 +274,13 @@ class _Here:
         return (part,)
 
     def stop(self, result: tuple[Part, ...]) -> bool:
-        """The read fails here (an error, or a metric other than the first): stop reading."""
+        """The read fails here (an error, or, pooling, a metric other than the first): stop
+        reading."""
         part = result[0]
         if self.metric is None:
             self.metric = part.metric
-        return part.error is not None or part.metric not in (None, self.metric)
+        clash = bool(self.options.merge) and part.metric not in (None, self.metric)
+        return part.error is not None or clash
 
 
 def _sizes(files: list[str]) -> list[int]:

@@ -237,6 +237,9 @@ def _compare_counts(counts_a, counts_b, n_b, c_b, k, kw):
         raise TypeError(f"with a Counts as run A, run B must be a Counts too, got "
                         f"{type(counts_b).__name__}")
     if kw["metric"] is None:
+        if "mixed" in (counts_a.metric, counts_b.metric):
+            raise ValueError("a run holds both pass@k and pass^k groups; compare runs of one "
+                             "metric, or pass metric=")
         if counts_a.metric != counts_b.metric:
             raise ValueError(f"run A holds {counts_a.metric} data and run B "
                              f"{counts_b.metric} data; they cannot be compared")

@@ -156,6 +156,9 @@ class _Opts(NamedTuple):
 
 def _default_metric(runs):
     """The metric of the Counts (or of the first Counts among the runs), else pass@k."""
+    if getattr(runs, "metric", None) == "mixed":
+        raise ValueError("the runs hold both pass@k and pass^k groups; rank runs of one "
+                         "metric, or pass metric=")
     return getattr(runs, "metric", None) or next(
         (getattr(r, "metric", None) for r in getattr(runs, "values", list)()
          if hasattr(r, "iter_groups")), None) or "pass@k"

@@ -289,13 +289,20 @@ def _score_counts(counts, c, k, task_ids, groups, clusters, combine, kw):
     for name, v in (("c", c), ("task_ids", task_ids), ("groups", groups)):
         if v is not None:
             raise TypeError(f"score(counts) takes its {name} from the Counts; pass {name}=None")
-    if kw["metric"] is None:
-        kw["metric"] = counts.metric
+    own = kw["metric"] is None  # each group's own metric (pass^k for tau-bench trials)
+    if own and counts.group_metrics and combine is not None:
+        raise ValueError("combine= cannot pool groups of different metrics "
+                         f"{sorted(set(counts.group_metrics))}; pass metric= or score them "
+                         "separately")
+    if own:
+        kw["metric"] = counts.metric_of(0) if counts.groups else counts.metric
     if clusters is not None:
         clusters = _label_array(clusters, "clusters", len(counts))
     rows, parts, out = [], [], None
     for i, g in enumerate(counts.iter_groups()):
         sel = None if clusters is None else clusters[np.asarray(counts.group) == i]
+        if own:
+            kw["metric"] = counts.metric_of(i)
         out = score(g.n, g.c, k, task_ids=g.task, clusters=sel, **kw)
         rows.extend(_replace(r, group=dict(g.group)) for r in out.rows)
         parts.append(CMB.GroupData(dict(g.group), g.n, g.c, np.asarray(g.task)))
