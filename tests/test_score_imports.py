@@ -10,10 +10,11 @@ from passatk.archives import example_path
 
 #: modules the example's score has no use for: the worker pool (no worker processes for one
 #: small file), numba (the exact integer path), numpy.ma (no masked input), and the
-#: statistics of other commands
+#: statistics of other commands, of Bayesian metrics and of clustered tasks
 UNUSED = ("multiprocessing", "concurrent.futures.process", "numba", "numpy.ma",
           "passatk.stats._compare", "passatk.stats._leaderboard", "passatk.stats._plan",
-          "passatk.stats._paired", "passatk.stats._maxt")
+          "passatk.stats._paired", "passatk.stats._maxt", "passatk.stats._posterior",
+          "passatk.stats._spike", "passatk.stats._wild")
 
 
 def _score_modules(*args: str) -> tuple[list[str], list[str]]:
