@@ -122,7 +122,7 @@ def _type_checking_names(module: str) -> dict[str, str]:
     return names
 
 
-@pytest.mark.parametrize("module", ["passatk", "passatk.archives"])
+@pytest.mark.parametrize("module", ["passatk", "passatk.archives", "passatk.stats"])
 def test_type_checking_imports_match_the_lazy_names(module):
     """What a type checker sees is what the lazy loader gives, name for name."""
     mod = importlib.import_module(module)

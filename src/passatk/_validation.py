@@ -10,6 +10,7 @@ purpose: it is the stdlib-only oracle the tests hold this code against
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -149,8 +150,9 @@ def checked_array(x: Any, name: str) -> np.ndarray:
     missing values of a pandas or pyarrow integer column (which numpy turns into NaN) raise
     ValueError; Python ints that overflow int64 stay ints (an object array), not floats.
     """
-    if isinstance(x, np.ma.MaskedArray):
-        mask = np.ma.getmaskarray(x)
+    ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
+    if ma is not None and isinstance(x, ma.MaskedArray):
+        mask = ma.getmaskarray(x)
         if mask.any():
             pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
             raise type_error(name, f"a masked array with masked entries (the first at index "

@@ -16,8 +16,6 @@ import json
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -243,6 +241,8 @@ def _read(files: list[str], options: Options, run: _Run) -> Counts:
     sizes = _sizes(files)
     workers = _pool_size(files, sizes, run.workers)
     if workers > 1:
+        from concurrent.futures.process import BrokenProcessPool
+
         units, weights = _process_plan(files, sizes, workers, run.split_bytes)
         try:
             results = map_processes(partial(read_part, options=options), units, workers=workers,
@@ -297,6 +297,8 @@ def _sizes(files: list[str]) -> list[int]:
     urls = [f for f in files if remote.is_url(f) and f not in known]
     if len(urls) < 2:
         return [size(f) for f in files]
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=16) as pool:
         return list(pool.map(size, files))
 
@@ -310,6 +312,8 @@ def _pool_size(files: list[str], sizes: list[int], workers: int | None) -> int:
             or not processes.main_importable():
         return 1
     if workers is None:
+        if sum(sizes) < min(processes.MIN_FORKED_PARALLEL_BYTES, processes.MIN_PARALLEL_BYTES):
+            return 1  # below both bars: forks() (which imports multiprocessing) is not asked
         least = (processes.MIN_FORKED_PARALLEL_BYTES if processes.forks()
                  else processes.MIN_PARALLEL_BYTES)
         return (os.cpu_count() or 1) if sum(sizes) >= least else 1

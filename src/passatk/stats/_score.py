@@ -26,9 +26,6 @@ from ..errors import HintedError, Option
 from . import _combine as CMB
 from . import _intervals as IV
 from . import _kernels as SK
-from . import _posterior as POST
-from . import _spike as SPIKE
-from . import _wild as WILD
 from ._common import (
     _BAYES,
     CI_METHODS,
@@ -407,6 +404,8 @@ def _score_row(metric, g, k, a, theta, common):
     common = dict(common, ci_method=method, interval=used)
     wild = {}
     if g.cl is not None and n_cl is not None and n_cl >= 2:
+        from . import _wild as WILD  # here: only clustered scores use the wild bootstrap
+
         cinv = np.unique(g.cl, return_inverse=True)[1].reshape(-1)
         wild, why = WILD.wild_fields(theta, cinv, a.confidence, a.n_resamples, a.rng, 0.0, 1.0)
         reason = "; ".join(x for x in (reason, WILD.few_clusters_reason(n_cl), why) if x) or None
@@ -512,6 +511,7 @@ def _bayes_estimand(metric, prior, n_max=2):
         a0, b0 = prior
         return (f"Bayes@N posterior mean of the pass rate on these tasks (Hariri et al. "
                 f"2025), independent Beta({a0:g},{b0:g}) prior per task (no pooling)")
+    POST, SPIKE = _bayes_models()
     what = ("population pass@k (a new task), 1 - B(a, b+k)/B(a, b)"
             if metric == "posterior-population" else "pass@k on these tasks")
     return f"Bayesian posterior of {what}; {(SPIKE if n_max > 1 else POST).describe()}"
@@ -538,8 +538,17 @@ def _taskset_note(n, c, k):
     return None
 
 
+def _bayes_models():
+    """The posterior models (``_posterior``, ``_spike``), imported by Bayesian rows only."""
+    from . import _posterior as POST
+    from . import _spike as SPIKE
+
+    return POST, SPIKE
+
+
 def _bayes_row(metric, n, c, k, prior, base, confidence):
     """A Bayesian row: posterior mean, posterior sd (not an SE) and a credible interval."""
+    POST, SPIKE = _bayes_models()
     size = n.size
     if metric == "bayes@n":
         a0, b0 = prior

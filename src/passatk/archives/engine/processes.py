@@ -10,15 +10,16 @@ reads is the caller's function (the pipeline's ``read_part``): nothing here know
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextvars import ContextVar
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 from passatk._limits import check_worker_count
 
@@ -78,6 +79,8 @@ def launching(after_start: Callable[[], object] | None = None,
 
 
 def _clean_for_fork() -> bool:
+    import multiprocessing  # here: a read that starts no pool does not import it
+
     return ("fork" in multiprocessing.get_all_start_methods()
             and threading.active_count() == 1
             and not any(m in sys.modules for m in ("numba", "pyarrow", "torch")))
@@ -90,6 +93,8 @@ def forks() -> bool:
 
 
 def _context(preload: Sequence[str]) -> Any:
+    import multiprocessing
+
     if forks():
         # the workers inherit numpy instead of each importing it (about 45 ms of CPU each);
         # OpenBLAS's threads, if any, are shut around a fork by its own handlers
@@ -158,6 +163,8 @@ def map_processes(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: in
     """``[fn(u) for u in units]``, computed in ``workers`` processes; ``progress(done, total)``
     after each unit in order, ``weights`` giving each unit's share (default 1 each).
     ``preload``: modules the fork server imports once for all its workers."""
+    from concurrent.futures import ProcessPoolExecutor
+
     weights = list(weights) if weights is not None else [1] * len(units)
     with (ProcessPoolExecutor(max_workers=workers, mp_context=_context(preload),
                               initializer=_worker_start) as pool,
