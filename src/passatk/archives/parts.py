@@ -196,8 +196,8 @@ def _set_metric(metrics: dict, archive: str, part: Part) -> None:
         return
     metric, file = metrics.setdefault(archive, (part.metric, part.metric_file or archive))
     if metric != part.metric:
-        raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, but {file} holds "
-                           f"{metric} data; score them separately")
+        raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, but {file} "
+                           f"holds {metric} data; score them separately")
 
 
 def _group_metrics(metrics: dict, groups: dict) -> dict | None:
