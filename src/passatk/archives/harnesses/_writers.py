@@ -1,9 +1,5 @@
-"""What the writers of synthetic archives share (atomic, compressed streams; tables; checks);
-:mod:`passatk.archives.harnesses.writing` picks the format's writer.
-
-Files are written atomically by passatk._output's writer: to a temporary file in the same
-directory, fsynced, then renamed.
-"""
+"""What the writers of synthetic archives share: atomic, compressed streams (passatk._output's
+one atomic writer), tables, the checks of task ids and flags."""
 
 from __future__ import annotations
 
@@ -15,7 +11,8 @@ import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from typing import NamedTuple
+from importlib import import_module
+from typing import Any, NamedTuple
 
 from passatk._output import atomic_open, atomic_path
 from passatk.archives.counts import Counts
@@ -32,27 +29,25 @@ def mean_pass_at_k(passes: list[list[bool]], k: int) -> float:
     return float(total / len(passes))
 
 
+def _optional(module: str, path: str, what: str, extra: str) -> Any:
+    try:
+        return import_module(module)
+    except ImportError:
+        raise ValueError(f"{path}: writing {what} needs the optional package "
+                         f"{module.partition('.')[0]} (pip install 'passatk[{extra}]')") from None
+
+
 @contextlib.contextmanager
 def atomic_stream(path: str) -> Iterator:
-    """A binary stream that replaces ``path`` atomically (passatk._output), compressing by
-    suffix (.gz, .zst)."""
-    compressor = None
-    if path.endswith((".zst", ".zstd")):
-        try:
-            import zstandard
-        except ImportError:
-            raise ValueError(f"{path}: writing .zst needs the optional package zstandard "
-                             "(pip install 'passatk[zstd]')") from None
-        compressor = zstandard.ZstdCompressor()
+    """A binary stream that replaces ``path`` atomically, compressed by suffix (.gz, .zst)."""
+    zstd = path.endswith((".zst", ".zstd")) and _optional("zstandard", path, ".zst", "zstd")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with atomic_open(path, "wb") as raw:
-        if path.endswith(".gz"):
-            # the header names the target, not the temporary file: equal input, equal bytes
-            name = os.path.basename(path)[: -len(".gz")]
-            with gzip.GzipFile(name, mode="wb", fileobj=raw, mtime=0) as out:
+        if path.endswith(".gz"):  # the header names the target, not the temporary file
+            with gzip.GzipFile(os.path.basename(path)[:-3], "wb", fileobj=raw, mtime=0) as out:
                 yield out
-        elif compressor is not None:
-            with compressor.stream_writer(raw, closefd=False) as out:
+        elif zstd:
+            with zstd.ZstdCompressor().stream_writer(raw, closefd=False) as out:
                 yield out
         else:
             yield raw
@@ -77,8 +72,7 @@ class WriteOptions(NamedTuple):
 
 def check_passes(task_ids: Sequence, passes: Sequence) -> tuple[list[str], list[list[bool]]]:
     """The task ids and pass flags as lists, checked: equal lengths, distinct ids, bools."""
-    task_ids = list(task_ids)
-    passes = [list(p) for p in passes]
+    task_ids, passes = list(task_ids), [list(p) for p in passes]
     if len(task_ids) != len(passes):
         raise ValueError(f"task_ids and passes must have equal lengths, got {len(task_ids)} "
                          f"and {len(passes)}")
@@ -101,12 +95,9 @@ def table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
     """Write a table (Parquet, CSV/TSV or JSON Lines, by suffix) atomically."""
     name = logical_name(path)
     if name.endswith((".parquet", ".pq")):
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ValueError(f"{path}: writing Parquet needs the optional package pyarrow "
-                             "(pip install 'passatk[parquet]')") from None
+        pq = _optional("pyarrow.parquet", path, "Parquet", "parquet")
+        import pyarrow as pa
+
         table = pa.table({h: [r[i] for r in rows] for i, h in enumerate(header)})
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with atomic_path(path) as tmp:
@@ -115,14 +106,12 @@ def table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
     with atomic_stream(path) as f:
         if name.endswith((".csv", ".tsv")):
             text = io.StringIO()
-            w = csv.writer(text, delimiter="\t" if name.endswith(".tsv") else ",",
-                           lineterminator="\n")
-            w.writerow(header)
-            w.writerows(rows)
+            csv.writer(text, delimiter="\t" if name.endswith(".tsv") else ",",
+                       lineterminator="\n").writerows([header, *rows])
             f.write(text.getvalue().encode())
         else:
-            for r in rows:
-                f.write(json.dumps(dict(zip(header, r, strict=True))).encode() + b"\n")
+            f.writelines(json.dumps(dict(zip(header, r, strict=True))).encode() + b"\n"
+                         for r in rows)
     return [path]
 
 
@@ -147,11 +136,6 @@ def write_counts(path: str | os.PathLike, counts: Counts) -> list[str]:
     """
     if not isinstance(counts, Counts):
         raise TypeError(f"counts must be Counts, got {type(counts).__name__}")
-    fields: list[str] = []
-    for g in counts.groups:
-        for name, _ in g:
-            if name not in fields:
-                fields.append(name)
-    header = [*fields, "task_id", "n", "c"]
+    header = [*dict.fromkeys(name for g in counts.groups for name, _ in g), "task_id", "n", "c"]
     rows = [[r.get(f) for f in header] for r in counts.to_rows()]
     return table_rows(os.fspath(path), header, rows)

@@ -1,59 +1,52 @@
-"""Looking formats up: the specs of the registry, each harness module of its name table imported
-at the first lookup. No harness module imports this module (they import
-:mod:`~passatk.archives.harnesses.registry`), so these dynamic imports close no loop."""
+"""Looking formats up. The first lookup imports every module of the name table; none of them
+imports this module, so these imports close no loop."""
 
 from __future__ import annotations
 
+import functools
 from fnmatch import fnmatchcase
 from importlib import import_module
 
 from passatk._show import show
 from passatk.archives.harnesses import registry
-from passatk.archives.harnesses.registry import HARNESSES, FormatSpec
+from passatk.archives.harnesses.registry import ALIASES, HARNESSES, SPECS, FormatSpec
 
 __all__ = ["by_file_name", "canonical_format", "get", "probing_order", "register", "specs"]
 
-_loaded = False
 
-
+@functools.cache
 def _load() -> None:
-    """Import every harness module of the name table once (each registers its formats)."""
-    global _loaded
-    if not _loaded:
-        for name in HARNESSES:
-            import_module(f"{__package__}.{name}")
-        _loaded = True
+    for name in HARNESSES:  # each registers its formats
+        import_module(f"{__package__}.{name}")
 
 
 def register(spec: FormatSpec) -> FormatSpec:
-    """:func:`registry.register <passatk.archives.harnesses.registry.register>`, checked
-    against every built-in format (a format added at run time)."""
+    """``registry.register``, checked against every built-in format (a format added at run
+    time)."""
     _load()
     return registry.register(spec)
 
 
-def _rank(spec: FormatSpec) -> tuple[int, int]:
-    """A module of the name table: its place there; any other format after them, in arrival."""
+def _place(spec: FormatSpec) -> int:
+    """A module of the name table: its place there; any other format after them."""
     package, _, leaf = (getattr(spec.read, "__module__", "") or "").rpartition(".")
     own = package == __package__ and leaf in HARNESSES
-    place = HARNESSES.index(leaf) if own else len(HARNESSES)
-    return place, registry.registered()[2][spec.name]
+    return HARNESSES.index(leaf) if own else len(HARNESSES)
 
 
 def specs() -> list[FormatSpec]:
     """Every registered format, in the order of ``passatk formats``."""
     _load()
-    return sorted(registry.registered()[0].values(), key=_rank)
+    return sorted(SPECS.values(), key=_place)  # stable: in arrival order within a place
 
 
 def probing_order(kind: str | None = None) -> list[FormatSpec]:
     """The formats (of one kind), in the order their probes run."""
-    found = [s for s in specs() if kind is None or s.kind == kind]
-    return sorted(found, key=lambda s: -s.priority)  # stable: listing order within
+    return sorted((s for s in specs() if kind in (None, s.kind)), key=lambda s: -s.priority)
 
 
 def canonical_format(name: str) -> str:
-    """The registry name for ``name`` (aliases such as ``human-eval`` are accepted).
+    """The registry name for a format name or alias.
 
     >>> canonical_format(" Human-Eval ")
     'humaneval'
@@ -61,32 +54,21 @@ def canonical_format(name: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"format must be a str, got {type(name).__name__}")
     _load()
-    found, aliases, _ = registry.registered()
     key = name.strip().lower()
-    key = aliases.get(key, key)
-    if key not in found:
-        raise ValueError(f"format must be one of {sorted(found)}, got {show(name)}")
+    key = ALIASES.get(key, key)
+    if key not in SPECS:
+        raise ValueError(f"format must be one of {sorted(SPECS)}, got {show(name)}")
     return key
 
 
 def get(name: str) -> FormatSpec:
     """The spec of a format name or alias (errors as :func:`canonical_format`)."""
-    return registry.registered()[0][canonical_format(name)]
-
-
-def _specificity(pattern: str) -> int:
-    return sum(ch not in "*?" for ch in pattern)
+    return SPECS[canonical_format(name)]
 
 
 def by_file_name(name: str) -> FormatSpec | None:
-    """The format whose most specific name pattern matches ``name`` (ties: registration order).
-
-    >>> by_file_name("demo_results.jsonl").name, by_file_name("x.jsonl").name
-    ('humaneval', 'samples')
-    """
-    best, score = None, -1
-    for spec in specs():
-        for pattern in spec.names:
-            if _specificity(pattern) > score and fnmatchcase(name, pattern):
-                best, score = spec, _specificity(pattern)
-    return best
+    """The format whose most specific name pattern (most characters not ``*?``) matches
+    ``name``; ties go to the first in listing order."""
+    hits = [(sum(ch not in "*?" for ch in p), s) for s in specs() for p in s.names
+            if fnmatchcase(name, p)]
+    return max(hits, key=lambda hit: hit[0])[1] if hits else None
