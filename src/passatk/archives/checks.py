@@ -1,7 +1,5 @@
-"""Recompute the numbers an archive stores about itself (``passatk check``).
-
-The numerics are imported inside the functions: reading archives does not need numba.
-"""
+"""Recompute the numbers an archive stores about itself (``passatk check``). The numerics are
+imported inside the functions: reading archives does not need numba."""
 
 from __future__ import annotations
 
@@ -13,38 +11,21 @@ from passatk.archives.counts import Counts, GroupCounts, StoredMetric
 
 __all__ = ["CheckResult", "CheckRow", "check"]
 
-#: the status of a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100 for a
-#: greedy run): the harness's convention, not a number passatk can reproduce
+#: a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100 for a greedy run):
+#: the harness's convention, not a number passatk can reproduce
 UNDEFINED = "undefined"
-_UNDEFINED_REASON = "undefined: k > n; the stored value is the harness's 1.0"
-
-#: the statuses of a row: agreement within the tolerance, a disagreement, no samples to
-#: recompute from, and the harness's 1.0 for k > n
-STATUSES = ("ok", "MISMATCH", "MISSING", UNDEFINED)
 
 
 @dataclass(frozen=True)
 class CheckRow:
     """One stored number, recomputed from the samples.
 
-    Attributes
-    ----------
-    group : dict
-        The group the number belongs to.
-    metric, k, task : str, int, str or None
-        What the number is (``task`` for per-task numbers, else None).
-    stored : float
-        The stored number, as a fraction.
-    recomputed : float or None
-        passatk's value from the samples; None when it cannot be computed (see ``reason``).
-    rel_diff : float or None
-        ``|recomputed - stored| / |stored|`` (the absolute difference when stored is 0).
-    status : str
-        ``"ok"``, ``"MISMATCH"``, ``"MISSING"`` or ``"undefined"``.
-    scale, source : str
-        The scale the archive used and where the number was found (``file: $.json.path``).
-    reason : str or None
-        Why there is no recomputed value, or why the status is undefined.
+    ``group``, ``metric``, ``k`` and ``task`` (None for a number over all tasks) say what the
+    number is. ``stored`` is its value as a fraction; ``recomputed`` passatk's value, None when
+    it cannot be computed (``reason`` says why); ``rel_diff`` is ``|recomputed - stored| /
+    |stored|`` (the absolute difference when stored is 0); ``status`` ``"ok"``,
+    ``"MISMATCH"``, ``"MISSING"`` or ``"undefined"``; ``scale`` the scale the archive used and
+    ``source`` where the number was found (``file: $.json.path``).
     """
 
     group: dict
@@ -66,17 +47,9 @@ class CheckRow:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The rows of :func:`check` and their summary.
-
-    Attributes
-    ----------
-    rows : tuple of CheckRow
-        One row per stored number, in the archives' order.
-    tolerance : float
-        The largest relative difference that counted as agreement.
-    strict : bool
-        Whether an undefined row (the harness's 1.0 for k > n) counts as a finding.
-    """
+    """The rows of :func:`check` (one per stored number, in the archives' order), the largest
+    relative difference that counted as agreement, and whether an undefined row (the harness's
+    1.0 for k > n) counts as a finding."""
 
     rows: tuple[CheckRow, ...]
     tolerance: float
@@ -95,8 +68,7 @@ class CheckResult:
     @property
     def findings(self) -> int:
         """Rows that do not agree: MISMATCH and MISSING, plus undefined ones when strict."""
-        bad = len(self.rows) - self.count("ok") - self.count(UNDEFINED)
-        return bad + self.count(UNDEFINED) if self.strict else bad
+        return len(self.rows) - self.count("ok") - (0 if self.strict else self.count(UNDEFINED))
 
     @property
     def ok(self) -> bool:
@@ -105,14 +77,13 @@ class CheckResult:
 
     def summary(self) -> str:
         """One line: how many numbers agree, how many do not, how many are undefined."""
-        total, undefined = len(self.rows), self.count(UNDEFINED)
-        bad = total - self.count("ok") - undefined
-        text = (f"{total - bad - undefined} of {total} stored number(s) agree within relative "
+        total, agree, undefined = len(self.rows), self.count("ok"), self.count(UNDEFINED)
+        bad = total - agree - undefined
+        text = (f"{agree} of {total} stored number(s) agree within relative "
                 f"{self.tolerance:g}" + (f"; {bad} do not" if bad else ""))
         if undefined:
-            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), "
-                     + ("a finding with --strict" if self.strict
-                        else "a finding only with --strict"))
+            text += (f"; {undefined} undefined (k > n; the harness stored 1.0), a finding "
+                     + ("with --strict" if self.strict else "only with --strict"))
         return text
 
 
@@ -145,12 +116,12 @@ def _row(stored: StoredMetric, g: GroupCounts | None, task_rows: dict[str, int] 
         rel = diff / abs(stored.value) if stored.value != 0 else diff
         status = "ok" if rel <= tolerance else "MISMATCH"
     elif g is not None and abs(stored.value - 1.0) <= tolerance and int(g.n.min()) < stored.k:
-        status, reason = UNDEFINED, f"{_UNDEFINED_REASON} ({reason})"
+        status = UNDEFINED
+        reason = f"undefined: k > n; the stored value is the harness's 1.0 ({reason})"
     else:
         status = "MISSING"
-    return CheckRow(group=dict(stored.group), metric=stored.metric, k=stored.k,
-                    task=stored.task, stored=stored.value, recomputed=recomputed, rel_diff=rel,
-                    status=status, scale=stored.scale, source=stored.source, reason=reason)
+    return CheckRow(dict(stored.group), stored.metric, stored.k, stored.task, stored.value,
+                    recomputed, rel, status, stored.scale, stored.source, reason)
 
 
 def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> CheckResult:
@@ -195,10 +166,9 @@ def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> C
     if not tolerance > 0 or tolerance == float("inf"):
         raise ValueError(f"tolerance must be positive and finite, got {tolerance!r}")
     if not counts.stored:
-        raise ValueError(
-            "nothing to check: the archives store no pass@k numbers about themselves "
-            "(EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, lm-eval results, ...)"
-        )
+        raise ValueError("nothing to check: the archives store no pass@k numbers about "
+                         "themselves (EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, "
+                         "lm-eval results, ...)")
     by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
     task_rows: dict[tuple, dict[str, int]] = {}
     rows = []

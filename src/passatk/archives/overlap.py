@@ -1,17 +1,11 @@
-"""Archives that repeat one another under ``merge=True``: refused, not counted twice.
-
-A folder that holds a merged file and the shards it was made from (as MapCoder-style
-harnesses leave it), or the same run copied, double-counts when pooled: one sample per task
-becomes two, and pass@2 is reported for a run that has none. An archive A repeats others when
-every (group, task) of the archives that share a task with A is in A, and A's n and c are
-their sums for every task: A is their union (a copy is the union of one). Shards of one run
-that split the samples of each task in turn never pass this test unless their counts agree
-on every task, which ``merge="allow-duplicates"`` accepts.
-"""
+"""Archives that repeat one another under ``merge=True`` (a merged file beside its shards, a
+copied run): refused, not counted twice (docs/formats.md, "Several archives")."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from itertools import chain
 
 from passatk.archives.counts import Tally
 from passatk.archives.errors import ArchiveError
@@ -21,10 +15,14 @@ from passatk.errors import Message, Option
 SHOWN = 5
 #: shared hashes whose records are held at once while one is confirmed on the bytes
 BATCH = 1024
+_FIX = ("Leave one out, or pass ", Option("merge", "allow-duplicates"),
+        " if the repeats are real samples")
 
 
 def check_overlap(runs: dict[str, Tally]) -> None:
-    """Raise ArchiveError when one archive's counts are the union of others' (see above)."""
+    """Raise ArchiveError when an archive's counts are the union of those of the archives that
+    share a (group, task) with it: it holds all their (group, task)s, with the sums of their
+    n and c (a copy is the union of one)."""
     owners: dict = defaultdict(list)  # (group, task) -> indices of the archives that have it
     archives = list(runs)
     for i, archive in enumerate(archives):
@@ -53,23 +51,14 @@ def _message(others: list[str]) -> Message:
                                          if len(others) > SHOWN else "")
     what = "as" if len(others) == 1 else "as these together:"
     return Message(f"holds the same tasks and samples {what} {shown} (a merged file beside "
-                   "its shards, or a copy?); pooled, they would count every sample twice. "
-                   "Leave one out, or pass ", Option("merge", "allow-duplicates"),
-                   " if the repeats are real samples")
+                   "its shards, or a copy?); pooled, they would count every sample twice. ",
+                   *_FIX)
 
 
 def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
-    """Raise ArchiveError when a JSON Lines record appears byte for byte in two archives of
-    ``runs`` (each a file of ``files``) that share a (group, task): JSON Lines files and
-    objects that can be read again (not standard input or a pipe), blank lines aside.
-    Archives that share no (group, task), such as two lm-eval tasks or runs kept apart by a
-    path spec in ``by``, pool nothing twice whatever their records.
-
-    Two samples may be the same text (a short completion, greedy decoding), but a record
-    repeated across shards is what overlapping shards look like, and pooled it counts twice:
-    ``merge="allow-duplicates"`` says the repeats are real samples. Memory: 8 bytes per line
-    (one hash), never the records; a shared hash is confirmed on the bytes before it is named.
-    """
+    """Raise ArchiveError when a JSON Lines record (blank lines aside) is byte for byte in two
+    archives of ``runs`` that share a (group, task), each a file of ``files`` that can be read
+    again. Memory: one 8-byte hash per line; a shared hash is confirmed on the bytes."""
     import numpy as np
 
     lines = [f for f in files if f in runs and is_regular(f)  # a URL is read again too
@@ -95,8 +84,11 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
             found = _first_repeat(lines[a], lines[b], every[at[key == k]].tolist())
             if found is not None:
                 both = np.intersect1d(per_file[a], per_file[b], assume_unique=True).size
-                raise ArchiveError(lines[b], _repeat_message(lines[a], found[1], both),
-                                   line=found[0])
+                raise ArchiveError(lines[b], Message(
+                    f"this record is also {lines[a]}:{found[1]}, byte for byte ({both} "
+                    "distinct record(s) appear in both); pooled by merge, a repeated record "
+                    "counts twice (overlapping shards, or a merged file beside a shard?). ",
+                    *_FIX), line=found[0])
 
 
 def _share_a_task(one: Tally, other: Tally) -> bool:
@@ -111,7 +103,7 @@ def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] 
     was a collision. Holds at most ``BATCH`` records at once."""
     for at in range(0, len(shared), BATCH):
         wanted = set(shared[at:at + BATCH])
-        held = {}
+        held: dict[bytes, int] = {}
         for number, line in _lines(first):
             if hash(line) in wanted:
                 held.setdefault(line, number)
@@ -121,41 +113,24 @@ def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] 
     return None
 
 
-def _repeat_message(first: str, line: int, shared: int) -> Message:
-    return Message(f"this record is also {first}:{line}, byte for byte ({shared} distinct "
-                   "record(s) appear in both); pooled by merge, a repeated record counts "
-                   "twice (overlapping shards, or a merged file beside a shard?). Leave one "
-                   "out, or pass ", Option("merge", "allow-duplicates"),
-                   " if the repeats are real samples")
-
-
-def _lines(file: str):
-    """(1-based number, bytes) of each line of ``file``, without the newline."""
-    number = 0
+def _blocks(file: str) -> Iterator[list[bytes]]:
+    """The lines of ``file``, without their newlines, a block at a time."""
     with open_binary(file) as f:
         rest = b""
         while block := f.stream.read(1 << 23):
-            block = rest + block
-            cut = block.rfind(b"\n") + 1
-            rest = block[cut:]
-            for line in block[:cut].split(b"\n")[:-1]:
-                number += 1
-                yield number, line
+            *lines, rest = (rest + block).split(b"\n")
+            yield lines
         if rest:
-            yield number + 1, rest
+            yield [rest]
+
+
+def _lines(file: str) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, bytes) of each line of ``file``."""
+    return enumerate(chain.from_iterable(_blocks(file)), 1)
 
 
 def _line_hashes(file: str):
     import numpy as np
 
-    out = []
-    with open_binary(file) as f:
-        rest = b""
-        while block := f.stream.read(1 << 23):
-            block = rest + block
-            cut = block.rfind(b"\n") + 1
-            rest = block[cut:]
-            out.append(np.fromiter(map(hash, block[:cut].split(b"\n")), dtype=np.int64))
-        if rest:
-            out.append(np.array([hash(rest)], dtype=np.int64))
+    out = [np.fromiter(map(hash, lines), dtype=np.int64) for lines in _blocks(file)]
     return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)

@@ -19,11 +19,7 @@ class RunPair(NamedTuple):
 
 
 def group_label(group: dict) -> str:
-    """``field=value`` pairs joined by commas, or ``"all"`` for the ungrouped run.
-
-    >>> group_label({"model": "m", "t": 0.2}), group_label({})
-    ('model=m,t=0.2', 'all')
-    """
+    """``field=value`` pairs joined by commas, or ``"all"`` for the ungrouped run."""
     return ",".join(f"{k}={v}" for k, v in group.items()) or "all"
 
 
@@ -32,12 +28,8 @@ def pair_runs(a: Counts, b: Counts) -> list[RunPair]:
 
     Groups pair by equal fields. When the runs have different groups and one group each (two
     single-model runs), that one pair is returned, reported as the group
-    ``{"a": label of A, "b": label of B}``.
-
-    Raises
-    ------
-    passatk.errors.HintedError
-        When the groups differ and cannot be paired one to one (naming ``by`` and ``merge``).
+    ``{"a": label of A, "b": label of B}``. Groups that cannot be paired one to one raise a
+    :class:`passatk.errors.HintedError` naming ``by`` and ``merge``.
 
     Examples
     --------
@@ -56,12 +48,11 @@ def pair_runs(a: Counts, b: Counts) -> list[RunPair]:
     if set(groups_a) == set(groups_b):
         return [RunPair(dict(key), ga, groups_b[key]) for key, ga in groups_a.items()]
     if len(groups_a) == 1 and len(groups_b) == 1:
-        (ka, ga), (kb, gb) = next(iter(groups_a.items())), next(iter(groups_b.items()))
+        (ka, ga), (kb, gb) = *groups_a.items(), *groups_b.items()
         return [RunPair({"a": group_label(dict(ka)), "b": group_label(dict(kb))}, ga, gb)]
-    only_a = [group_label(dict(k)) for k in groups_a if k not in groups_b]
-    only_b = [group_label(dict(k)) for k in groups_b if k not in groups_a]
+    only_a = "; ".join(group_label(dict(k)) for k in groups_a if k not in groups_b) or "-"
+    only_b = "; ".join(group_label(dict(k)) for k in groups_b if k not in groups_a) or "-"
     raise HintedError(
-        f"runs A and B have different groups (only in A: {'; '.join(only_a) or '-'}; only in B: "
-        f"{'; '.join(only_b) or '-'}); choose ", Option("by"), " fields that both runs share, or ",
-        Option("merge", True), " to pool the shards of a run"
-    )
+        f"runs A and B have different groups (only in A: {only_a}; only in B: {only_b}); "
+        "choose ", Option("by"), " fields that both runs share, or ", Option("merge", True),
+        " to pool the shards of a run")
