@@ -8,10 +8,7 @@ from importlib import resources
 
 __all__ = ["example_path", "make_examples"]
 
-EXAMPLES = {
-    "humaneval": "humaneval_results.jsonl",
-    "counts": "counts.csv",
-}
+EXAMPLES = {"humaneval": "humaneval_results.jsonl", "counts": "counts.csv"}
 TASKS = 20
 SAMPLES = 10
 _BODIES = (
@@ -46,13 +43,10 @@ def make_examples(folder: str | os.PathLike) -> list[str]:
     from passatk.archives.pipeline import read_counts
 
     rng = random.Random(20210707)
-    flags = []
-    for _ in range(TASKS):
-        p = rng.choice((0.0, 0.05, 0.2, 0.5, 0.8, 0.95, 1.0))
-        flags.append([rng.random() < p for _ in range(SAMPLES)])
-    he = os.path.join(folder, EXAMPLES["humaneval"])
+    shares = (rng.choice((0.0, 0.05, 0.2, 0.5, 0.8, 0.95, 1.0)) for _ in range(TASKS))
+    flags = [[rng.random() < p for _ in range(SAMPLES)] for p in shares]  # drawn in turn
+    he, counts = (os.path.join(folder, EXAMPLES[x]) for x in ("humaneval", "counts"))
     write_archive(he, [f"HumanEval/{i}" for i in range(TASKS)], flags,
                   completion=lambda i, j: _BODIES[(i + j) % len(_BODIES)])
-    counts = os.path.join(folder, EXAMPLES["counts"])
     write_counts(counts, read_counts(he))
     return [he, counts]

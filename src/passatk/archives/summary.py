@@ -1,9 +1,6 @@
-"""Summary files next to archives (``results.json``, ``*_metrics.json``, ...).
-
-A directory walk or a glob skips JSON documents that no reader recognizes, with one note. The
-pass@k numbers such a summary holds are kept for ``passatk check`` when they can be matched to
-one run of the same folder.
-"""
+"""Summary files next to archives (``results.json``, ``*_metrics.json``, ...): a walk or glob
+skips JSON documents that no reader recognizes, with one note, and keeps their pass@k numbers
+for ``passatk check`` when they match one run of the same folder."""
 
 from __future__ import annotations
 
@@ -23,30 +20,26 @@ _DEPTH = 4
 SHOWN = 10
 
 
-def numbers(doc: object) -> list[tuple[tuple, int, float, tuple[str, ...]]]:
+def numbers(doc: object, path: tuple = ()) -> list[tuple[tuple, int, float, tuple[str, ...]]]:
     """The pass@k numbers of a summary: (JSON path, k, value, labels naming the run).
 
     >>> numbers({"humaneval": {"pass@1": 0.5}, "pass@k": {"10": 0.9}, "n": 3})
     [(('humaneval', 'pass@1'), 1, 0.5, ('humaneval',)), (('pass@k', '10'), 10, 0.9, ())]
     """
     out: list = []
-    _walk(doc, (), out)
-    return out
-
-
-def _walk(node: object, path: tuple, out: list) -> None:
-    if not isinstance(node, dict) or len(path) >= _DEPTH:
-        return
-    for key, value in node.items():
+    if not isinstance(doc, dict) or len(path) >= _DEPTH:
+        return out
+    for key, value in doc.items():
         if not isinstance(key, str):
             continue
-        here = (*path, key)
         k, extra = _k_of(key, path)
-        if k is not None and _number(value):
+        if k is not None and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and 0 <= value <= 100:
             labels = tuple(p for p in (*path, *extra) if p.lower() not in _GENERIC)
-            out.append((here, k, float(value), labels))
+            out.append(((*path, key), k, float(value), labels))
         elif isinstance(value, dict):
-            _walk(value, here, out)
+            out += numbers(value, (*path, key))
+    return out
 
 
 def _k_of(key: str, path: tuple) -> tuple[int | None, tuple[str, ...]]:
@@ -58,18 +51,11 @@ def _k_of(key: str, path: tuple) -> tuple[int | None, tuple[str, ...]]:
     return None, ()
 
 
-def _number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 100
-
-
 def _match(labels: tuple[str, ...], candidates: list, one_label_set: bool) -> tuple | None:
     if len(candidates) == 1 and one_label_set:
         return candidates[0]
-    if not labels:
-        return None
-    hits = [g for g in candidates
-            if all(any(str(v) == x for _, v in g) for x in labels)]
-    return hits[0] if len(hits) == 1 else None
+    hits = [g for g in candidates if all(any(str(v) == x for _, v in g) for x in labels)]
+    return hits[0] if labels and len(hits) == 1 else None
 
 
 def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Context) -> list:
@@ -83,16 +69,14 @@ def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Contex
         found = numbers(doc)
         scale = "percent" if any(v > 1 for _, _, v, _ in found) else "fraction"
         one = len({labels for _, _, _, labels in found}) <= 1
-        used = 0
-        for path, k, value, labels in found:
-            group = _match(labels, candidates, one)
-            if group is not None:
-                used += 1
-                stored.append(StoredMetric(group, "pass@k", k,
-                                           value / 100 if scale == "percent" else value,
-                                           location(file, path=path), scale))
+        used = [StoredMetric(group, "pass@k", k, value / 100 if scale == "percent" else value,
+                             location(file, path=path), scale)
+                for path, k, value, labels in found
+                if (group := _match(labels, candidates, one)) is not None]
         if used:
-            kept.append(f"{os.path.basename(file)} ({used} pass@k number(s) kept for check)")
+            kept.append(f"{os.path.basename(file)} ({len(used)} pass@k number(s) kept for "
+                        "check)")
+        stored += used
     ctx.notes.append(_note([f for f, _ in summaries], kept))
     return stored
 
