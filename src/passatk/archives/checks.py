@@ -1,15 +1,12 @@
 """Recompute the numbers an archive stores about itself (``passatk check``). The numerics are
 imported inside the functions: reading archives does not need numba."""
 
-from __future__ import annotations
-
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from passatk.archives.counts import Counts, GroupCounts, StoredMetric
-
-__all__ = ["CheckResult", "CheckRow", "check"]
 
 #: a stored 1.0 where k exceeds some task's n (CRUXEval's pass_at_5 = 100 for a greedy run):
 #: the harness's convention, not a number passatk can reproduce
@@ -88,17 +85,16 @@ class CheckResult:
 
 
 def _recompute(stored: StoredMetric, g: GroupCounts | None,
-               task_rows: dict[str, int] | None) -> tuple[float | None, str | None]:
+               index: Callable[[tuple], dict[str, int]]) -> tuple[float | None, str | None]:
     """(recomputed value or None, reason) for one stored number and its group's counts."""
     import passatk
-
     if g is None:
         return None, "no samples of this group in the archives"
     if stored.task is None:
         row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
                             missing="report")[0]
         return row.value, row.reason
-    i = task_rows.get(str(stored.task)) if task_rows is not None else None
+    i = index(tuple(stored.group)).get(str(stored.task))
     if i is None:
         return None, f"no samples of task {stored.task} in the archives"
     if g.n[i] < stored.k:
@@ -107,9 +103,9 @@ def _recompute(stored: StoredMetric, g: GroupCounts | None,
     return float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
 
 
-def _row(stored: StoredMetric, g: GroupCounts | None, task_rows: dict[str, int] | None,
+def _row(stored: StoredMetric, g: GroupCounts | None, index: Callable[[tuple], dict[str, int]],
          tolerance: float) -> CheckRow:
-    recomputed, reason = _recompute(stored, g, task_rows)
+    recomputed, reason = _recompute(stored, g, index)
     rel = None
     if recomputed is not None:
         diff = abs(recomputed - stored.value)
@@ -125,7 +121,8 @@ def _row(stored: StoredMetric, g: GroupCounts | None, task_rows: dict[str, int] 
 
 
 def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> CheckResult:
-    """Recompute every number the archives store about themselves from their samples.
+    """Recompute every number the archives store about themselves from their samples (a
+    ValueError when they store none).
 
     Parameters
     ----------
@@ -141,11 +138,6 @@ def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> C
     -------
     CheckResult
         One :class:`CheckRow` per stored number; ``findings`` counts the disagreements.
-
-    Raises
-    ------
-    ValueError
-        When the archives store no numbers about themselves, or ``tolerance`` is not positive.
 
     Examples
     --------
@@ -170,12 +162,7 @@ def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> C
                          "themselves (EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, "
                          "lm-eval results, ...)")
     by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
-    task_rows: dict[tuple, dict[str, int]] = {}
-    rows = []
-    for stored in counts.stored:
-        key = tuple(stored.group)
-        g = by_group.get(key)
-        if g is not None and stored.task is not None and key not in task_rows:
-            task_rows[key] = {str(t): i for i, t in enumerate(g.task.tolist())}
-        rows.append(_row(stored, g, task_rows.get(key), float(tolerance)))
+    index = functools.cache(lambda key: {str(t): i for i, t in enumerate(
+        by_group[key].task.tolist())})  # a group's row of each task, made at its first use
+    rows = (_row(s, by_group.get(tuple(s.group)), index, float(tolerance)) for s in counts.stored)
     return CheckResult(tuple(rows), float(tolerance), bool(strict))

@@ -1,15 +1,11 @@
 """Errors and the record of skipped input: located one-line messages."""
 
-from __future__ import annotations
-
 import copyreg
 import json
 import re
 from dataclasses import asdict, dataclass
 
 from passatk.errors import HintedError, Message
-
-__all__ = ["ArchiveError", "Skipped", "SkippedRecord", "json_path", "kind", "show", "stored_float"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _KINDS = ((dict, "an object"), ((list, tuple), "a list"), (str, "a string"),
@@ -103,7 +99,7 @@ class Skipped:
     def __bool__(self) -> bool:
         return self.count > 0
 
-    def __add__(self, other: Skipped) -> Skipped:
+    def __add__(self, other: "Skipped") -> "Skipped":
         return Skipped(self.count + other.count,
                        (self.records + other.records)[:MAX_SKIPPED_KEPT])
 

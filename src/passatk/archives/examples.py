@@ -1,12 +1,8 @@
 """The bundled example archives (``passatk/data/examples``) and how they are made."""
 
-from __future__ import annotations
-
 import os
 import random
 from importlib import resources
-
-__all__ = ["example_path", "make_examples"]
 
 EXAMPLES = {"humaneval": "humaneval_results.jsonl", "counts": "counts.csv"}
 TASKS = 20

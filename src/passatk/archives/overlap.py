@@ -1,8 +1,6 @@
 """Archives that repeat one another under ``merge=True`` (a merged file beside its shards, a
 copied run): refused, not counted twice (docs/formats.md, "Several archives")."""
 
-from __future__ import annotations
-
 from collections import defaultdict
 from collections.abc import Iterator
 from itertools import chain

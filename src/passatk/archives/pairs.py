@@ -1,13 +1,9 @@
 """Pair the groups of two runs for a paired comparison (``passatk compare``)."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from passatk.archives.counts import Counts, GroupCounts
 from passatk.errors import HintedError, Option
-
-__all__ = ["RunPair", "group_label", "pair_runs"]
 
 
 class RunPair(NamedTuple):

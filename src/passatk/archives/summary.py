@@ -2,8 +2,6 @@
 skips JSON documents that no reader recognizes, with one note, and keeps their pass@k numbers
 for ``passatk check`` when they match one run of the same folder."""
 
-from __future__ import annotations
-
 import os
 
 from passatk.archives.context import Context

@@ -1,8 +1,6 @@
 """Hints about harness runs that went wrong; they change no number. A reader feeds the error
 texts of its samples to ``failures(ctx, archive)``; ``add_notes`` makes the notes at the end."""
 
-from __future__ import annotations
-
 import json
 from typing import TYPE_CHECKING
 
@@ -50,15 +48,7 @@ class FailureText:
             self.same = isinstance(text, str) and text == self.text
 
     def add_all(self, samples: int, failed_texts: list) -> None:
-        """``add`` of ``samples`` samples, given the texts of the failed ones in order.
-
-        >>> f, g = FailureText(), FailureText()
-        >>> for ok, text in [(False, "E"), (True, None), (False, "E")]:
-        ...     f.add(ok, text)
-        >>> g.add_all(3, ["E", "E"])
-        >>> vars(f) == vars(g)
-        True
-        """
+        """``add`` of ``samples`` samples, given the texts of the failed ones in order."""
         self.samples += samples
         self.failed += len(failed_texts)
         if self.same and self.text is not None and (
@@ -78,11 +68,11 @@ class FailureText:
                 "have failed, not the model")
 
 
-def failures(ctx: Context, archive: str) -> FailureText:
+def failures(ctx: "Context", archive: str) -> FailureText:
     """The FailureText of ``archive`` (a file, or a MultiPL-E directory) in this read."""
     return ctx.failures.setdefault(archive, FailureText())
 
 
-def add_notes(ctx: Context) -> None:
+def add_notes(ctx: "Context") -> None:
     """Add the note of every archive whose failed samples all carry one error text."""
     ctx.notes.extend(n for a, f in ctx.failures.items() if (n := f.note(a)) is not None)

@@ -1,8 +1,6 @@
 """What the writers of synthetic archives share: atomic, compressed streams (passatk._output's
 one atomic writer), tables, the checks of task ids and flags."""
 
-from __future__ import annotations
-
 import contextlib
 import csv
 import gzip
@@ -19,9 +17,6 @@ from passatk.archives.counts import Counts
 from passatk.archives.io.opening import logical_name
 from passatk.reference import pass_at_k_exact
 
-__all__ = ["WriteOptions", "atomic_stream", "check_passes", "dump_json", "table_rows",
-           "write_counts"]
-
 
 def mean_pass_at_k(passes: list[list[bool]], k: int) -> float:
     """The mean exact pass@k over tasks (``passes``: each task's pass flags), as a float."""
@@ -30,6 +25,7 @@ def mean_pass_at_k(passes: list[list[bool]], k: int) -> float:
 
 
 def _optional(module: str, path: str, what: str, extra: str) -> Any:
+    """``module``, or a ValueError that says what to install."""
     try:
         return import_module(module)
     except ImportError:
@@ -97,7 +93,6 @@ def table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
     if name.endswith((".parquet", ".pq")):
         pq = _optional("pyarrow.parquet", path, "Parquet", "parquet")
         import pyarrow as pa
-
         table = pa.table({h: [r[i] for r in rows] for i, h in enumerate(header)})
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
         with atomic_path(path) as tmp:
@@ -116,9 +111,8 @@ def table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
 
 
 def write_counts(path: str | os.PathLike, counts: Counts) -> list[str]:
-    """Write ``counts`` as a count table (JSON Lines, CSV/TSV or Parquet, by suffix).
-
-    Group fields become columns before ``task_id``, ``n`` and ``c``.
+    """Write ``counts`` as a count table (JSON Lines, CSV/TSV or Parquet, by suffix): the
+    group fields, then ``task_id``, ``n`` and ``c``.
 
     Examples
     --------

@@ -1,8 +1,6 @@
 """Looking formats up. The first lookup imports every module of the name table; none of them
 imports this module, so these imports close no loop."""
 
-from __future__ import annotations
-
 import functools
 from fnmatch import fnmatchcase
 from importlib import import_module
@@ -10,8 +8,6 @@ from importlib import import_module
 from passatk._show import show
 from passatk.archives.harnesses import registry
 from passatk.archives.harnesses.registry import ALIASES, HARNESSES, SPECS, FormatSpec
-
-__all__ = ["by_file_name", "canonical_format", "get", "probing_order", "register", "specs"]
 
 
 @functools.cache
@@ -46,11 +42,7 @@ def probing_order(kind: str | None = None) -> list[FormatSpec]:
 
 
 def canonical_format(name: str) -> str:
-    """The registry name for a format name or alias.
-
-    >>> canonical_format(" Human-Eval ")
-    'humaneval'
-    """
+    """The registry name of a format name or alias (``" Human-Eval "``: ``humaneval``)."""
     if not isinstance(name, str):
         raise TypeError(f"format must be a str, got {type(name).__name__}")
     _load()

