@@ -15,15 +15,10 @@ UNDEFINED = "undefined"
 
 @dataclass(frozen=True)
 class CheckRow:
-    """One stored number, recomputed from the samples.
-
-    ``group``, ``metric``, ``k`` and ``task`` (None for a number over all tasks) say what the
-    number is. ``stored`` is its value as a fraction; ``recomputed`` passatk's value, None when
-    it cannot be computed (``reason`` says why); ``rel_diff`` is ``|recomputed - stored| /
-    |stored|`` (the absolute difference when stored is 0); ``status`` ``"ok"``,
-    ``"MISMATCH"``, ``"MISSING"`` or ``"undefined"``; ``scale`` the scale the archive used and
-    ``source`` where the number was found (``file: $.json.path``).
-    """
+    """One stored number (``group``, ``metric``, ``k``, ``task`` or None) and its value as a
+    fraction, recomputed from the samples (None: ``reason`` says why), ``rel_diff`` = |recomputed
+    - stored| / |stored| (or the absolute difference), ``status`` ``"ok"``, ``"MISMATCH"``,
+    ``"MISSING"`` or ``"undefined"``, the archive's ``scale`` and the ``source`` (file: $.path)."""
 
     group: dict
     metric: str
@@ -84,29 +79,26 @@ class CheckResult:
         return text
 
 
-def _recompute(stored: StoredMetric, g: GroupCounts | None,
-               index: Callable[[tuple], dict[str, int]]) -> tuple[float | None, str | None]:
-    """(recomputed value or None, reason) for one stored number and its group's counts."""
-    import passatk
-    if g is None:
-        return None, "no samples of this group in the archives"
-    if stored.task is None:
-        row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
-                            missing="report")[0]
-        return row.value, row.reason
-    i = index(tuple(stored.group)).get(str(stored.task))
-    if i is None:
-        return None, f"no samples of task {stored.task} in the archives"
-    if g.n[i] < stored.k:
-        return None, f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
-    fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
-    return float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
-
-
 def _row(stored: StoredMetric, g: GroupCounts | None, index: Callable[[tuple], dict[str, int]],
          tolerance: float) -> CheckRow:
-    recomputed, reason = _recompute(stored, g, index)
-    rel = None
+    """One stored number recomputed from its group's counts (``index``: a group's task rows)."""
+    import passatk
+    recomputed, rel, status = None, None, "MISSING"
+    i = None if g is None or stored.task is None else index(tuple(stored.group)).get(
+        str(stored.task))
+    if g is None:
+        reason = "no samples of this group in the archives"
+    elif stored.task is None:
+        row = passatk.score(g.n, g.c, stored.k, metric=stored.metric, task_ids=g.task,
+                            missing="report")[0]
+        recomputed, reason = row.value, row.reason
+    elif i is None:
+        reason = f"no samples of task {stored.task} in the archives"
+    elif g.n[i] < stored.k:
+        reason = f"k={stored.k} exceeds n={int(g.n[i])} of task {stored.task}"
+    else:
+        fn = passatk.pass_hat_k if stored.metric == "pass^k" else passatk.pass_at_k
+        recomputed, reason = float(fn(int(g.n[i]), int(g.c[i]), stored.k)), None
     if recomputed is not None:
         diff = abs(recomputed - stored.value)
         rel = diff / abs(stored.value) if stored.value != 0 else diff
@@ -114,8 +106,6 @@ def _row(stored: StoredMetric, g: GroupCounts | None, index: Callable[[tuple], d
     elif g is not None and abs(stored.value - 1.0) <= tolerance and int(g.n.min()) < stored.k:
         status = UNDEFINED
         reason = f"undefined: k > n; the stored value is the harness's 1.0 ({reason})"
-    else:
-        status = "MISSING"
     return CheckRow(dict(stored.group), stored.metric, stored.k, stored.task, stored.value,
                     recomputed, rel, status, stored.scale, stored.source, reason)
 
@@ -162,7 +152,7 @@ def check(counts: Counts, *, tolerance: float = 1e-9, strict: bool = False) -> C
                          "themselves (EvalPlus v3, CRUXEval, BigCodeBench *_pass_at_k.json, "
                          "lm-eval results, ...)")
     by_group = {tuple(g.group.items()): g for g in counts.iter_groups()}
-    index = functools.cache(lambda key: {str(t): i for i, t in enumerate(
-        by_group[key].task.tolist())})  # a group's row of each task, made at its first use
+    index = functools.cache(lambda group: {str(t): i for i, t in enumerate(
+        by_group[group].task.tolist())})  # made at a group's first per-task number
     rows = (_row(s, by_group.get(tuple(s.group)), index, float(tolerance)) for s in counts.stored)
     return CheckResult(tuple(rows), float(tolerance), bool(strict))

@@ -21,20 +21,12 @@ def show(value: object, limit: int = 60) -> str:
 
 
 def kind(value: object) -> str:
-    """A JSON value's shape in words, for messages about archive content (never a class).
-
-    >>> [kind(v) for v in ({}, [], "x", 1.5, True, None)]
-    ['an object', 'a list', 'a string', 'a number', 'true/false', 'null']
-    """
+    """A JSON value's shape in words (``an object``, ``true/false``, ...), never a class."""
     return next((word for types, word in _KINDS if isinstance(value, types)), "null")
 
 
 def json_path(parts: tuple | list) -> str:
-    """A JSON path such as ``$.eval["HumanEval/0"][3].base_status``.
-
-    >>> json_path(("eval", "HumanEval/0", 3, "base_status"))
-    '$.eval["HumanEval/0"][3].base_status'
-    """
+    """A JSON path such as ``$.eval["HumanEval/0"][3].base_status``."""
     return "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" if _IDENT.match(p)
                          else f"[{json.dumps(p)}]" for p in parts)
 
@@ -47,21 +39,15 @@ def location(file: str, line: int | None = None, path: tuple | list | None = Non
 
 
 class ArchiveError(HintedError):
-    """A result archive that cannot be read as it is.
-
-    The message is one line: ``file:line: what is wrong`` for line-oriented files (JSON Lines,
-    CSV; for Parquet the 1-based row), ``file: $.json.path: what is wrong`` for JSON documents,
-    ``file: what is wrong`` for the whole file. The attributes ``file`` (as it was named),
-    ``line``, ``path`` (the keys and indices of the JSON value at fault) and ``what`` (a
-    :class:`passatk.errors.Message`, without the location) say the same in parts.
+    """A result archive that cannot be read as it is: a ValueError of one line, ``file:line:
+    what`` (line-oriented files; Parquet: the 1-based row), ``file: $.json.path: what`` (JSON
+    documents) or ``file: what``; ``file``, ``line``, ``path`` and ``what`` (a
+    :class:`passatk.errors.Message`) are attributes.
 
     Examples
     --------
-    >>> err = ArchiveError("a.jsonl", 'field "passed" must be true or false, got \\'yes\\'', line=3)
-    >>> str(err)
-    'a.jsonl:3: field "passed" must be true or false, got \\'yes\\''
-    >>> isinstance(err, ValueError)
-    True
+    >>> str(ArchiveError("a.jsonl", 'field "passed" must be true or false, got 2', line=3))
+    'a.jsonl:3: field "passed" must be true or false, got 2'
     """
 
     def __init__(self, file: str, what: str, *, line: int | None = None,

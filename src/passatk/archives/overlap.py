@@ -19,8 +19,7 @@ _FIX = ("Leave one out, or pass ", Option("merge", "allow-duplicates"),
 
 def check_overlap(runs: dict[str, Tally]) -> None:
     """Raise ArchiveError when an archive's counts are the union of those of the archives that
-    share a (group, task) with it: it holds all their (group, task)s, with the sums of their
-    n and c (a copy is the union of one)."""
+    share a (group, task) with it: all their (group, task)s, with the sums of their n and c."""
     owners: dict = defaultdict(list)  # (group, task) -> indices of the archives that have it
     archives = list(runs)
     for i, archive in enumerate(archives):
@@ -29,7 +28,13 @@ def check_overlap(runs: dict[str, Tally]) -> None:
     for i, archive in enumerate(archives):
         others = sorted({j for key in runs[archive] for j in owners[key] if j != i})
         if others and _is_union(runs[archive], [runs[archives[j]] for j in others]):
-            raise ArchiveError(archive, _message([archives[j] for j in others]))
+            more = f" and {len(others) - SHOWN} more" if len(others) > SHOWN else ""
+            raise ArchiveError(archive, Message(
+                "holds the same tasks and samples " + ("as " if len(others) == 1 else
+                                                       "as these together: ")
+                + ", ".join(archives[j] for j in others[:SHOWN]) + more + " (a merged file "
+                "beside its shards, or a copy?); pooled, they would count every sample twice. ",
+                *_FIX))
 
 
 def _is_union(whole: Tally, parts: list[Tally]) -> bool:
@@ -44,32 +49,21 @@ def _is_union(whole: Tally, parts: list[Tally]) -> bool:
     return all(sums.get(key) == (n, c) for key, (n, c) in whole.items())
 
 
-def _message(others: list[str]) -> Message:
-    shown = ", ".join(others[:SHOWN]) + (f" and {len(others) - SHOWN} more"
-                                         if len(others) > SHOWN else "")
-    what = "as" if len(others) == 1 else "as these together:"
-    return Message(f"holds the same tasks and samples {what} {shown} (a merged file beside "
-                   "its shards, or a copy?); pooled, they would count every sample twice. ",
-                   *_FIX)
-
-
 def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
     """Raise ArchiveError when a JSON Lines record (blank lines aside) is byte for byte in two
     archives of ``runs`` that share a (group, task), each a file of ``files`` that can be read
     again. Memory: one 8-byte hash per line; a shared hash is confirmed on the bytes."""
     import numpy as np
-
     lines = [f for f in files if f in runs and is_regular(f)  # a URL is read again too
              and logical_name(f).endswith((".jsonl", ".ndjson"))]
     if len(lines) < 2:
         return
     per_file = [h[(h != hash(b"")) & (h != hash(b"\r"))] for h in map(_line_hashes, lines)]
-    owner = np.concatenate([np.full(len(h), i) for i, h in enumerate(per_file)])
     every = np.concatenate(per_file)
     order = np.argsort(every, kind="stable")
-    every, owner = every[order], owner[order]  # a hash's files in increasing order
-    starts = np.flatnonzero(np.r_[True, every[1:] != every[:-1]])
-    length = np.diff(np.r_[starts, len(every)])
+    every = every[order]
+    owner = np.repeat(np.arange(len(lines)), [len(h) for h in per_file])[order]  # increasing
+    _, starts, length = np.unique(every, return_index=True, return_counts=True)
     starts, length = starts[length > 1], length[length > 1]
     apart: dict = {}  # (a, b) -> whether the two archives share no (group, task)
     for x, y in ((i, j) for j in range(1, int(length.max(initial=1))) for i in range(j)):
@@ -77,7 +71,7 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
         key = owner[at + x] * len(lines) + owner[at + y]
         for k in np.unique(key).tolist():
             a, b = divmod(k, len(lines))
-            if apart.setdefault((a, b), not _share_a_task(runs[lines[a]], runs[lines[b]])):
+            if apart.setdefault((a, b), _apart(runs[lines[a]], runs[lines[b]])):
                 continue
             found = _first_repeat(lines[a], lines[b], every[at[key == k]].tolist())
             if found is not None:
@@ -89,10 +83,9 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
                     *_FIX), line=found[0])
 
 
-def _share_a_task(one: Tally, other: Tally) -> bool:
-    small, large = (one, other) if len(one) <= len(other) else (other, one)
-    have = set(small)  # rows and the table readers' blocks (Tally.find sees rows only)
-    return any(key in have for key in large)
+def _apart(one: Tally, other: Tally) -> bool:
+    small, large = sorted((one, other), key=len)
+    return set(small).isdisjoint(large)  # rows and blocks (Tally.find sees rows only)
 
 
 def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
@@ -123,12 +116,10 @@ def _blocks(file: str) -> Iterator[list[bytes]]:
 
 
 def _lines(file: str) -> Iterator[tuple[int, bytes]]:
-    """(1-based number, bytes) of each line of ``file``."""
     return enumerate(chain.from_iterable(_blocks(file)), 1)
 
 
 def _line_hashes(file: str):
     import numpy as np
-
     out = [np.fromiter(map(hash, lines), dtype=np.int64) for lines in _blocks(file)]
     return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)

@@ -25,9 +25,7 @@ def numbers(doc: object, path: tuple = ()) -> list[tuple[tuple, int, float, tupl
     [(('humaneval', 'pass@1'), 1, 0.5, ('humaneval',)), (('pass@k', '10'), 10, 0.9, ())]
     """
     out: list = []
-    if not isinstance(doc, dict) or len(path) >= _DEPTH:
-        return out
-    for key, value in doc.items():
+    for key, value in doc.items() if isinstance(doc, dict) and len(path) < _DEPTH else ():
         if not isinstance(key, str):
             continue
         k, extra = _k_of(key, path)
@@ -65,17 +63,21 @@ def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Contex
         candidates = sorted({g for archive, gs in groups.items()
                              if _folder(archive) == folder for g in gs}, key=repr)
         found = numbers(doc)
-        scale = "percent" if any(v > 1 for _, _, v, _ in found) else "fraction"
+        percent = any(v > 1 for _, _, v, _ in found)
         one = len({labels for _, _, _, labels in found}) <= 1
-        used = [StoredMetric(group, "pass@k", k, value / 100 if scale == "percent" else value,
-                             location(file, path=path), scale)
+        used = [StoredMetric(group, "pass@k", k, value / 100 if percent else value,
+                             location(file, path=path), "percent" if percent else "fraction")
                 for path, k, value, labels in found
                 if (group := _match(labels, candidates, one)) is not None]
         if used:
             kept.append(f"{os.path.basename(file)} ({len(used)} pass@k number(s) kept for "
                         "check)")
         stored += used
-    ctx.notes.append(_note([f for f, _ in summaries], kept))
+    more = f" and {len(summaries) - SHOWN} more" if len(summaries) > SHOWN else ""
+    ctx.notes.append(f"skipped {len(summaries)} JSON file(s) that no reader recognizes "
+                     "(summaries, configs; name a file to read it): "
+                     + ", ".join(f for f, _ in summaries[:SHOWN]) + more
+                     + (f"; used {', '.join(kept)}" if kept else ""))
     return stored
 
 
@@ -84,11 +86,3 @@ def _folder(archive: str) -> str:
     if is_url(archive):  # a URL folder (a MultiPL-E run) is no local directory
         return os.path.dirname(full) if is_file(archive) else full
     return full if os.path.isdir(full) else os.path.dirname(full)
-
-
-def _note(files: list[str], kept: list[str]) -> str:
-    shown = ", ".join(files[:SHOWN]) + (f" and {len(files) - SHOWN} more" if len(files) > SHOWN
-                                        else "")
-    text = (f"skipped {len(files)} JSON file(s) that no reader recognizes (summaries, configs; "
-            f"name a file to read it): {shown}")
-    return text + (f"; used {', '.join(kept)}" if kept else "")
