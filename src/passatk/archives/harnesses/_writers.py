@@ -25,7 +25,6 @@ def mean_pass_at_k(passes: list[list[bool]], k: int) -> float:
 
 
 def _optional(module: str, path: str, what: str, extra: str) -> Any:
-    """``module``, or a ValueError that says what to install."""
     try:
         return import_module(module)
     except ImportError:

@@ -17,8 +17,7 @@ def _load() -> None:
 
 
 def register(spec: FormatSpec) -> FormatSpec:
-    """``registry.register``, checked against every built-in format (a format added at run
-    time)."""
+    """``registry.register`` of a format added at run time, checked against the built-in ones."""
     _load()
     return registry.register(spec)
 
