@@ -1,5 +1,4 @@
-"""Recompute the numbers an archive stores about itself (``passatk check``). The numerics are
-imported inside the functions: reading archives does not need numba."""
+"""Recompute the numbers an archive stores about itself (``passatk check``)."""
 
 import functools
 from collections.abc import Callable, Iterator
@@ -39,9 +38,7 @@ class CheckRow:
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The rows of :func:`check` (one per stored number, in the archives' order), the largest
-    relative difference that counted as agreement, and whether an undefined row (the harness's
-    1.0 for k > n) counts as a finding."""
+    """The rows of :func:`check`, the tolerance, and whether an undefined row is a finding."""
 
     rows: tuple[CheckRow, ...]
     tolerance: float
@@ -82,7 +79,7 @@ class CheckResult:
 def _row(stored: StoredMetric, g: GroupCounts | None, index: Callable[[tuple], dict[str, int]],
          tolerance: float) -> CheckRow:
     """One stored number recomputed from its group's counts (``index``: a group's task rows)."""
-    import passatk
+    import passatk  # the numerics when needed: reading archives does not need numba
     recomputed, rel, status = None, None, "MISSING"
     i = None if g is None or stored.task is None else index(tuple(stored.group)).get(
         str(stored.task))

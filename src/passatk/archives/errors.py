@@ -76,8 +76,7 @@ class SkippedRecord:
 
 @dataclass(frozen=True)
 class Skipped:
-    """The records skipped with ``skip_bad=True``: how many (exact), and where and why in
-    reading order (``records``, at most the first 1000)."""
+    """The records skipped with ``skip_bad=True``: how many, and the first 1000 in order."""
 
     count: int = 0
     records: tuple[SkippedRecord, ...] = ()
@@ -86,8 +85,7 @@ class Skipped:
         return self.count > 0
 
     def __add__(self, other: "Skipped") -> "Skipped":
-        return Skipped(self.count + other.count,
-                       (self.records + other.records)[:MAX_SKIPPED_KEPT])
+        return Skipped(self.count + other.count, (self.records + other.records)[:MAX_SKIPPED_KEPT])
 
     def to_dict(self) -> dict:
         """``{"count": ..., "records": [{"location": ..., "reason": ...}]}`` for JSON."""
@@ -95,9 +93,7 @@ class Skipped:
 
 
 def stored_float(value: float, file: str, path: tuple) -> float:
-    """A number an archive stores about itself as a float; an integer too large for one (a
-    500-digit ``pass@1``) is an :class:`ArchiveError` at ``file: $.path``, not an OverflowError.
-    """
+    """A stored number as a float; an integer too large for one is an ArchiveError at path."""
     try:
         return float(value)
     except OverflowError:

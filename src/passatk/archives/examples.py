@@ -37,7 +37,6 @@ def make_examples(folder: str | os.PathLike) -> list[str]:
     from passatk.archives.harnesses._writers import write_counts
     from passatk.archives.harnesses.writing import write_archive
     from passatk.archives.pipeline import read_counts
-
     rng = random.Random(20210707)
     shares = (rng.choice((0.0, 0.05, 0.2, 0.5, 0.8, 0.95, 1.0)) for _ in range(TASKS))
     flags = [[rng.random() < p for _ in range(SAMPLES)] for p in shares]  # drawn in turn

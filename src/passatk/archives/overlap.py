@@ -18,8 +18,7 @@ _FIX = ("Leave one out, or pass ", Option("merge", "allow-duplicates"),
 
 
 def check_overlap(runs: dict[str, Tally]) -> None:
-    """Raise ArchiveError when an archive's counts are the union of those of the archives that
-    share a (group, task) with it: all their (group, task)s, with the sums of their n and c."""
+    """Raise ArchiveError when an archive's counts are the union of those that share a task."""
     owners: dict = defaultdict(list)  # (group, task) -> indices of the archives that have it
     archives = list(runs)
     for i, archive in enumerate(archives):
@@ -50,9 +49,8 @@ def _is_union(whole: Tally, parts: list[Tally]) -> bool:
 
 
 def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
-    """Raise ArchiveError when a JSON Lines record (blank lines aside) is byte for byte in two
-    archives of ``runs`` that share a (group, task), each a file of ``files`` that can be read
-    again. Memory: one 8-byte hash per line; a shared hash is confirmed on the bytes."""
+    """Raise ArchiveError when a JSON Lines record (not blank) is byte for byte in two archives
+    that share a (group, task) and can be read again; one 8-byte hash per line is held."""
     import numpy as np
     lines = [f for f in files if f in runs and is_regular(f)  # a URL is read again too
              and logical_name(f).endswith((".jsonl", ".ndjson"))]
@@ -90,8 +88,7 @@ def _apart(one: Tally, other: Tally) -> bool:
 
 def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
     """(line in ``later``, line in ``first``) of the first record of ``later`` that ``first``
-    holds byte for byte, among lines whose hash is in ``shared``; None when every shared hash
-    was a collision. Holds at most ``BATCH`` records at once."""
+    holds byte for byte among the ``shared`` hashes (None: collisions), BATCH records at once."""
     for at in range(0, len(shared), BATCH):
         wanted = set(shared[at:at + BATCH])
         held: dict[bytes, int] = {}
@@ -109,7 +106,8 @@ def _blocks(file: str) -> Iterator[list[bytes]]:
     with open_binary(file) as f:
         rest = b""
         while block := f.stream.read(1 << 23):
-            *lines, rest = (rest + block).split(b"\n")
+            lines = (rest + block).split(b"\n")
+            rest = lines.pop()  # a part line, completed by the next block
             yield lines
         if rest:
             yield [rest]
@@ -121,5 +119,4 @@ def _lines(file: str) -> Iterator[tuple[int, bytes]]:
 
 def _line_hashes(file: str):
     import numpy as np
-    out = [np.fromiter(map(hash, lines), dtype=np.int64) for lines in _blocks(file)]
-    return np.unique(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
+    return np.unique(np.fromiter(map(hash, chain.from_iterable(_blocks(file))), dtype=np.int64))

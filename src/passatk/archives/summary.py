@@ -1,6 +1,4 @@
-"""Summary files next to archives (``results.json``, ``*_metrics.json``, ...): a walk or glob
-skips JSON documents that no reader recognizes, with one note, and keeps their pass@k numbers
-for ``passatk check`` when they match one run of the same folder."""
+"""Summary files beside archives: skipped with one note; their pass@k numbers kept for check."""
 
 import os
 
@@ -70,8 +68,7 @@ def use(summaries: list[tuple[str, object]], groups: dict[str, set], ctx: Contex
                 for path, k, value, labels in found
                 if (group := _match(labels, candidates, one)) is not None]
         if used:
-            kept.append(f"{os.path.basename(file)} ({len(used)} pass@k number(s) kept for "
-                        "check)")
+            kept.append(f"{os.path.basename(file)} ({len(used)} pass@k number(s) kept for check)")
         stored += used
     more = f" and {len(summaries) - SHOWN} more" if len(summaries) > SHOWN else ""
     ctx.notes.append(f"skipped {len(summaries)} JSON file(s) that no reader recognizes "

@@ -1,5 +1,4 @@
-"""Hints about harness runs that went wrong; they change no number. A reader feeds the error
-texts of its samples to ``failures(ctx, archive)``; ``add_notes`` makes the notes at the end."""
+"""Notes about harness runs that went wrong, from the error texts of failed samples."""
 
 import json
 from typing import TYPE_CHECKING

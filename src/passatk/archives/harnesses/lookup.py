@@ -1,5 +1,5 @@
-"""Looking formats up. The first lookup imports every module of the name table; none of them
-imports this module, so these imports close no loop."""
+"""Looking formats up; the first lookup imports the modules of the name table (none imports
+this module, so these imports close no loop)."""
 
 import functools
 from fnmatch import fnmatchcase

@@ -1,5 +1,4 @@
-"""The one registry of archive formats: :class:`FormatSpec`, the name table :data:`HARNESSES`
-and the specs registered so far. It imports nothing of passatk (docs/architecture.md)."""
+"""The one registry of formats: FormatSpec, the name table HARNESSES, the specs registered."""
 
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,12 +63,10 @@ ALIASES: dict[str, str] = {}
 
 
 def register(spec: FormatSpec) -> FormatSpec:
-    """Add ``spec`` (a harness module does, on import); ValueError when its name or an alias is
-    taken (``lookup.register`` checks against every built-in format too)."""
+    """Add ``spec`` (a harness module does, on import); a name or alias taken is a ValueError."""
     taken = [x for x in (spec.name, *spec.aliases) if x in SPECS or x in ALIASES]
     if taken:
-        raise ValueError(f"format {spec.name!r}: name or alias {taken[0]!r} is already "
-                         "registered")
+        raise ValueError(f"format {spec.name!r}: name or alias {taken[0]!r} is already registered")
     SPECS[spec.name] = spec
     ALIASES.update(dict.fromkeys(spec.aliases, spec.name))
     return spec
