@@ -17,11 +17,7 @@ SHOWN = 10
 
 
 def numbers(doc: object, path: tuple = ()) -> list[tuple[tuple, int, float, tuple[str, ...]]]:
-    """The pass@k numbers of a summary: (JSON path, k, value, labels naming the run).
-
-    >>> numbers({"humaneval": {"pass@1": 0.5}, "pass@k": {"10": 0.9}, "n": 3})
-    [(('humaneval', 'pass@1'), 1, 0.5, ('humaneval',)), (('pass@k', '10'), 10, 0.9, ())]
-    """
+    """The pass@k numbers of a summary: (JSON path, k, value, labels naming the run)."""
     out: list = []
     for key, value in doc.items() if isinstance(doc, dict) and len(path) < _DEPTH else ():
         if not isinstance(key, str):

@@ -11,17 +11,7 @@ MIN_FAILED = 2
 
 
 class FailureText:
-    """Whether every failed sample of one archive carries the same error string.
-
-    >>> f = FailureText()
-    >>> for ok, text in [(False, "failed: no setitimer"), (True, "passed"),
-    ...                  (False, "failed: no setitimer")]:
-    ...     f.add(ok, text)
-    >>> print(f.note("x.jsonl").replace(" (", "\\n(").replace("; ", ";\\n"))
-    x.jsonl: every failed sample carries the error 'failed: no setitimer'
-    (2 of 3 samples, 67%);
-    the harness may have failed, not the model
-    """
+    """Whether every failed sample of one archive carries the same error string."""
 
     def __init__(self) -> None:
         self.text: str | None = None
