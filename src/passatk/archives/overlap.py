@@ -27,13 +27,12 @@ def check_overlap(runs: dict[str, Tally]) -> None:
     for i, archive in enumerate(archives):
         others = sorted({j for key in runs[archive] for j in owners[key] if j != i})
         if others and _is_union(runs[archive], [runs[archives[j]] for j in others]):
-            more = f" and {len(others) - SHOWN} more" if len(others) > SHOWN else ""
+            names = ", ".join(archives[j] for j in others[:SHOWN]) + (
+                f" and {len(others) - SHOWN} more" if len(others) > SHOWN else "")
+            what = "as" if len(others) == 1 else "as these together:"
             raise ArchiveError(archive, Message(
-                "holds the same tasks and samples " + ("as " if len(others) == 1 else
-                                                       "as these together: ")
-                + ", ".join(archives[j] for j in others[:SHOWN]) + more + " (a merged file "
-                "beside its shards, or a copy?); pooled, they would count every sample twice. ",
-                *_FIX))
+                f"holds the same tasks and samples {what} {names} (a merged file beside its "
+                "shards, or a copy?); pooled, they would count every sample twice. ", *_FIX))
 
 
 def _is_union(whole: Tally, parts: list[Tally]) -> bool:
