@@ -1,4 +1,4 @@
-"""The options of a read as one object (:class:`Options`), checked once by :func:`make_options`."""
+"""The options of a read as one frozen object (:class:`Options`), checked once by make_options."""
 
 from __future__ import annotations
 
@@ -17,15 +17,16 @@ from passatk.errors import HintedError, Option
 
 __all__ = ["ALLOW_DUPLICATES", "Options", "make_options"]
 
-#: read_counts' ``merge`` that pools archives even when one repeats what others hold
-ALLOW_DUPLICATES = "allow-duplicates"
+ALLOW_DUPLICATES = "allow-duplicates"  # merge: pool archives even when one repeats others
+_DIFFICULTIES = ("easy", "medium", "hard")
+_MAX_BY = 64  # group fields one read may name
 
 
 @dataclass(frozen=True)
 class Options:
-    """Everything a read needs besides its files, as one object (validated by read_counts):
-    the reader options, the forced ``format``, ``merge``, the files ``named`` explicitly and
-    the fsspec ``storage`` options. It travels whole to every part of a read, on any engine."""
+    """Everything a read needs besides its files; it travels whole to every part, on any engine:
+    the reader options, the forced ``format``, ``merge``, the files ``named`` explicitly and the
+    fsspec ``storage`` options (a dict, see io.remote.storage_options)."""
 
     by: tuple[str, ...] = ()
     task: str | None = None
@@ -38,11 +39,11 @@ class Options:
     since: str | None = None
     until: str | None = None
     difficulty: frozenset[str] | None = None
-    strict_json: bool = False  # refuse a key given twice (io/strict.py)
+    strict_json: bool = False
     format: str | None = None
     merge: bool | str = False
     named: frozenset[str] = frozenset()
-    storage: Any = None  # a dict of fsspec options (see io.remote.storage_options)
+    storage: Any = None
 
     @property
     def record_by(self) -> tuple[str, ...]:
@@ -50,30 +51,21 @@ class Options:
 
     @property
     def filtering(self) -> bool:
-        """Whether a LiveCodeBench filter (since, until, difficulty) is set."""
         return not (self.since is None and self.until is None and self.difficulty is None)
 
     def is_named(self, file: str) -> bool:
-        """Whether ``file`` was named explicitly (not found by a walk or a glob)."""
         return os.path.normpath(file) in self.named
 
 
-_DIFFICULTIES = ("easy", "medium", "hard")
-
-
 def _column(value: object, name: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
+    if value is not None and (not isinstance(value, str) or not value):
         raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
     return value
 
 
 def _date(value: object, name: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, _dt.date):
-        return value.isoformat()[:10]
+    if value is None or isinstance(value, _dt.date):
+        return value and value.isoformat()[:10]
     if not isinstance(value, str):
         raise TypeError(f"filters[{name!r}] must be a YYYY-MM-DD str or a date, got {value!r}")
     if not DATE.fullmatch(value):
@@ -81,18 +73,14 @@ def _date(value: object, name: str) -> str | None:
     return value
 
 
-_MAX_BY = 64  # group fields one read may name
-
-
 def _by_fields(by) -> tuple:
     """``by`` as a tuple of distinct, non-empty field names (path specs checked)."""
-    if isinstance(by, str):
-        by = (by,)
-    if isinstance(by, bytes) or not hasattr(by, "__iter__"):
-        raise TypeError(f"by must be a sequence of field names, got {show(by)}")
+    by = (by,) if isinstance(by, str) else by
     try:
+        if isinstance(by, bytes) or not hasattr(by, "__iter__"):
+            raise TypeError
         by = tuple(itertools.islice(by, _MAX_BY + 1))  # range(2**62) is never built
-    except TypeError:  # a 0-d array
+    except TypeError:  # a 0-d array too
         raise TypeError(f"by must be a sequence of field names, got {show(by)}") from None
     if len(by) > _MAX_BY:
         raise ValueError(f"by must name at most {_MAX_BY} fields, got more")
@@ -107,7 +95,6 @@ def _by_fields(by) -> tuple:
 
 
 def _threshold(threshold) -> float | None:
-    """``threshold`` checked to be a finite number, as a float (None stays None)."""
     if threshold is None:
         return None
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
@@ -118,7 +105,6 @@ def _threshold(threshold) -> float | None:
 
 
 def _difficulty(d) -> frozenset | None:
-    """The ``difficulty`` filter as a lower-case frozenset (None or empty: no filter)."""
     if d is None or (isinstance(d, (list, tuple, set, frozenset)) and not d):
         return None
     items = (d,) if isinstance(d, str) else tuple(d)
@@ -139,8 +125,7 @@ def _filters(filters) -> tuple:
     if unknown:
         raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
                          "difficulty")
-    since = _date(filters.get("since"), "since")
-    until = _date(filters.get("until"), "until")
+    since, until = _date(filters.get("since"), "since"), _date(filters.get("until"), "until")
     if since and until and since > until:
         raise HintedError(Option("filters", key="since"), f" {since} is after ",
                           Option("filters", key="until"), f" {until}")
@@ -160,15 +145,13 @@ def make_options(*, format: str | None = None, by: object = (), task: object = N
                  n: object = None, c: object = None, skip_bad: object = False,
                  filters: object = None, merge: object = False,
                  strict_json: object = False) -> Options:
-    """The :class:`Options` of read_counts' arguments, each checked (TypeError, ValueError);
-    ``format`` is the canonical name (the lookup is the pipeline's)."""
+    """read_counts' arguments checked (TypeError, ValueError); ``format`` is canonical."""
     for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {show(flag)}")
     since, until, difficulty = _filters(filters)
     columns = {name: _column(value, name) for name, value in
                (("task", task), ("passed", passed), ("reward", reward), ("n", n), ("c", c))}
-    return Options(
-        by=_by_fields(by), threshold=_threshold(threshold), skip_bad=skip_bad, since=since,
-        until=until, difficulty=difficulty, **columns, strict_json=strict_json,
-        format=format, merge=_merge(merge))
+    return Options(by=_by_fields(by), threshold=_threshold(threshold), skip_bad=skip_bad,
+                   since=since, until=until, difficulty=difficulty, **columns,
+                   strict_json=strict_json, format=format, merge=_merge(merge))
