@@ -15,8 +15,6 @@ from passatk.archives.harnesses._patterns import DATE
 from passatk.archives.io.paths import is_path_spec, path_group_value
 from passatk.errors import HintedError, Option
 
-__all__ = ["ALLOW_DUPLICATES", "Options", "make_options"]
-
 ALLOW_DUPLICATES = "allow-duplicates"  # merge: pool archives even when one repeats others
 _DIFFICULTIES = ("easy", "medium", "hard")
 _MAX_BY = 64  # group fields one read may name
@@ -27,7 +25,6 @@ class Options:
     """Everything a read needs besides its files; it travels whole to every part, on any engine:
     the reader options, the forced ``format``, ``merge``, the files ``named`` explicitly and the
     fsspec ``storage`` options (a dict, see io.remote.storage_options)."""
-
     by: tuple[str, ...] = ()
     task: str | None = None
     passed: str | None = None
@@ -49,13 +46,6 @@ class Options:
     def record_by(self) -> tuple[str, ...]:
         return tuple(b for b in self.by if not is_path_spec(b))
 
-    @property
-    def filtering(self) -> bool:
-        return not (self.since is None and self.until is None and self.difficulty is None)
-
-    def is_named(self, file: str) -> bool:
-        return os.path.normpath(file) in self.named
-
 
 def _column(value: object, name: str) -> str | None:
     if value is not None and (not isinstance(value, str) or not value):
@@ -74,7 +64,6 @@ def _date(value: object, name: str) -> str | None:
 
 
 def _by_fields(by) -> tuple:
-    """``by`` as a tuple of distinct, non-empty field names (path specs checked)."""
     by = (by,) if isinstance(by, str) else by
     try:
         if isinstance(by, bytes) or not hasattr(by, "__iter__"):
@@ -116,7 +105,6 @@ def _difficulty(d) -> frozenset | None:
 
 
 def _filters(filters) -> tuple:
-    """``filters`` checked, as (since, until, difficulty)."""
     if filters is None:
         return None, None, None
     if not isinstance(filters, Mapping):

@@ -12,8 +12,6 @@ from typing import Any
 from passatk._limits import check_worker_count
 from passatk._show import show
 
-__all__ = ["connect", "map_dask"]
-
 RETRIES = 2  # a task that raises (a dropped connection) runs again; bad input is returned
 _LOCAL = re.compile(r"local:(\d{1,4300})\Z")
 _ADDRESS = re.compile(r"(tcp|tls|ucx|ws|wss|inproc)://\S+\Z")

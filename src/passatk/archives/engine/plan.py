@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "check_split_bytes", "plan_batches", "plan_files",
-           "plan_ranges"]
-
 DEFAULT_SPLIT_BYTES = 64 << 20  # a Dask read's byte range, and the least of a local worker's
 BALANCE_SLACK = 8 << 20  # a range costs its worker about 2 ms, some 3 MB of reading
 MIN_BATCH_BYTES = 16 << 20  # the least a batch of whole files holds

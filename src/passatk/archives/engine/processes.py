@@ -16,9 +16,6 @@ from typing import Any
 
 from passatk._limits import check_worker_count
 
-__all__ = ["MIN_FORKED_PARALLEL_BYTES", "MIN_PARALLEL_BYTES", "check_workers", "forks",
-           "launching", "main_importable", "map_processes"]
-
 #: ``workers=None`` uses every CPU from this input size (docs/benchmarks.md, "Local worker
 #: processes"), or from the lower one where the command line forks them in milliseconds
 MIN_PARALLEL_BYTES = 256 << 20
@@ -60,7 +57,6 @@ def launching(after_start: Callable[[], object] | None = None,
 
 def _clean_for_fork() -> bool:
     import multiprocessing  # here: a read that starts no pool does not import it
-
     return ("fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
             and not any(m in sys.modules for m in ("numba", "pyarrow", "torch")))
 
@@ -73,7 +69,6 @@ def forks() -> bool:
 
 def _context(preload: Sequence[str]) -> Any:
     import multiprocessing
-
     if forks():
         import numpy  # noqa: F401 (the workers inherit it instead of each importing it)
         return multiprocessing.get_context("fork")
@@ -92,7 +87,6 @@ def _worker_start() -> None:
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             import ctypes
-
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
@@ -131,7 +125,6 @@ def map_processes(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: in
     """``[fn(u) for u in units]`` in ``workers`` processes; ``progress(done, total)`` after each
     unit in order (``weights``: each unit's share); ``preload``: for the fork server."""
     from concurrent.futures import ProcessPoolExecutor
-
     weights = list(weights) if weights is not None else [1] * len(units)
     with (ProcessPoolExecutor(max_workers=workers, mp_context=_context(preload),
                               initializer=_worker_start) as pool,
