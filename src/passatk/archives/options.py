@@ -1,4 +1,4 @@
-"""The options of a read as one frozen object (:class:`Options`), checked once by make_options."""
+"""The options of a read as one frozen object, checked once by make_options."""
 
 from __future__ import annotations
 
@@ -22,9 +22,8 @@ _MAX_BY = 64  # group fields one read may name
 
 @dataclass(frozen=True)
 class Options:
-    """Everything a read needs besides its files; it travels whole to every part, on any engine:
-    the reader options, the forced ``format``, ``merge``, the files ``named`` explicitly and the
-    fsspec ``storage`` options (a dict, see io.remote.storage_options)."""
+    """All a read needs but its files, to every part on any engine: the reader options, the
+    files ``named`` explicitly, the fsspec ``storage`` options (io.remote.storage_options)."""
     by: tuple[str, ...] = ()
     task: str | None = None
     passed: str | None = None
@@ -45,12 +44,6 @@ class Options:
     @property
     def record_by(self) -> tuple[str, ...]:
         return tuple(b for b in self.by if not is_path_spec(b))
-
-
-def _column(value: object, name: str) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value):
-        raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
-    return value
 
 
 def _date(value: object, name: str) -> str | None:
@@ -128,18 +121,18 @@ def _merge(merge: object) -> bool | str:
     raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {show(merge)}")
 
 
-def make_options(*, format: str | None = None, by: object = (), task: object = None,
-                 passed: object = None, reward: object = None, threshold: object = None,
-                 n: object = None, c: object = None, skip_bad: object = False,
-                 filters: object = None, merge: object = False,
-                 strict_json: object = False) -> Options:
-    """read_counts' arguments checked (TypeError, ValueError); ``format`` is canonical."""
+def make_options(*, format: str | None = None, by: object = (), threshold: object = None,
+                 skip_bad: object = False, filters: object = None, merge: object = False,
+                 strict_json: object = False, **columns: object) -> Options:
+    """read_counts' arguments checked (TypeError, ValueError); ``columns``: task, passed,
+    reward, n, c; ``format`` is canonical."""
     for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {show(flag)}")
     since, until, difficulty = _filters(filters)
-    columns = {name: _column(value, name) for name, value in
-               (("task", task), ("passed", passed), ("reward", reward), ("n", n), ("c", c))}
+    for name, value in columns.items():
+        if value is not None and (not isinstance(value, str) or not value):
+            raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
     return Options(by=_by_fields(by), threshold=_threshold(threshold), skip_bad=skip_bad,
                    since=since, until=until, difficulty=difficulty, **columns,
                    strict_json=strict_json, format=format, merge=_merge(merge))

@@ -10,28 +10,20 @@ import io
 import itertools
 import json
 import os
-import posixpath
 import types
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from passatk.archives import detect as detection
 from passatk.archives.context import Context
 from passatk.archives.counts import Counts
-from passatk.archives.engine import plan, processes
-from passatk.archives.engine.local import map_local
+from passatk.archives.engine import local, plan, processes
 from passatk.archives.engine.processes import check_workers, map_processes
 from passatk.archives.errors import MAX_SKIPPED_KEPT, ArchiveError
-from passatk.archives.harnesses import tables
-from passatk.archives.harnesses._table_rules import RUN_COLUMNS
-from passatk.archives.harnesses.lookup import canonical_format, get, specs
-from passatk.archives.harnesses.registry import HARNESSES
-from passatk.archives.io import opening, remote
-from passatk.archives.io.documents import Typed
+from passatk.archives.harnesses import _table_rules, lookup, registry, tables
+from passatk.archives.io import documents, opening, ranges, remote
 from passatk.archives.io.paths import expand_paths, named_files
-from passatk.archives.io.ranges import LineRange
 from passatk.archives.options import Options, make_options
 from passatk.archives.parts import Part, RangeResult, counts_of, join_ranges, part_of
 from passatk.errors import Message, Option
@@ -39,7 +31,8 @@ from passatk.errors import Message, Option
 SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")  # names that may be read in byte ranges
 _HEAD_LIMIT = 16 << 20  # the first line of a splittable file must end within this many bytes
 #: imported once by the fork server, so that each worker forked from it starts warm
-PRELOAD = ("numpy", "msgspec", __name__, *(f"passatk.archives.harnesses.{h}" for h in HARNESSES))
+PRELOAD = ("numpy", "msgspec", __name__,
+           *(f"passatk.archives.harnesses.{h}" for h in registry.HARNESSES))
 
 
 def read_counts(
@@ -91,10 +84,10 @@ def read_counts(
     >>> len(read_counts(example_path()))
     20
     """
-    options = make_options(by=by, task=task, passed=passed, reward=reward, threshold=threshold,
-                           n=n, c=c, skip_bad=skip_bad, filters=filters, merge=merge,
-                           format=None if format is None else canonical_format(format),
-                           strict_json=strict_json)
+    format = None if format is None else lookup.canonical_format(format)
+    options = make_options(format=format, by=by, task=task, passed=passed, reward=reward,
+                           threshold=threshold, n=n, c=c, skip_bad=skip_bad, filters=filters,
+                           merge=merge, strict_json=strict_json)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
     run = (progress, scheduler, plan.check_split_bytes(split_bytes), check_workers(workers))
@@ -108,7 +101,7 @@ def read_counts(
         opening.release_pipes()  # standard input and pipes are read once per call
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Unit:
     """Whole files in order, or the lines of one file that start in ``[start, end)``;
     ``pin``: the ETag the object at a URL must still have."""
@@ -154,7 +147,7 @@ def _read_here(files: list[str], sizes: list[int], options: Options,
         metric[0] = metric[0] or part.metric
         return part.error is not None or (
             bool(options.merge) and part.metric not in (None, metric[0]))
-    return map_local(one, range(len(files)), stop=failed)
+    return local.map_local(one, range(len(files)), stop=failed)
 
 
 def _sizes(files: list[str]) -> list[int]:
@@ -194,15 +187,15 @@ def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | 
     """The units and their bytes: byte ranges of a large splittable file (a URL's pinned to its
     ETag: a range read after the object changed is an error), then whole files, in batches."""
     plans = plan.plan_files(sizes, [_splittable(f) for f in files], workers, split_bytes)
-    batches = plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in
-                                                                       range(len(files))]
+    one_each = [[i] for i in range(len(files))]
+    batches = plan.plan_batches(sizes, plans, workers) if batched else one_each
     units, weights = [], []
     for batch in batches:
-        ranges, file = plans[batch[0]], files[batch[0]]
-        if ranges:
+        cuts, file = plans[batch[0]], files[batch[0]]
+        if cuts:
             pin = remote.etag(file) if remote.is_url(file) else None
-            units += [Unit((file,), s, e, pin) for s, e in ranges]
-            weights += [e - s for s, e in ranges]
+            units += [Unit((file,), s, e, pin) for s, e in cuts]
+            weights += [e - s for s, e in cuts]
         else:
             units.append(Unit(tuple(files[j] for j in batch)))
             weights.append(sum(sizes[j] for j in batch))
@@ -246,8 +239,8 @@ def _read_file(file: str, ctx: Context) -> Part:
             return part_of(ctx, file, ("summary", e.doc))
         return Part(metric=ctx.metric, metric_file=ctx.metric_file, error=e)
     archive = file
-    if get(kind).per_directory:  # MultiPL-E: a file per task, its folder is the archive
-        archive = posixpath.dirname(file) if remote.is_url(file) else os.path.dirname(
+    if lookup.get(kind).per_directory:  # MultiPL-E: a file per task, its folder is the archive
+        archive = file.rsplit("/", 1)[0] if remote.is_url(file) else os.path.dirname(
             os.path.abspath(file))
     return part_of(ctx, file, ("run", archive))
 
@@ -259,16 +252,16 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
         fmt, doc = detection.detect(file, ctx)
     elif not named and opening.logical_name(file).endswith(".json"):
         doc = _walked_document(file, fmt)
-    spec = get(fmt)
+    spec = lookup.get(fmt)
     _check_options(file, fmt, ctx.options)
     if ctx.options.strict_json:
         _strict(file, spec.kind, ctx)
     if spec.kind == "document":
         if doc is None:
             doc = detection.load_document(file, fmt)
-            if not isinstance(doc, Typed) and not spec.probe(doc, file):
+            if not isinstance(doc, documents.Typed) and not spec.probe(doc, file):
                 raise ArchiveError(file, f"is not a {fmt} archive (see passatk formats)")
-        spec.read(file, ctx, doc.view if isinstance(doc, Typed) else doc)
+        spec.read(file, ctx, doc.view if isinstance(doc, documents.Typed) else doc)
     elif (spec.kind == "lines" or tables.container(file) == "jsonl") and (
             hint := detection.document_hint(file)) is not None:
         raise ArchiveError(file, hint)
@@ -280,14 +273,14 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
 def _walked_document(file: str, kind: str) -> object:
     """A forced format's .json file found by a walk: its document, or UnknownDocument when no
     reader recognizes it (a summary next to the archives)."""
-    document = get(kind).kind == "document"
+    document = lookup.get(kind).kind == "document"
     try:
         doc = detection.load_document(file, kind)
     except ArchiveError:
         if document:
             raise
         return None  # JSON Lines named .json: the forced line reader reads it
-    if isinstance(doc, Typed):
+    if isinstance(doc, documents.Typed):
         return doc.view
     detection.document_format(file, doc)  # raises UnknownDocument
     return doc if document else None
@@ -305,7 +298,7 @@ def _strict(file: str, kind: str, ctx: Context) -> None:
 
 def _check_options(file: str, kind: str, o: Options) -> None:
     """Column options only for tables (or a format that takes them), filters likewise."""
-    spec = get(kind)
+    spec = lookup.get(kind)
     mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
               if getattr(o, name) is not None and name not in spec.column_options]
     if spec.kind != "table" and mapped:
@@ -315,25 +308,25 @@ def _check_options(file: str, kind: str, o: Options) -> None:
             "and per-sample tables; pass ", Option("format", "samples"), " or ",
             Option("format", "counts"), " to read it as a table"))
     if {o.since, o.until, o.difficulty} != {None} and not spec.filters:
-        takers = ", ".join(s.info.harness for s in specs() if s.filters)
+        takers = ", ".join(s.info.harness for s in lookup.specs() if s.filters)
         raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
                            f"apply only to {takers}")
 
 
 # ------------------------------------------------------------------ byte ranges
-@dataclass
+@dataclasses.dataclass
 class _RangeContext(Context):
     """A Context whose line readers see one byte range, and whose skips keep raw lines."""
     start: int = 0
     end: int = 0
     prefix: bytes = b""
-    lines: LineRange | None = None
-    raw_skips: list[tuple[int, str]] = field(default_factory=list)
+    lines: ranges.LineRange | None = None
+    raw_skips: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
     @contextlib.contextmanager
     def open(self, file: str) -> Any:
         with opening.open_raw(file) as raw:
-            self.lines = LineRange(raw, self.start, self.end, self.prefix)
+            self.lines = ranges.LineRange(raw, self.start, self.end, self.prefix)
             stream = io.BufferedReader(self.lines, buffer_size=1 << 20)
             yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
 
@@ -353,7 +346,7 @@ def split_plan(file: str, options: Options) -> tuple[str, bytes, Any] | None:
         with opening.open_binary(file) as f:
             if f.compression is not None:
                 return None
-        spec = get(options.format or detection.detect(file, Context(options))[0])
+        spec = lookup.get(options.format or detection.detect(file, Context(options))[0])
         if not spec.byte_ranges:
             return None
         return _table_plan(file, options) if spec.kind == "table" else (spec.name, b"", None)
@@ -388,7 +381,7 @@ def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
         except ValueError:
             record = None
         names = list(record) if isinstance(record, dict) else []
-    if any(c.strip() in RUN_COLUMNS and c.strip() not in opts.by for c in names):
+    if any(c.strip() in _table_rules.RUN_COLUMNS and c.strip() not in opts.by for c in names):
         return None
     return ("samples", first, None) if box == "csv" else ("samples", b"", names)
 

@@ -26,34 +26,28 @@ def _distributed() -> Any:
     return distributed
 
 
-def _local(workers: int) -> tuple[Any, Callable[[], None]]:
-    distributed = _distributed()
-    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster)
-    return client, lambda: (client.close(), cluster.close())
-
-
 def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
     """A ``distributed.Client`` for ``scheduler`` and the function that closes what was opened:
     ``"local:N"`` (a LocalCluster of N single-threaded processes), ``"tcp://host:8786"``, or a
     ``distributed.Client`` (left open)."""
     if not isinstance(scheduler, str):
-        if type(scheduler).__name__ != "Client":
-            raise TypeError("scheduler must be an address str ('tcp://HOST:PORT', 'local:N') or "
-                            f"a distributed.Client, got {type(scheduler).__name__}")
-        if isinstance(scheduler, _distributed().Client):
+        if type(scheduler).__name__ == "Client" and isinstance(scheduler, _distributed().Client):
             return scheduler, lambda: None
-    text = str(scheduler).strip()
-    local = _LOCAL.match(text)
-    if not local and not _ADDRESS.match(text):
+        raise TypeError("scheduler must be an address str ('tcp://HOST:PORT', 'local:N') or "
+                        f"a distributed.Client, got {type(scheduler).__name__}")
+    text = scheduler.strip()
+    if not (local := _LOCAL.match(text)) and not _ADDRESS.match(text):
         raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got {show(scheduler)}")
-    if local:  # before anything starts: a huge N would build its worker specs first
-        check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
-        _distributed()
+    if local:  # checked before anything starts: a huge N would build its worker specs first
+        workers = check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
+        distributed = _distributed()
         if int(local.group(1)) < 1:
             raise ValueError(f"scheduler 'local:N' needs N >= 1, got {scheduler!r}")
-        return _local(int(local.group(1)))
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=":0",
+                                           silence_logs=logging.ERROR)
+        client = distributed.Client(cluster)
+        return client, lambda: (client.close(), cluster.close())
     try:
         client = _distributed().Client(text, timeout="10s")
     except (OSError, TimeoutError) as e:

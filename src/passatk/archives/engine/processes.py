@@ -1,7 +1,6 @@
-"""Units of work in local worker processes, results in the order of the units. The pool starts
-with forkserver (else spawn), so that no numba or OpenMP threads of the caller reach a child;
-only the command line, whose process is clean when it starts reading, forks (:func:`launching`).
-"""
+"""Units of work in local worker processes, results in the order of the units. Workers start by
+forkserver (else spawn): none inherits the caller's numba or OpenMP threads; only the command
+line, whose process is clean when it starts reading, forks them (:func:`launching`)."""
 
 from __future__ import annotations
 
@@ -62,7 +61,6 @@ def _clean_for_fork() -> bool:
 
 
 def forks() -> bool:
-    """Whether a pool started here forks its workers (see :func:`launching`)."""
     launch = _LAUNCH.get()
     return launch is not None and launch[0] and _clean_for_fork()
 
@@ -90,17 +88,13 @@ def _worker_start() -> None:
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def _raise_exit(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
 @contextlib.contextmanager
 def _workers_end_with_the_read(pool: Any) -> Iterator[None]:
     """SIGTERM and SIGHUP (where default, in the main thread) become SystemExit(128 + signal);
     that, Ctrl-C or any error ends every worker before it propagates (no orphans)."""
     main = threading.current_thread() is threading.main_thread()
-    installed = {sig: signal.signal(sig, _raise_exit) for sig in ENDING_SIGNALS
-                 if main and signal.getsignal(sig) == signal.SIG_DFL}
+    installed = {sig: signal.signal(sig, lambda signum, _: sys.exit(128 + signum))
+                 for sig in ENDING_SIGNALS if main and signal.getsignal(sig) == signal.SIG_DFL}
     try:
         yield
     except BaseException:
@@ -130,8 +124,7 @@ def map_processes(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: in
                               initializer=_worker_start) as pool,
           _workers_end_with_the_read(pool)):
         futures = [pool.submit(fn, unit) for unit in units]
-        launch = _LAUNCH.get()
-        if launch is not None and launch[1] is not None:
+        if (launch := _LAUNCH.get()) is not None and launch[1] is not None:
             launch[1]()  # the workers run: with fork, threads are safe from here
         total, done, out = sum(weights), 0, []
         for future, weight in zip(futures, weights, strict=True):  # in order: errors too
