@@ -15,11 +15,12 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import Any
 
+from passatk._limits import check_worker_count
 from passatk.archives import detect as detection
 from passatk.archives.context import Context
 from passatk.archives.counts import Counts
 from passatk.archives.engine import local, plan, processes
-from passatk.archives.engine.processes import check_workers, map_processes
+from passatk.archives.engine.processes import map_processes
 from passatk.archives.errors import MAX_SKIPPED_KEPT, ArchiveError
 from passatk.archives.harnesses import _table_rules, lookup, registry, tables
 from passatk.archives.io import documents, opening, ranges, remote
@@ -29,7 +30,6 @@ from passatk.archives.parts import Part, RangeResult, counts_of, join_ranges, pa
 from passatk.errors import Message, Option
 
 SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")  # names that may be read in byte ranges
-_HEAD_LIMIT = 16 << 20  # the first line of a splittable file must end within this many bytes
 #: imported once by the fork server, so that each worker forked from it starts warm
 PRELOAD = ("numpy", "msgspec", __name__,
            *(f"passatk.archives.harnesses.{h}" for h in registry.HARNESSES))
@@ -51,18 +51,15 @@ def read_counts(
     ----------
     paths : path, glob, directory, fsspec URL or ``"-"`` (standard input), or an iterable
         Files, gzip or zstd; a walk or a glob skips JSON documents no reader recognizes.
-    format : str, optional
-        Skip detection: read every file in this format (see :func:`formats`).
-    by : sequence of str
-        Group fields: record fields or path parts (``"path"``, ``"path:stem"``, ``"path:-2"``).
+    format, by : str, sequence of str, optional
+        Skip detection (see :func:`formats`); group fields: record fields or path parts.
     task, passed, reward, n, c, threshold : str or float, optional
         Columns of count and per-sample tables; ``reward >= threshold`` passes.
     skip_bad, strict_json : bool, default False
         Skip bad records (``Counts.skipped``); refuse a key given twice in a JSON object.
-    filters : mapping, optional
-        LiveCodeBench: ``since``, ``until`` (YYYY-MM-DD) and ``difficulty``.
-    merge : bool or "allow-duplicates", default False
-        Pool the archives as shards of one run (else each archive is a ``path`` group).
+    filters, merge : optional
+        LiveCodeBench's ``since``, ``until`` and ``difficulty``; pool the archives as shards
+        of one run (``"allow-duplicates"``: even one that repeats others).
     progress, scheduler, storage_options, workers, split_bytes : optional
         ``progress(done, total)``, in bytes; a Dask cluster (``"local:N"``, an address, a
         Client); fsspec options for URLs; local processes (``None``: every CPU for large
@@ -71,12 +68,8 @@ def read_counts(
     Returns
     -------
     Counts
-        The same for every engine and split, skipped records and errors included.
-
-    Raises
-    ------
-    ArchiveError
-        A ValueError ``file:line: what is wrong``; TypeError, ValueError: bad arguments.
+        The same for every engine and split, skipped records and errors included; a bad file
+        raises ArchiveError (a ValueError, ``file:line: what is wrong``).
 
     Examples
     --------
@@ -90,7 +83,9 @@ def read_counts(
                            merge=merge, strict_json=strict_json)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be callable, got {type(progress).__name__}")
-    run = (progress, scheduler, plan.check_split_bytes(split_bytes), check_workers(workers))
+    split_bytes = _positive(split_bytes, "split_bytes", "an int")
+    workers = _positive(workers, "workers", "an int or None")
+    run = (progress, scheduler, split_bytes, workers and check_worker_count(workers, "workers"))
     try:
         with remote.storage_options(storage_options):
             files = expand_paths(paths)
@@ -99,6 +94,14 @@ def read_counts(
             return _read(files, options, *run)
     finally:
         opening.release_pipes()  # standard input and pipes are read once per call
+
+
+def _positive(value: object, name: str, kind: str) -> Any:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"{name} must be {kind}, got {type(value).__name__}")
+    if value is not None and value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -354,36 +357,32 @@ def split_plan(file: str, options: Options) -> tuple[str, bytes, Any] | None:
         return None
 
 
-def _first_line(file: str, blank_ok: bool) -> bytes | None:
-    """The first line (the first non-blank one unless ``blank_ok``), with its newline."""
-    with opening.open_raw(file) as raw:
-        for line in iter(partial(raw.readline, _HEAD_LIMIT), b""):
-            if not line.endswith(b"\n"):  # the last line, or one too long
-                return line if line.strip() and len(line) < _HEAD_LIMIT else None
-            if blank_ok or line.strip():
-                return line
-    return None
-
-
 def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
     """CSV ranges get the header line, JSON Lines ranges the columns of the first record;
     None when a run column (whose values must agree over a task) rules ranges out."""
-    box = tables.container(file)
-    first = _first_line(file, blank_ok=box == "csv") if box in ("csv", "jsonl") else None
-    if first is None:
+    if (box := tables.container(file)) not in ("csv", "jsonl"):
         return None
-    if box == "csv":
-        delimiter = "\t" if opening.logical_name(file).endswith(".tsv") else ","
-        names = next(csv.reader([first.decode("utf-8", "replace")], delimiter=delimiter), [])
-    else:
-        try:
-            record = json.loads(first)
-        except ValueError:
-            record = None
-        names = list(record) if isinstance(record, dict) else []
+    lines = opening.read_head(file).split(b"\n")  # to the end of the first non-blank line
+    at = next((i for i, line in enumerate(lines) if box == "csv" or line.strip()), -1)
+    if at < 0 or (at == len(lines) - 1 and not lines[at].strip()):
+        return None
+    first = lines[at] + (b"\n" if at < len(lines) - 1 else b"")
+    names = _names(file, box, first)
     if any(c.strip() in _table_rules.RUN_COLUMNS and c.strip() not in opts.by for c in names):
         return None
     return ("samples", first, None) if box == "csv" else ("samples", b"", names)
+
+
+def _names(file: str, box: str, first: bytes) -> list[str]:
+    """The columns of a CSV header line, or of the JSON Lines record ``first``."""
+    if box == "csv":
+        delimiter = "\t" if opening.logical_name(file).endswith(".tsv") else ","
+        return next(csv.reader([first.decode("utf-8", "replace")], delimiter=delimiter), [])
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return []
+    return list(record) if isinstance(record, dict) else []
 
 
 def _read_range(file: str, start: int, end: int, options: Options) -> RangeResult:

@@ -8,16 +8,6 @@ MIN_BATCH_BYTES = 16 << 20  # the least a batch of whole files holds
 MAX_BATCH_BYTES = DEFAULT_SPLIT_BYTES  # a worker holds a batch's counts until it returns them
 
 
-def check_split_bytes(split_bytes: object) -> int | None:
-    if split_bytes is None:
-        return None
-    if isinstance(split_bytes, bool) or not isinstance(split_bytes, int):
-        raise TypeError(f"split_bytes must be an int, got {type(split_bytes).__name__}")
-    if split_bytes < 1:
-        raise ValueError(f"split_bytes must be at least 1, got {split_bytes}")
-    return split_bytes
-
-
 def plan_ranges(size: int, split_bytes: int) -> list[tuple[int, int]]:
     """Ranges ``[start, end)`` of ``split_bytes`` (the last shorter) that tile ``[0, size)``."""
     if isinstance(split_bytes, bool) or not isinstance(split_bytes, int) or split_bytes < 1:

@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from passatk._limits import check_worker_count
-
 #: ``workers=None`` uses every CPU from this input size (docs/benchmarks.md, "Local worker
 #: processes"), or from the lower one where the command line forks them in milliseconds
 MIN_PARALLEL_BYTES = 256 << 20
@@ -23,16 +21,6 @@ MIN_FORKED_PARALLEL_BYTES = 64 << 20
 ENDING_SIGNALS = tuple(getattr(signal, s) for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s))
 _LAUNCH: ContextVar[tuple[bool, Callable[[], object] | None] | None] = ContextVar(
     "passatk_launch", default=None)
-
-
-def check_workers(workers: object) -> int | None:
-    if workers is None:
-        return None
-    if isinstance(workers, bool) or not isinstance(workers, int):
-        raise TypeError(f"workers must be an int or None, got {type(workers).__name__}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    return check_worker_count(workers, "workers")
 
 
 def main_importable() -> bool:
