@@ -1,5 +1,4 @@
-"""read_counts = plan -> engine map of read_part -> one merge (parts.counts_of, in file order);
-read_part = open -> detect -> count, alike for every engine (docs/architecture.md)."""
+"""read_counts = plan -> engine map of read_part -> merge; read_part = open -> detect -> count."""
 
 from __future__ import annotations
 
@@ -187,8 +186,7 @@ def _splittable(file: str) -> bool:
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
            batched: bool = True) -> tuple[list[Unit], list[int]]:
-    """The units and their bytes: byte ranges of a large splittable file (a URL's pinned to its
-    ETag: a range read after the object changed is an error), then whole files, in batches."""
+    """The units and their bytes: ranges of a large file (pinned to a URL's ETag), batches."""
     plans = plan.plan_files(sizes, [_splittable(f) for f in files], workers, split_bytes)
     one_each = [[i] for i in range(len(files))]
     batches = plan.plan_batches(sizes, plans, workers) if batched else one_each
@@ -274,8 +272,7 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
 
 
 def _walked_document(file: str, kind: str) -> object:
-    """A forced format's .json file found by a walk: its document, or UnknownDocument when no
-    reader recognizes it (a summary next to the archives)."""
+    """A walked .json file's document, or UnknownDocument (a summary beside the archives)."""
     document = lookup.get(kind).kind == "document"
     try:
         doc = detection.load_document(file, kind)
@@ -343,8 +340,7 @@ class _RangeContext(Context):
 
 
 def split_plan(file: str, options: Options) -> tuple[str, bytes, Any] | None:
-    """``(kind, prefix, first record's columns)`` when ranges of ``file`` can be read on their
-    own, else None (compressed, another format, not detectable, ...)."""
+    """``(kind, prefix, first record's columns)`` when ranges of ``file`` stand alone."""
     try:
         with opening.open_binary(file) as f:
             if f.compression is not None:
@@ -358,8 +354,7 @@ def split_plan(file: str, options: Options) -> tuple[str, bytes, Any] | None:
 
 
 def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
-    """CSV ranges get the header line, JSON Lines ranges the columns of the first record;
-    None when a run column (whose values must agree over a task) rules ranges out."""
+    """A CSV range's header line, a JSON Lines range's first columns; None: a run column."""
     if (box := tables.container(file)) not in ("csv", "jsonl"):
         return None
     lines = opening.read_head(file).split(b"\n")  # to the end of the first non-blank line

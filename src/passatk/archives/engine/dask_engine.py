@@ -1,5 +1,4 @@
-"""Units of work on a Dask cluster: a task per unit (retried when a worker is lost; each is a
-pure function of its unit), the results gathered in order for the caller to merge once."""
+"""Units of work on a Dask cluster: a task per unit, retried when a worker is lost."""
 
 from __future__ import annotations
 
@@ -27,9 +26,7 @@ def _distributed() -> Any:
 
 
 def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
-    """A ``distributed.Client`` for ``scheduler`` and the function that closes what was opened:
-    ``"local:N"`` (a LocalCluster of N single-threaded processes), ``"tcp://host:8786"``, or a
-    ``distributed.Client`` (left open)."""
+    """A Client for ``"local:N"``, ``"tcp://host:8786"`` or a Client, and what closes it."""
     if not isinstance(scheduler, str):
         if type(scheduler).__name__ == "Client" and isinstance(scheduler, _distributed().Client):
             return scheduler, lambda: None

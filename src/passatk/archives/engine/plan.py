@@ -17,9 +17,7 @@ def plan_ranges(size: int, split_bytes: int) -> list[tuple[int, int]]:
 
 def plan_files(sizes: list[int], splittable: list[bool], workers: int,
                split_bytes: int | None = None) -> list[list[tuple[int, int]]]:
-    """For each file its byte ranges, or ``[]`` to read it whole (docs/architecture.md: a file
-    is cut in equal ranges when larger than ``split_bytes``, else only where reading it whole
-    would leave the pool, followed as it runs, out of balance; guided scheduling)."""
+    """For each file its byte ranges, or ``[]`` to read it whole (docs/architecture.md)."""
     remaining, plans = sum(sizes), []
     loads, share = [0] * workers, sum(sizes) / workers
     for size, split in zip(sizes, splittable, strict=True):
@@ -36,8 +34,7 @@ def plan_files(sizes: list[int], splittable: list[bool], workers: int,
 
 def plan_batches(sizes: list[int], plans: list[list[tuple[int, int]]],
                  workers: int) -> list[list[int]]:
-    """The units in file order: a file read in ranges alone, consecutive whole files in
-    batches of a share of what remains, between MIN_BATCH_BYTES and MAX_BATCH_BYTES."""
+    """The units in file order: a file in ranges alone, whole files in batches."""
     batches: list[list[int]] = []
     remaining, budget = sum(sizes), 0
     for i, (size, ranges) in enumerate(zip(sizes, plans, strict=True)):

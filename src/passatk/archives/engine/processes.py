@@ -1,6 +1,4 @@
-"""Units of work in local worker processes, results in the order of the units. Workers start by
-forkserver (else spawn): none inherits the caller's numba or OpenMP threads; only the command
-line, whose process is clean when it starts reading, forks them (:func:`launching`)."""
+"""Units of work in local worker processes (forkserver, else spawn; fork only in launching())."""
 
 from __future__ import annotations
 
@@ -13,8 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import Any
 
-#: ``workers=None`` uses every CPU from this input size (docs/benchmarks.md, "Local worker
-#: processes"), or from the lower one where the command line forks them in milliseconds
+#: ``workers=None``: every CPU from this size, lower where workers fork (docs/benchmarks.md)
 MIN_PARALLEL_BYTES = 256 << 20
 MIN_FORKED_PARALLEL_BYTES = 64 << 20
 #: signals whose default action ends this process: while its workers run, each ends them first
@@ -32,9 +29,8 @@ def main_importable() -> bool:
 @contextlib.contextmanager
 def launching(after_start: Callable[[], object] | None = None,
               fork_when_clean: bool = True) -> Iterator[None]:
-    """Within it, a pool forks its workers when this process is clean for ``fork`` (one thread,
-    no native thread pools loaded) and calls ``after_start`` once they run (the command line
-    loads its kernels while the workers read)."""
+    """Within it, pools fork their workers where this process is clean (one thread, no native
+    thread pools), and call ``after_start`` once they run (docs/architecture.md)."""
     token = _LAUNCH.set((fork_when_clean, after_start))
     try:
         yield
@@ -66,8 +62,7 @@ def _context(preload: Sequence[str]) -> Any:
 
 
 def _worker_start() -> None:
-    """The default SIGTERM and SIGHUP (a forked worker inherits the parent's handlers), and on
-    Linux SIGKILL when the parent dies however it dies."""
+    """Default SIGTERM and SIGHUP (not the parent's), and SIGKILL when the parent dies."""
     for sig in ENDING_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
@@ -78,8 +73,7 @@ def _worker_start() -> None:
 
 @contextlib.contextmanager
 def _workers_end_with_the_read(pool: Any) -> Iterator[None]:
-    """SIGTERM and SIGHUP (where default, in the main thread) become SystemExit(128 + signal);
-    that, Ctrl-C or any error ends every worker before it propagates (no orphans)."""
+    """SIGTERM/SIGHUP become SystemExit(128 + signal); that or any error ends the workers."""
     main = threading.current_thread() is threading.main_thread()
     installed = {sig: signal.signal(sig, lambda signum, _: sys.exit(128 + signum))
                  for sig in ENDING_SIGNALS if main and signal.getsignal(sig) == signal.SIG_DFL}
@@ -104,8 +98,7 @@ def map_processes(fn: Callable[[Any], Any], units: Sequence[Any], *, workers: in
                   weights: Sequence[int] | None = None,
                   progress: Callable[[int, int], None] | None = None,
                   preload: Sequence[str] = ()) -> list[Any]:
-    """``[fn(u) for u in units]`` in ``workers`` processes; ``progress(done, total)`` after each
-    unit in order (``weights``: each unit's share); ``preload``: for the fork server."""
+    """``[fn(u) for u in units]`` in ``workers`` processes; progress in ``weights`` per unit."""
     from concurrent.futures import ProcessPoolExecutor
     weights = list(weights) if weights is not None else [1] * len(units)
     with (ProcessPoolExecutor(max_workers=workers, mp_context=_context(preload),
