@@ -16,8 +16,7 @@ MIN_PARALLEL_BYTES = 256 << 20
 MIN_FORKED_PARALLEL_BYTES = 64 << 20
 #: signals whose default action ends this process: while its workers run, each ends them first
 ENDING_SIGNALS = tuple(getattr(signal, s) for s in ("SIGTERM", "SIGHUP") if hasattr(signal, s))
-_LAUNCH: ContextVar[tuple[bool, Callable[[], object] | None] | None] = ContextVar(
-    "passatk_launch", default=None)
+_LAUNCH: ContextVar[tuple | None] = ContextVar("passatk_launch", default=None)
 
 
 def main_importable() -> bool:
