@@ -1,7 +1,5 @@
 """The options of a read as one frozen object, checked once by make_options."""
 
-from __future__ import annotations
-
 import datetime as _dt
 import itertools
 import math

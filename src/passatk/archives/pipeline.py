@@ -1,7 +1,5 @@
 """read_counts = plan -> engine map of read_part -> merge; read_part = open -> detect -> count."""
 
-from __future__ import annotations
-
 import contextlib
 import csv
 import dataclasses

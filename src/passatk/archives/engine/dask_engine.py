@@ -1,7 +1,5 @@
 """Units of work on a Dask cluster: a task per unit, retried when a worker is lost."""
 
-from __future__ import annotations
-
 import logging
 import re
 import uuid

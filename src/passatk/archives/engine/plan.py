@@ -1,7 +1,5 @@
 """Plans in bytes: a read cut into units (whole files, batches, byte ranges); sizes only."""
 
-from __future__ import annotations
-
 DEFAULT_SPLIT_BYTES = 64 << 20  # a Dask read's byte range, and the least of a local worker's
 BALANCE_SLACK = 8 << 20  # a range costs its worker about 2 ms, some 3 MB of reading
 MIN_BATCH_BYTES = 16 << 20  # the least a batch of whole files holds

@@ -1,7 +1,5 @@
 """Units of work in local worker processes (forkserver, else spawn; fork only in launching())."""
 
-from __future__ import annotations
-
 import contextlib
 import os
 import signal
