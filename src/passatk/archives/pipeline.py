@@ -16,7 +16,7 @@ from passatk._limits import check_worker_count
 from passatk.archives import detect as detection
 from passatk.archives.context import Context
 from passatk.archives.counts import Counts
-from passatk.archives.engine import local, plan, processes
+from passatk.archives.engine import plan, processes
 from passatk.archives.engine.processes import map_processes
 from passatk.archives.errors import MAX_SKIPPED_KEPT, ArchiveError
 from passatk.archives.harnesses import _table_rules, lookup, registry, tables
@@ -135,19 +135,18 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
                progress: Callable | None) -> list[Part]:
-    """In this process, progress within each file (in bytes), to the first failed part."""
-    starts, metric = list(itertools.accumulate(sizes, initial=0)), [None]
-    def one(i: int) -> Part:
+    """In this process, progress within each file (in bytes), to the first failed part: an
+    error, or, pooling, a metric other than the first (nothing after it changes the outcome)."""
+    starts, parts, first = list(itertools.accumulate(sizes, initial=0)), [], None
+    for i, file in enumerate(files):
         ctx = Context(options, progress=progress, total_bytes=starts[-1], done_bytes=starts[i])
-        part = _read_file(files[i], ctx)
+        parts.append(part := _read_file(file, ctx))
         ctx.done_bytes = starts[i + 1]
         ctx.report(0)
-        return part
-    def failed(part: Part) -> bool:  # an error, or, pooling, a metric other than the first
-        metric[0] = metric[0] or part.metric
-        return part.error is not None or (
-            bool(options.merge) and part.metric not in (None, metric[0]))
-    return local.map_local(one, range(len(files)), stop=failed)
+        first = first or part.metric
+        if part.error is not None or (options.merge and part.metric not in (None, first)):
+            break
+    return parts
 
 
 def _sizes(files: list[str]) -> list[int]:
