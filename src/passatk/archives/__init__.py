@@ -1,6 +1,5 @@
-"""Readers for the result archives of code-generation harnesses: files in, per-(group, task)
-counts (n, c) out; each format in docs/formats.md. The names below load on first use, so that
-listing the formats loads no reader.
+"""Result archives of code-generation harnesses in, per-(group, task) counts (n, c) out
+(docs/formats.md); the names load on first use: listing the formats loads no reader.
 
 >>> from passatk.archives import formats
 >>> "evalplus" in [f.name for f in formats()]
@@ -23,7 +22,6 @@ if TYPE_CHECKING:  # what type checkers see (public by __all__); at run time: la
     from .pairs import RunPair, pair_runs
     from .pipeline import read_counts
 
-#: public name -> the module that defines it
 _LAZY = {name: module for module, names in {
     ".checks": "CheckResult CheckRow check", ".detect": "FormatInfo detect_format formats",
     ".counts": "Counts GroupCounts StoredMetric merge_counts",

@@ -74,16 +74,6 @@ def _by_fields(by) -> tuple:
     return by
 
 
-def _threshold(threshold) -> float | None:
-    if threshold is None:
-        return None
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not math.isfinite(threshold):
-        raise ValueError(f"threshold must be finite, got {threshold!r}")
-    return float(threshold)
-
-
 def _difficulty(d) -> frozenset | None:
     if d is None or (isinstance(d, (list, tuple, set, frozenset)) and not d):
         return None
@@ -111,14 +101,6 @@ def _filters(filters) -> tuple:
     return since, until, _difficulty(filters.get("difficulty"))
 
 
-def _merge(merge: object) -> bool | str:
-    if isinstance(merge, bool) or (isinstance(merge, str) and merge == ALLOW_DUPLICATES):
-        return merge  # type: ignore[return-value]
-    if not isinstance(merge, str):  # an array's == would broadcast
-        raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {show(merge)}")
-    raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {show(merge)}")
-
-
 def make_options(*, format: str | None = None, by: object = (), threshold: object = None,
                  skip_bad: object = False, filters: object = None, merge: object = False,
                  strict_json: object = False, **columns: object) -> Options:
@@ -131,6 +113,20 @@ def make_options(*, format: str | None = None, by: object = (), threshold: objec
     for name, value in columns.items():
         if value is not None and (not isinstance(value, str) or not value):
             raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
-    return Options(by=_by_fields(by), threshold=_threshold(threshold), skip_bad=skip_bad,
-                   since=since, until=until, difficulty=difficulty, **columns,
-                   strict_json=strict_json, format=format, merge=_merge(merge))
+    by = _by_fields(by)
+    if threshold is not None and (isinstance(threshold, bool)
+                                  or not isinstance(threshold, (int, float))):
+        raise TypeError(f"threshold must be a number, got {threshold!r}")
+    if threshold is not None and not math.isfinite(threshold):
+        raise ValueError(f"threshold must be finite, got {threshold!r}")
+    return Options(by=by, threshold=None if threshold is None else float(threshold),
+                   skip_bad=skip_bad, since=since, until=until, difficulty=difficulty,
+                   **columns, strict_json=strict_json, format=format, merge=_merge(merge))
+
+
+def _merge(merge: object) -> bool | str:
+    if isinstance(merge, bool) or (isinstance(merge, str) and merge == ALLOW_DUPLICATES):
+        return merge  # type: ignore[return-value]
+    if not isinstance(merge, str):  # an array's == would broadcast
+        raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {show(merge)}")
+    raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {show(merge)}")
