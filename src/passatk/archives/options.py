@@ -1,6 +1,4 @@
-"""The options of a read as one object (:class:`Options`), checked once by :func:`make_options`."""
-
-from __future__ import annotations
+"""The options of a read as one frozen object, checked once by make_options."""
 
 import datetime as _dt
 import itertools
@@ -15,18 +13,15 @@ from passatk.archives.harnesses._patterns import DATE
 from passatk.archives.io.paths import is_path_spec, path_group_value
 from passatk.errors import HintedError, Option
 
-__all__ = ["ALLOW_DUPLICATES", "Options", "make_options"]
-
-#: read_counts' ``merge`` that pools archives even when one repeats what others hold
-ALLOW_DUPLICATES = "allow-duplicates"
+ALLOW_DUPLICATES = "allow-duplicates"  # merge: pool archives even when one repeats others
+_DIFFICULTIES = ("easy", "medium", "hard")
+_MAX_BY = 64  # group fields one read may name
 
 
 @dataclass(frozen=True)
 class Options:
-    """Everything a read needs besides its files, as one object (validated by read_counts):
-    the reader options, the forced ``format``, ``merge``, the files ``named`` explicitly and
-    the fsspec ``storage`` options. It travels whole to every part of a read, on any engine."""
-
+    """All a read needs but its files, to every part on any engine: the reader options, the
+    files ``named`` explicitly, the fsspec ``storage`` options (io.remote.storage_options)."""
     by: tuple[str, ...] = ()
     task: str | None = None
     passed: str | None = None
@@ -38,42 +33,20 @@ class Options:
     since: str | None = None
     until: str | None = None
     difficulty: frozenset[str] | None = None
-    strict_json: bool = False  # refuse a key given twice (io/strict.py)
+    strict_json: bool = False
     format: str | None = None
     merge: bool | str = False
     named: frozenset[str] = frozenset()
-    storage: Any = None  # a dict of fsspec options (see io.remote.storage_options)
+    storage: Any = None
 
     @property
     def record_by(self) -> tuple[str, ...]:
         return tuple(b for b in self.by if not is_path_spec(b))
 
-    @property
-    def filtering(self) -> bool:
-        """Whether a LiveCodeBench filter (since, until, difficulty) is set."""
-        return not (self.since is None and self.until is None and self.difficulty is None)
-
-    def is_named(self, file: str) -> bool:
-        """Whether ``file`` was named explicitly (not found by a walk or a glob)."""
-        return os.path.normpath(file) in self.named
-
-
-_DIFFICULTIES = ("easy", "medium", "hard")
-
-
-def _column(value: object, name: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
-    return value
-
 
 def _date(value: object, name: str) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, _dt.date):
-        return value.isoformat()[:10]
+    if value is None or isinstance(value, _dt.date):
+        return value and value.isoformat()[:10]
     if not isinstance(value, str):
         raise TypeError(f"filters[{name!r}] must be a YYYY-MM-DD str or a date, got {value!r}")
     if not DATE.fullmatch(value):
@@ -81,18 +54,13 @@ def _date(value: object, name: str) -> str | None:
     return value
 
 
-_MAX_BY = 64  # group fields one read may name
-
-
 def _by_fields(by) -> tuple:
-    """``by`` as a tuple of distinct, non-empty field names (path specs checked)."""
-    if isinstance(by, str):
-        by = (by,)
-    if isinstance(by, bytes) or not hasattr(by, "__iter__"):
-        raise TypeError(f"by must be a sequence of field names, got {show(by)}")
+    by = (by,) if isinstance(by, str) else by
     try:
+        if isinstance(by, bytes) or not hasattr(by, "__iter__"):
+            raise TypeError
         by = tuple(itertools.islice(by, _MAX_BY + 1))  # range(2**62) is never built
-    except TypeError:  # a 0-d array
+    except TypeError:  # a 0-d array too
         raise TypeError(f"by must be a sequence of field names, got {show(by)}") from None
     if len(by) > _MAX_BY:
         raise ValueError(f"by must name at most {_MAX_BY} fields, got more")
@@ -106,19 +74,7 @@ def _by_fields(by) -> tuple:
     return by
 
 
-def _threshold(threshold) -> float | None:
-    """``threshold`` checked to be a finite number, as a float (None stays None)."""
-    if threshold is None:
-        return None
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise TypeError(f"threshold must be a number, got {threshold!r}")
-    if not math.isfinite(threshold):
-        raise ValueError(f"threshold must be finite, got {threshold!r}")
-    return float(threshold)
-
-
 def _difficulty(d) -> frozenset | None:
-    """The ``difficulty`` filter as a lower-case frozenset (None or empty: no filter)."""
     if d is None or (isinstance(d, (list, tuple, set, frozenset)) and not d):
         return None
     items = (d,) if isinstance(d, str) else tuple(d)
@@ -130,7 +86,6 @@ def _difficulty(d) -> frozenset | None:
 
 
 def _filters(filters) -> tuple:
-    """``filters`` checked, as (since, until, difficulty)."""
     if filters is None:
         return None, None, None
     if not isinstance(filters, Mapping):
@@ -139,12 +94,34 @@ def _filters(filters) -> tuple:
     if unknown:
         raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
                          "difficulty")
-    since = _date(filters.get("since"), "since")
-    until = _date(filters.get("until"), "until")
+    since, until = _date(filters.get("since"), "since"), _date(filters.get("until"), "until")
     if since and until and since > until:
         raise HintedError(Option("filters", key="since"), f" {since} is after ",
                           Option("filters", key="until"), f" {until}")
     return since, until, _difficulty(filters.get("difficulty"))
+
+
+def make_options(*, format: str | None = None, by: object = (), threshold: object = None,
+                 skip_bad: object = False, filters: object = None, merge: object = False,
+                 strict_json: object = False, **columns: object) -> Options:
+    """read_counts' arguments checked (TypeError, ValueError); ``columns``: task, passed,
+    reward, n, c; ``format`` is canonical."""
+    for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be a bool, got {show(flag)}")
+    since, until, difficulty = _filters(filters)
+    for name, value in columns.items():
+        if value is not None and (not isinstance(value, str) or not value):
+            raise TypeError(f"{name} must be a non-empty str (a column name), got {value!r}")
+    by = _by_fields(by)
+    if threshold is not None and (isinstance(threshold, bool)
+                                  or not isinstance(threshold, (int, float))):
+        raise TypeError(f"threshold must be a number, got {threshold!r}")
+    if threshold is not None and not math.isfinite(threshold):
+        raise ValueError(f"threshold must be finite, got {threshold!r}")
+    return Options(by=by, threshold=None if threshold is None else float(threshold),
+                   skip_bad=skip_bad, since=since, until=until, difficulty=difficulty,
+                   **columns, strict_json=strict_json, format=format, merge=_merge(merge))
 
 
 def _merge(merge: object) -> bool | str:
@@ -153,22 +130,3 @@ def _merge(merge: object) -> bool | str:
     if not isinstance(merge, str):  # an array's == would broadcast
         raise TypeError(f"merge must be a bool or {ALLOW_DUPLICATES!r}, got {show(merge)}")
     raise ValueError(f"merge must be True, False or {ALLOW_DUPLICATES!r}, got {show(merge)}")
-
-
-def make_options(*, format: str | None = None, by: object = (), task: object = None,
-                 passed: object = None, reward: object = None, threshold: object = None,
-                 n: object = None, c: object = None, skip_bad: object = False,
-                 filters: object = None, merge: object = False,
-                 strict_json: object = False) -> Options:
-    """The :class:`Options` of read_counts' arguments, each checked (TypeError, ValueError);
-    ``format`` is the canonical name (the lookup is the pipeline's)."""
-    for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be a bool, got {show(flag)}")
-    since, until, difficulty = _filters(filters)
-    columns = {name: _column(value, name) for name, value in
-               (("task", task), ("passed", passed), ("reward", reward), ("n", n), ("c", c))}
-    return Options(
-        by=_by_fields(by), threshold=_threshold(threshold), skip_bad=skip_bad, since=since,
-        until=until, difficulty=difficulty, **columns, strict_json=strict_json,
-        format=format, merge=_merge(merge))

@@ -21,8 +21,9 @@ first use (PEP 562), so that scoring does not import the comparison or planning 
 [(1, 0.4), (2, 0.7)]
 """
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from passatk._lazy import lazy
 
 if TYPE_CHECKING:  # for type checkers and IDEs (``X as X``: re-exported); at run time: lazily
     from ._common import INTERVALS as INTERVALS
@@ -85,22 +86,8 @@ _LAZY = {
 }
 
 
-def _load(name: str) -> object:
-    """The public ``name``, imported on first use and kept in the module's namespace."""
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(_LAZY[name], __name__), name)
-    globals()[name] = value
-    return value
-
-
 if not TYPE_CHECKING:  # type checkers see the imports above, and flag any other name
-    __getattr__ = _load
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
+    __getattr__, __dir__ = lazy(__name__, _LAZY)
 
 __all__ = [
     "INTERVALS",

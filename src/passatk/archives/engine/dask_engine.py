@@ -1,11 +1,4 @@
-"""Running units of work on a Dask cluster (``read_counts(..., scheduler=...)``).
-
-One task per unit (the pipeline's files and byte ranges), the results gathered in order and
-merged once by the caller. Dask retries the tasks of a worker that dies; every task is a pure
-function of its unit, so the numbers do not change. What a unit reads is the caller's function.
-"""
-
-from __future__ import annotations
+"""Units of work on a Dask cluster: a task per unit, retried when a worker is lost."""
 
 import logging
 import re
@@ -15,8 +8,6 @@ from typing import Any
 
 from passatk._limits import check_worker_count
 from passatk._show import show
-
-__all__ = ["connect", "map_dask"]
 
 RETRIES = 2  # a task that raises (a dropped connection) runs again; bad input is returned
 _LOCAL = re.compile(r"local:(\d{1,4300})\Z")
@@ -33,42 +24,27 @@ def _distributed() -> Any:
 
 
 def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
-    """A ``distributed.Client`` for ``scheduler`` and the function that closes what was opened.
-
-    ``scheduler`` is ``"local:N"`` (a LocalCluster of N single-threaded worker processes),
-    a scheduler address ``"tcp://host:8786"``, or a ``distributed.Client`` (left open).
-    """
-    local = None
-    if isinstance(scheduler, str):
-        text = scheduler.strip()
-        local = _LOCAL.match(text)
-        if not local and not _ADDRESS.match(text):
-            raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got "
-                             f"{show(scheduler)}")
-        if local:  # before anything starts: a huge N would build its worker specs first
-            check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
-    elif type(scheduler).__name__ != "Client":
-        raise TypeError("scheduler must be an address str ('tcp://HOST:PORT', 'local:N') or a "
-                        f"distributed.Client, got {type(scheduler).__name__}")
-    distributed = _distributed()
-    if isinstance(scheduler, distributed.Client):
-        return scheduler, lambda: None
-    if local:
-        workers = int(local.group(1))
-        if workers < 1:
+    """A Client for ``"local:N"``, ``"tcp://host:8786"`` or a Client, and what closes it."""
+    if not isinstance(scheduler, str):
+        if type(scheduler).__name__ == "Client" and isinstance(scheduler, _distributed().Client):
+            return scheduler, lambda: None
+        raise TypeError("scheduler must be an address str ('tcp://HOST:PORT', 'local:N') or "
+                        f"a distributed.Client, got {type(scheduler).__name__}")
+    text = scheduler.strip()
+    if not (local := _LOCAL.match(text)) and not _ADDRESS.match(text):
+        raise ValueError(f"scheduler must be 'tcp://HOST:PORT' or 'local:N', got {show(scheduler)}")
+    if local:  # checked before anything starts: a huge N would build its worker specs first
+        workers = check_worker_count(int(local.group(1)) or 1, "the N of scheduler 'local:N'")
+        distributed = _distributed()
+        if int(local.group(1)) < 1:
             raise ValueError(f"scheduler 'local:N' needs N >= 1, got {scheduler!r}")
-        cluster = distributed.LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
-            silence_logs=logging.ERROR)
+        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1,
+                                           processes=True, dashboard_address=":0",
+                                           silence_logs=logging.ERROR)
         client = distributed.Client(cluster)
-
-        def close() -> None:
-            client.close()
-            cluster.close()
-
-        return client, close
+        return client, lambda: (client.close(), cluster.close())
     try:
-        client = distributed.Client(text, timeout="10s")
+        client = _distributed().Client(text, timeout="10s")
     except (OSError, TimeoutError) as e:
         raise ValueError(f"cannot connect to the Dask scheduler at {text}: "
                          f"{' '.join(str(e).split())}") from None
@@ -77,8 +53,7 @@ def connect(scheduler: object) -> tuple[Any, Callable[[], None]]:
 
 def map_dask(fn: Callable[[Any], Any], units: Sequence[Any], *, scheduler: object,
              progress: Callable[[int, int], None] | None = None) -> list[Any]:
-    """``[fn(u) for u in units]``, one Dask task per unit (retried when a worker is lost), the
-    results in the order of the units; ``progress(done, total)`` counts the tasks done."""
+    """``[fn(u) for u in units]``, a Dask task per unit; ``progress(done, total)`` in tasks."""
     client, close = connect(scheduler)
     run = uuid.uuid4().hex[:12]
     try:
