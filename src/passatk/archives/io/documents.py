@@ -1,21 +1,9 @@
-"""Whole JSON documents, decoded by msgspec: whole up to a size threshold, streamed past it.
-
-* Up to :data:`WHOLE_BYTES` (128 MiB) the decompressed bytes are read at once. A format that
-  declares a typed view (a :class:`msgspec.Struct` of only the fields it reads) is tried
-  first: :func:`load` returns ``Typed(format, view)`` and detection hands the view to the
-  reader. Otherwise, up to :data:`GENERIC_BYTES`, the document is decoded to plain values.
-* Past that the document is *streamed*: a skeleton whose small top-level members are decoded
-  and whose per-task container (:data:`STREAM_KEYS`) is a :class:`StreamedDict` or
-  :class:`StreamedList` that reads its members from the file, one at a time, when iterated.
-  Memory is one block plus the largest member (at most the record-length cap).
-
-The splitter finds where each value ends with msgspec itself (a value followed by more bytes
-is "trailing characters (byte N)"), so nothing here parses JSON by hand. A key given twice
-keeps its last value, as in Python's ``json``. Measurements: bench/test_bench_documents.py.
-"""
+"""Whole JSON documents by msgspec: read whole up to a size threshold (a format's typed view
+first), streamed member by member past it, parsed once (docs/architecture.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -47,11 +35,13 @@ GENERIC_BYTES = 48 << 20
 STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results",
                          "simulations", "samples"})
 BLOCK = 1 << 22
+#: members of a streamed container whose place the first pass keeps (about 100 bytes each),
+#: so that the reader decodes them without splitting the document again; past it, it does
+INDEXED = 1 << 17
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 _STDLIB = json.JSONDecoder()
 _AT_BYTE = re.compile(r"\(byte (\d+)\)")
-_WS = b" \t\r\n"
 
 
 class Typed(NamedTuple):
@@ -61,28 +51,10 @@ class Typed(NamedTuple):
     view: object
 
 
-def _limits() -> tuple[int, int]:
-    """The whole-document limits: a record cap set lower streams smaller documents too (a
-    document read whole may be twice the cap: 128 MiB under the default 64 MiB cap)."""
-    cap = max_record_bytes()
-    return min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
-
-
 def decode(file: str, data: bytes | memoryview, first_line: int = 1,
            offset: int | None = None) -> object:
-    """Plain values of one JSON text; a located ArchiveError when it is not valid JSON.
-
-    What msgspec refuses is read again by the stdlib, which also accepts ``NaN`` and
-    ``Infinity`` (Python's ``json.dump`` writes them) and words the error.
-
-    >>> decode("x.json", b'{"a": [1, 2.5], "a": NaN}')
-    {'a': nan}
-    >>> try:
-    ...     decode("x.json", b'{\\n"a": [1,]}')
-    ... except ArchiveError as e:
-    ...     print(e)
-    x.json:2: malformed JSON: Expecting value (column 9)
-    """
+    """Plain values of one JSON text (msgspec; the stdlib for NaN and to word an error, at
+    ``file:line``)."""
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -103,7 +75,7 @@ def decode(file: str, data: bytes | memoryview, first_line: int = 1,
 
 
 def line_of(file: str, offset: int) -> int:
-    """The line of the byte at ``offset`` of the document (read again: errors only)."""
+    """The line of the byte at ``offset`` (the document read again: errors only)."""
     line, seen = 1, 0
     with _open(file) as f:
         while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
@@ -116,8 +88,7 @@ def _head(stream, limit: int) -> tuple[bytes, bool]:
     """At most ``limit + 1`` bytes of ``stream`` (without a BOM); whether that is all."""
     data = stream.read(limit + 1)
     while len(data) <= limit:  # a pipe or a decompressor may return less than asked
-        more = stream.read(limit + 1 - len(data))
-        if not more:
+        if not (more := stream.read(limit + 1 - len(data))):
             return data.removeprefix(UTF8_BOM), True
         data += more
     return data, False
@@ -127,9 +98,11 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
     """The document of ``file``: a :class:`Typed` view, plain values, or a streamed skeleton.
 
     ``views`` are ``(format, decode)`` pairs tried in order on the whole bytes; ``decode``
-    returns None when the document is not (or not cleanly) of its format.
+    returns None when the document is not (or not cleanly) of its format. A record cap set
+    lower streams smaller documents too (whole: up to twice the cap).
     """
-    whole, generic = _limits()
+    cap = max_record_bytes()
+    whole, generic = min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
     if is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
         return _skeleton(file)  # (compressed, it is larger still)
     with open_binary(file) as f:
@@ -140,8 +113,7 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
         raise ArchiveError(file, "empty file (no records)")
     if complete:
         for name, view in views:
-            value = view(data)
-            if value is not None:
+            if (value := view(data)) is not None:
                 return Typed(name, value)
         if len(data) <= generic:
             return decode(file, data)
@@ -154,18 +126,12 @@ class _Cursor:
 
     def __init__(self, file: str, stream) -> None:
         self.file, self.stream = file, stream
-        self.data = b""
-        self.pos = 0
-        self.base = 0  # the offset of data[0] in the document
-        self.eof = False
-        self.started = False
+        self.data, self.pos, self.base = b"", 0, 0  # base: the offset of data[0]
+        self.eof = self.started = False
         self.cap = max_record_bytes()
 
     def more(self, size: int = 0) -> bool:
-        if self.eof:
-            return False
-        block = self.stream.read(size or BLOCK)
-        if not block:
+        if self.eof or not (block := self.stream.read(size or BLOCK)):
             self.eof = True
             return False
         if self.pos:  # forget what was read
@@ -199,27 +165,32 @@ class _Cursor:
         return got
 
     def value(self) -> memoryview:
-        """The bytes of the next JSON value (msgspec finds where it ends; for what msgspec
-        refuses, such as NaN, the stdlib)."""
+        """The bytes of the next JSON value (where it ends: msgspec, or the stdlib for NaN)."""
         self.peek()
         while True:
             view = memoryview(self.data)[self.pos:]
-            end = self._end(view)
-            if end is not None:
+            if (end := self._end(view)) is not None:
                 break
             if len(view) > self.cap:
                 raise too_long(self.file, self.line_at(), self.cap)
             if not self.more(max(BLOCK, len(view))):
-                end = self._end(view)  # at the end of the file now
-                if end is None:
+                if (end := self._end(view)) is None:  # at the end of the file now
                     end = len(view)
                     decode(self.file, view, offset=self.offset)  # raises unless it is whole
                 break
         if end > self.cap:
             raise too_long(self.file, self.line_at(), self.cap)
-        out = view[:end]
         self.pos += end
-        return out
+        return view[:end]
+
+    def take(self, at: int, size: int) -> memoryview:
+        """The ``size`` bytes at offset ``at`` (on from the last taken)."""
+        while True:
+            self.pos = min(at - self.base, len(self.data))
+            if self.base + len(self.data) >= at + size or not self.more():
+                break
+        self.pos += size
+        return memoryview(self.data)[self.pos - size:self.pos]
 
     def _end(self, view: memoryview) -> int | None:
         """Where the value at the start of ``view`` ends; None when more bytes are needed."""
@@ -230,45 +201,33 @@ class _Cursor:
             error = str(e)
         except RecursionError:
             raise ArchiveError(self.file, "JSON nested too deeply", line=self.line_at()) from None
-        m = _TRAILING.search(error)
-        if m:
+        if m := _TRAILING.search(error):
             return int(m.group(1)) - 1
-        if "truncated" in error or not (self.eof or _far_from(error, len(view))):
+        far = (m := _AT_BYTE.search(error)) is not None and int(m.group(1)) + 64 < len(view)
+        if "truncated" in error or not (self.eof or far):
             return None  # more bytes may complete it
         text = bytes(view).decode("utf-8", "surrogateescape")
         try:
             end = _STDLIB.raw_decode(text)[1]
-        except json.JSONDecodeError as e:  # msgspec refused early (a lone surrogate), the
-            if not self.eof and _cut_short(e, len(text)):  # stdlib needs the rest of it
+        except json.JSONDecodeError as e:  # msgspec refused early (a lone surrogate): the
+            if not self.eof and (e.msg.startswith("Unterminated string")  # stdlib needs more
+                                 or e.pos + 64 >= len(text)):
                 return None
             decode(self.file, view, offset=self.offset)  # the stdlib words the error
             raise
         except (ValueError, RecursionError):
             decode(self.file, view, offset=self.offset)
             raise
-
         return len(text[:end].encode("utf-8", "surrogateescape"))
 
     def bad(self, what: str):
         raise ArchiveError(self.file, f"malformed JSON: {what}", line=self.line_at())
 
 
-def _cut_short(error: json.JSONDecodeError, size: int) -> bool:
-    """Whether the stdlib's error may only mean that the bytes end inside the value."""
-    return error.msg.startswith("Unterminated string") or error.pos + 64 >= size
-
-
-def _far_from(error: str, size: int) -> bool:
-    """Whether msgspec's error is well before the end of the bytes: more cannot mend it."""
-    m = _AT_BYTE.search(error)
-    return m is not None and int(m.group(1)) + 64 < size
-
-
 class Member(NamedTuple):
-    """One member of the document: ``path`` is () for the top level, ``(key,)`` inside the
-    streamed container under ``key``; ``key`` is the member's key or index; ``text`` its
-    bytes (None: a streamed container of kind ``kind`` opens here); ``offset`` where it
-    starts in the document."""
+    """A member of the top level (``path`` ()) or of the streamed container under ``key``
+    (``path`` ``(key,)``): its key or index, its bytes (None: a container of ``kind`` opens),
+    its offset."""
 
     path: tuple
     key: object
@@ -283,8 +242,7 @@ class Member(NamedTuple):
 def _key(cur: _Cursor) -> str:
     cur.peek()
     at = cur.offset
-    key = decode(cur.file, cur.value(), offset=at)
-    if not isinstance(key, str):
+    if not isinstance(key := decode(cur.file, cur.value(), offset=at), str):
         raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
                            line=line_of(cur.file, at))
     cur.expect(b":")
@@ -304,8 +262,7 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
         at = cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
             cur.pos += 1
-            kind = "object" if start == b"{" else "array"
-            yield Member(path, key, None, at, kind)
+            yield Member(path, key, None, at, "object" if start == b"{" else "array")
             yield from _container(cur, (key,), start == b"{")
         else:
             yield Member(path, key, cur.value(), at)
@@ -315,19 +272,15 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
 
 
 def members(file: str, stream=None) -> Iterator[Member]:
-    """Every member of the document's top level and of its streamed containers, in one pass
-    (of ``stream`` when given).
-
-    The first is ``Member((), None, None, 0, kind)`` for a top-level object or array, or
-    ``Member((), None, text, 0)`` for a document that is neither.
-    """
+    """Every member of the top level and of its streamed containers, in one pass (of
+    ``stream`` when given); first ``Member((), None, None, 0, kind)`` for an object or an
+    array, or ``Member((), None, text, 0)`` for a scalar document."""
     if stream is None:
         with _open(file) as f:
             yield from members(file, f.stream)
         return
     cur = _Cursor(file, stream)
-    first = cur.peek()
-    if not first:
+    if not (first := cur.peek()):
         raise ArchiveError(file, "empty file (no records)")
     if first in (b"{", b"["):
         cur.pos += 1
@@ -335,31 +288,40 @@ def members(file: str, stream=None) -> Iterator[Member]:
         yield from _container(cur, (), first == b"{")
     else:
         text = cur.value()
-        if cur.peek():
-            cur.bad("extra data after the JSON document")
-        yield Member((), None, text, 0)
-        return
     if cur.peek():
         cur.bad("extra data after the JSON document")
+    if first not in (b"{", b"["):
+        yield Member((), None, text, 0)
 
 
 class _Streamed:
-    """A container read from the file member by member: the one under the top-level ``key``,
-    or the top level itself (``key`` None: its members outside the streamed containers)."""
+    """A container read member by member: the one under the top-level ``key``, or the top
+    level (``key`` None). ``index``: where the first pass found its members (None: split
+    them again)."""
+
+    index: list | None = None
 
     def __init__(self, file: str, key: str | None) -> None:
         super().__init__()
         self.file, self.path = file, () if key is None else (key,)
 
     def _members(self) -> Iterator[Member]:
+        if self.index is not None:
+            return self._indexed(self.index)
         return (m for m in members(self.file)
                 if m.path == self.path and m.text is not None and m.key is not None)
+
+    def _indexed(self, index: list) -> Iterator[Member]:
+        with _open(self.file) as f:
+            cur = _Cursor(self.file, f.stream)
+            for key, at, size in index:
+                yield Member(self.path, key, cur.take(at, size), at)
 
 
 class StreamedDict(_Streamed, dict):
     """A streamed JSON object: holds its first member; ``items()``, ``values()``, ``keys()``
-    and iteration read every member from the file, one at a time. ``typed(T)`` gives each
-    value decoded as ``T`` (a msgspec type), or its plain value when it is not one."""
+    and iteration read every member, one at a time. ``typed(T)`` gives each value decoded as
+    the msgspec type ``T``, or its plain value when it is not one."""
 
     def typed(self, typ: object) -> Iterator[tuple[object, object]]:
         decoder = msgspec.json.Decoder(typ)
@@ -383,7 +345,7 @@ class StreamedDict(_Streamed, dict):
 
 
 class StreamedList(_Streamed, list):
-    """A streamed JSON array: holds its first item; iteration reads every item from the file."""
+    """A streamed JSON array: holds its first item; iteration reads every item."""
 
     def __iter__(self):
         return (m.decode(self.file) for m in self._members())
@@ -409,8 +371,7 @@ class _Tee:
 
 
 class _Reread:
-    """One read of a spooled document from its start (``os.pread``: reads do not share an
-    offset); a context manager whose ``stream`` is itself, as ``open_binary``'s."""
+    """A read of a spooled document from its start (``os.pread``: reads share no offset)."""
 
     def __init__(self, spool) -> None:
         self.fd, self.pos, self.stream = spool.fileno(), 0, self
@@ -420,17 +381,10 @@ class _Reread:
         self.pos += len(data)
         return data
 
-    def __enter__(self) -> _Reread:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        pass
-
 
 def _spooled(file: str, stream, head: bytes) -> object:
-    """A document from a pipe past the threshold, copied to an anonymous temporary file as
-    the skeleton is read (it is read more than once; what is not JSON stops the copy where it
-    stops the read) and streamed from there; the copy goes with the skeleton."""
+    """A document from a pipe past the threshold, copied to a temporary file as the skeleton
+    is read (what is not JSON stops the copy) and streamed from there while it lives."""
     spool = tempfile.TemporaryFile()
     _SPOOLS[file] = spool
     try:
@@ -457,49 +411,59 @@ def _unspool(file: str, spool) -> None:
 
 def _open(file: str):
     spool = _SPOOLS.get(file)
-    return open_binary(file) if spool is None else _Reread(spool)
-
-
-def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
-    """The top level with its small members decoded and its per-task containers streamed
-    (holding their first member, for detection). A top level that is itself larger than the
-    record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
-    top: dict = _Skeleton()
-    budget = max_record_bytes()
-    found = members(file) if found is None else found
-    for m in found:
-        if m.key is None and m.text is not None:
-            return m.decode(file)
-        if m.key is None:
-            if m.kind == "array":
-                return _array_top(file, found)
-            continue
-        if m.text is None:
-            top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
-        elif m.path == ():
-            budget -= len(m.text)
-            if budget < 0:
-                lazy = StreamedDict(file, None)
-                dict.update(lazy, top)
-                return lazy
-            top[m.key] = m.decode(file)
-        elif not top[m.path[0]]:
-            holder = top[m.path[0]]
-            value = m.decode(file)
-            if isinstance(holder, dict):
-                dict.__setitem__(holder, m.key, value)
-            else:
-                list.append(holder, value)
-    return top
+    return open_binary(file) if spool is None else contextlib.nullcontext(_Reread(spool))
 
 
 class _Skeleton(dict):
     """The top level of a streamed document (a dict that can be referred to weakly)."""
 
 
+def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
+    """The top level, its small members decoded, its per-task containers streamed (holding
+    their first member, for detection; indexed, for the reader). A top level larger than the
+    record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
+    top: dict = _Skeleton()
+    budget = max_record_bytes()
+    places: dict = {}  # a streamed key -> (its container, its index)
+    found = members(file) if found is None else found
+    for m in found:
+        if m.key is None and m.text is not None:
+            return m.decode(file)
+        if m.key is None and m.kind == "array":
+            return _array_top(file, found)
+        if m.key is None:
+            continue
+        if m.text is None:
+            top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
+            places[m.key] = (top[m.key], [])
+        elif m.path == ():
+            if (budget := budget - len(m.text)) < 0:
+                lazy = StreamedDict(file, None)
+                dict.update(lazy, top)
+                return lazy
+            top[m.key] = m.decode(file)
+        else:
+            _place(file, places, m)
+    for holder, index in places.values():
+        holder.index = index
+    return top
+
+
+def _place(file: str, places: dict, m: Member) -> None:
+    holder, index = places[m.path[0]]
+    if not holder:
+        if isinstance(holder, dict):
+            dict.__setitem__(holder, m.key, m.decode(file))
+        else:
+            list.append(holder, m.decode(file))
+    if index is not None:
+        index.append((m.key, m.offset, len(m.text)))  # type: ignore[arg-type]
+        if len(index) > INDEXED:
+            places[m.path[0]] = (holder, None)
+
+
 def _array_top(file: str, found: Iterator[Member]) -> list:
     top = StreamedList(file, None)
-    first = next((m for m in found if m.path == () and m.text is not None), None)
-    if first is not None:
+    if (first := next((m for m in found if m.path == () and m.text is not None), None)) is not None:
         list.append(top, first.decode(file))
     return top
