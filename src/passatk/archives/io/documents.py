@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from passatk.archives.context import BadRecord, decode_json
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io.opening import (
     UTF8_BOM,
@@ -53,25 +54,17 @@ class Typed(NamedTuple):
 
 def decode(file: str, data: bytes | memoryview, first_line: int = 1,
            offset: int | None = None) -> object:
-    """Plain values of one JSON text (msgspec; the stdlib for NaN and to word an error, at
-    ``file:line``)."""
+    """Plain values of one JSON text (msgspec; ``json`` for NaN and to word an error, located
+    at ``file:line``)."""
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, RecursionError):
         pass
-    if offset is not None:  # a streamed member: its line is counted only for the error
-        first_line = line_of(file, offset)
     try:
-        return json.loads(bytes(data).decode("utf-8"))
-    except json.JSONDecodeError as e:
-        what, line = f"malformed JSON: {e.msg} (column {e.colno})", first_line + e.lineno - 1
-    except UnicodeDecodeError as e:
-        what, line = f"not UTF-8 text: {e.reason} at byte {e.start}", first_line
-    except RecursionError:
-        what, line = "JSON nested too deeply", first_line
-    except ValueError as e:  # an integer of more than 4300 digits
-        what, line = f"unreadable JSON value: {e}".split(";")[0], first_line
-    raise ArchiveError(file, what, line=line)
+        return decode_json(data, bom=False)
+    except BadRecord as e:
+        line = line_of(file, offset) if offset is not None else first_line
+        raise ArchiveError(file, e.what, line=line + (e.line or 1) - 1) from None
 
 
 def line_of(file: str, offset: int) -> int:
