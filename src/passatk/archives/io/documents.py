@@ -16,13 +16,7 @@ import msgspec
 
 from passatk.archives.context import BadRecord, decode_json
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.opening import (
-    UTF8_BOM,
-    is_regular,
-    max_record_bytes,
-    open_binary,
-    too_long,
-)
+from passatk.archives.io import opening
 from passatk.archives.io.remote import is_url
 
 __all__ = ["GENERIC_BYTES", "STREAM_KEYS", "WHOLE_BYTES", "StreamedDict", "StreamedList",
@@ -39,6 +33,7 @@ BLOCK = 1 << 22
 #: members of a streamed container whose place the first pass keeps (about 100 bytes each),
 #: so that the reader decodes them without splitting the document again; past it, it does
 INDEXED = 1 << 17
+BOM = opening.UTF8_BOM
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 _STDLIB = json.JSONDecoder()
@@ -52,10 +47,8 @@ class Typed(NamedTuple):
     view: object
 
 
-def decode(file: str, data: bytes | memoryview, first_line: int = 1,
-           offset: int | None = None) -> object:
-    """Plain values of one JSON text (msgspec; ``json`` for NaN and to word an error, located
-    at ``file:line``)."""
+def decode(file: str, data: bytes | memoryview, offset: int | None = None) -> object:
+    """Plain values of one JSON text (msgspec; ``json`` for NaN and to word an error)."""
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, RecursionError):
@@ -63,7 +56,7 @@ def decode(file: str, data: bytes | memoryview, first_line: int = 1,
     try:
         return decode_json(data, bom=False)
     except BadRecord as e:
-        line = line_of(file, offset) if offset is not None else first_line
+        line = line_of(file, offset) if offset is not None else 1
         raise ArchiveError(file, e.what, line=line + (e.line or 1) - 1) from None
 
 
@@ -72,39 +65,27 @@ def line_of(file: str, offset: int) -> int:
     line, seen = 1, 0
     with _open(file) as f:
         while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
-            line += (block.removeprefix(UTF8_BOM) if seen == 0 else block).count(b"\n")
+            line += (block.removeprefix(BOM) if seen == 0 else block).count(b"\n")
             seen += len(block)
     return line
 
 
-def _head(stream, limit: int) -> tuple[bytes, bool]:
-    """At most ``limit + 1`` bytes of ``stream`` (without a BOM); whether that is all."""
-    data = stream.read(limit + 1)
-    while len(data) <= limit:  # a pipe or a decompressor may return less than asked
-        if not (more := stream.read(limit + 1 - len(data))):
-            return data.removeprefix(UTF8_BOM), True
-        data += more
-    return data, False
-
-
 def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = ()) -> object:
-    """The document of ``file``: a :class:`Typed` view, plain values, or a streamed skeleton.
-
-    ``views`` are ``(format, decode)`` pairs tried in order on the whole bytes; ``decode``
-    returns None when the document is not (or not cleanly) of its format. A record cap set
-    lower streams smaller documents too (whole: up to twice the cap).
-    """
-    cap = max_record_bytes()
+    """The document of ``file``: a :class:`Typed` view (``views``: (format, decode or None)
+    pairs tried in turn), plain values, or a streamed skeleton (past the size thresholds)."""
+    cap = opening.max_record_bytes()
     whole, generic = min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
-    if is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
+    if opening.is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
         return _skeleton(file)  # (compressed, it is larger still)
-    with open_binary(file) as f:
-        data, complete = _head(f.stream, whole)
-        if not complete and not is_regular(file):
+    with opening.open_binary(file) as f:
+        data = f.stream.read(whole + 1)
+        while len(data) <= whole and (more := f.stream.read(whole + 1 - len(data))):
+            data += more  # a pipe or a decompressor may return less than asked
+        if len(data) > whole and not opening.is_regular(file):
             return _spooled(file, f.stream, data)
-    if _BLANK.fullmatch(data):
+    if _BLANK.fullmatch(data := data.removeprefix(BOM) if len(data) <= whole else data):
         raise ArchiveError(file, "empty file (no records)")
-    if complete:
+    if len(data) <= whole:
         for name, view in views:
             if (value := view(data)) is not None:
                 return Typed(name, value)
@@ -115,23 +96,27 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
 
 
 class _Cursor:
-    """The bytes of a document from the value being read on, block by block."""
+    """The bytes of a document from the value being read on, block by block (each block
+    also written to ``copy`` when given: a pipe's document, kept for the reader)."""
 
-    def __init__(self, file: str, stream) -> None:
-        self.file, self.stream = file, stream
-        self.data, self.pos, self.base = b"", 0, 0  # base: the offset of data[0]
-        self.eof = self.started = False
-        self.cap = max_record_bytes()
+    def __init__(self, file: str, stream, head: bytes = b"", copy=None) -> None:
+        self.file, self.stream, self.copy = file, stream, copy
+        self.data, self.pos, self.base = head.removeprefix(BOM), 0, 0  # data[0] is at base
+        self.eof, self.started = False, bool(head)
+        self.cap = opening.max_record_bytes()
 
     def more(self, size: int = 0) -> bool:
         if self.eof or not (block := self.stream.read(size or BLOCK)):
             self.eof = True
             return False
+        if self.copy is not None:
+            self.copy.write(block)
+            self.copy.flush()  # an error's line is counted in what was written
         if self.pos:  # forget what was read
             self.base += self.pos
             self.data = self.data[self.pos:]
             self.pos = 0
-        self.data += block if self.started else block.removeprefix(UTF8_BOM)
+        self.data += block if self.started else block.removeprefix(BOM)
         self.started = True
         return True
 
@@ -150,8 +135,7 @@ class _Cursor:
                 return self.data[self.pos:self.pos + 1]
 
     def expect(self, allowed: bytes) -> bytes:
-        got = self.peek()
-        if not got or got not in allowed:
+        if not (got := self.peek()) or got not in allowed:
             what = "the end of the file" if not got else repr(got.decode("latin-1"))
             self.bad(f"expected one of {' '.join(allowed.decode())}, got {what}")
         self.pos += 1
@@ -160,19 +144,16 @@ class _Cursor:
     def value(self) -> memoryview:
         """The bytes of the next JSON value (where it ends: msgspec, or the stdlib for NaN)."""
         self.peek()
-        while True:
-            view = memoryview(self.data)[self.pos:]
-            if (end := self._end(view)) is not None:
-                break
+        while (end := self._end(view := memoryview(self.data)[self.pos:])) is None:
             if len(view) > self.cap:
-                raise too_long(self.file, self.line_at(), self.cap)
+                raise opening.too_long(self.file, self.line_at(), self.cap)
             if not self.more(max(BLOCK, len(view))):
                 if (end := self._end(view)) is None:  # at the end of the file now
                     end = len(view)
                     decode(self.file, view, offset=self.offset)  # raises unless it is whole
                 break
         if end > self.cap:
-            raise too_long(self.file, self.line_at(), self.cap)
+            raise opening.too_long(self.file, self.line_at(), self.cap)
         self.pos += end
         return view[:end]
 
@@ -229,7 +210,7 @@ class Member(NamedTuple):
     kind: str = "value"
 
     def decode(self, file: str) -> object:
-        return decode(file, self.text, offset=self.offset)
+        return decode(file, self.text, offset=self.offset)  # type: ignore[arg-type]
 
 
 def _key(cur: _Cursor) -> str:
@@ -251,8 +232,7 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
     index = 0
     while True:
         key = _key(cur) if is_object else index
-        start = cur.peek()
-        at = cur.offset
+        start, at = cur.peek(), cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
             cur.pos += 1
             yield Member(path, key, None, at, "object" if start == b"{" else "array")
@@ -264,15 +244,14 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
             return
 
 
-def members(file: str, stream=None) -> Iterator[Member]:
-    """Every member of the top level and of its streamed containers, in one pass (of
-    ``stream`` when given); first ``Member((), None, None, 0, kind)`` for an object or an
-    array, or ``Member((), None, text, 0)`` for a scalar document."""
-    if stream is None:
+def members(file: str, cur: _Cursor | None = None) -> Iterator[Member]:
+    """Every member of the top level and of its streamed containers, in one pass (of ``cur``
+    when given); first ``Member((), None, None, 0, kind)`` for an object or an array, or
+    ``Member((), None, text, 0)`` for a scalar document."""
+    if cur is None:
         with _open(file) as f:
-            yield from members(file, f.stream)
+            yield from members(file, _Cursor(file, f.stream))
         return
-    cur = _Cursor(file, stream)
     if not (first := cur.peek()):
         raise ArchiveError(file, "empty file (no records)")
     if first in (b"{", b"["):
@@ -289,10 +268,9 @@ def members(file: str, stream=None) -> Iterator[Member]:
 
 class _Streamed:
     """A container read member by member: the one under the top-level ``key``, or the top
-    level (``key`` None). ``index``: where the first pass found its members (None: split
-    them again)."""
+    level (``key`` None); ``index``: where the first pass found its members."""
 
-    index: list | None = None
+    index: list | None = None  # None: they are split again
 
     def __init__(self, file: str, key: str | None) -> None:
         super().__init__()
@@ -347,32 +325,20 @@ class StreamedList(_Streamed, list):
 _SPOOLS: dict[str, object] = {}  # a pipe's name -> the temporary file its document went to
 
 
-class _Tee:
-    """``head``, then ``stream``, each block written to ``out`` as it is read."""
-
-    def __init__(self, head: bytes, stream, out) -> None:
-        self.head, self.stream, self.out = head, stream, out
-
-    def read(self, size: int) -> bytes:
-        if self.head:
-            data, self.head = self.head, b""
-            return data
-        data = self.stream.read(size)
-        self.out.write(data)
-        self.out.flush()  # an error's line is counted in what was written
-        return data
-
-
 class _Reread:
-    """A read of a spooled document from its start (``os.pread``: reads share no offset)."""
+    """A spooled document read from its start (``os.pread``: reads share no offset)."""
 
     def __init__(self, spool) -> None:
         self.fd, self.pos, self.stream = spool.fileno(), 0, self
 
     def read(self, size: int) -> bytes:
-        data = os.pread(self.fd, size, self.pos)
-        self.pos += len(data)
+        self.pos += len(data := os.pread(self.fd, size, self.pos))
         return data
+
+
+def _open(file: str):
+    spool = _SPOOLS.get(file)
+    return opening.open_binary(file) if spool is None else contextlib.nullcontext(_Reread(spool))
 
 
 def _spooled(file: str, stream, head: bytes) -> object:
@@ -382,7 +348,7 @@ def _spooled(file: str, stream, head: bytes) -> object:
     _SPOOLS[file] = spool
     try:
         spool.write(head)
-        found = members(file, _Tee(head, stream, spool))
+        found = members(file, _Cursor(file, stream, head, spool))
         top = _skeleton(file, found)
         for _ in found:  # the rest, checked, into the copy
             pass
@@ -402,11 +368,6 @@ def _unspool(file: str, spool) -> None:
     spool.close()
 
 
-def _open(file: str):
-    spool = _SPOOLS.get(file)
-    return open_binary(file) if spool is None else contextlib.nullcontext(_Reread(spool))
-
-
 class _Skeleton(dict):
     """The top level of a streamed document (a dict that can be referred to weakly)."""
 
@@ -416,14 +377,16 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
     their first member, for detection; indexed, for the reader). A top level larger than the
     record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
     top: dict = _Skeleton()
-    budget = max_record_bytes()
+    budget = opening.max_record_bytes()
     places: dict = {}  # a streamed key -> (its container, its index)
-    found = members(file) if found is None else found
-    for m in found:
+    for m in (found := members(file) if found is None else found):
         if m.key is None and m.text is not None:
             return m.decode(file)
         if m.key is None and m.kind == "array":
-            return _array_top(file, found)
+            top = StreamedList(file, None)
+            if (one := next((m for m in found if m.path == () and m.text), None)) is not None:
+                list.append(top, one.decode(file))
+            return top
         if m.key is None:
             continue
         if m.text is None:
@@ -431,8 +394,7 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
             places[m.key] = (top[m.key], [])
         elif m.path == ():
             if (budget := budget - len(m.text)) < 0:
-                lazy = StreamedDict(file, None)
-                dict.update(lazy, top)
+                dict.update(lazy := StreamedDict(file, None), top)
                 return lazy
             top[m.key] = m.decode(file)
         else:
@@ -444,19 +406,11 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
 
 def _place(file: str, places: dict, m: Member) -> None:
     holder, index = places[m.path[0]]
-    if not holder:
-        if isinstance(holder, dict):
-            dict.__setitem__(holder, m.key, m.decode(file))
-        else:
-            list.append(holder, m.decode(file))
+    if not holder and isinstance(holder, dict):
+        dict.__setitem__(holder, m.key, m.decode(file))
+    elif not holder:
+        list.append(holder, m.decode(file))
     if index is not None:
         index.append((m.key, m.offset, len(m.text)))  # type: ignore[arg-type]
         if len(index) > INDEXED:
             places[m.path[0]] = (holder, None)
-
-
-def _array_top(file: str, found: Iterator[Member]) -> list:
-    top = StreamedList(file, None)
-    if (first := next((m for m in found if m.path == () and m.text is not None), None)) is not None:
-        list.append(top, first.decode(file))
-    return top
