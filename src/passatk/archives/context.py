@@ -1,5 +1,4 @@
-"""The reading context shared by all readers, and their helpers for groups, JSON values and
-JSON Lines records."""
+"""The reading context shared by all readers, and their helpers: groups, JSON values, lines."""
 
 from __future__ import annotations
 
@@ -111,15 +110,8 @@ _DECODER = json.JSONDecoder()
 
 
 def decode_json(data: bytes | bytearray | str, bom: bool = True) -> object:
-    """``json.loads`` (a BOM dropped); every failure is a BadRecord. A key given twice keeps
-    its last value, as in ``json`` (``strict_json`` refuses it: ``io/strict.py``).
-
-    >>> try:
-    ...     decode_json(b'{"a": 1,}')
-    ... except BadRecord as e:
-    ...     print(e.what)
-    malformed JSON: Expecting property name enclosed in double quotes (column 9)
-    """
+    """``json.loads`` (a BOM dropped); every failure is a BadRecord; a key given twice keeps
+    its last value, as in ``json``."""
     try:
         if not isinstance(data, str):
             data = bytes(data).removeprefix(opening.UTF8_BOM if bom else b"").decode("utf-8")
@@ -149,7 +141,7 @@ def load_sidecar(path: str) -> object:
 
 
 def line_blocks(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
-    """(lines before it, block of whole lines) for ``file`` (``io.lines.blocks``)."""
+    """(lines before it, block of whole lines) for ``file``."""
     with ctx.open(file) as f:
         yield from blocks(f.stream, file, lambda: ctx.report(f.raw_position()))
 
@@ -166,15 +158,14 @@ def block_lines(file: str, lineno: int, block: bytes) -> Iterator[tuple[int, byt
 
 
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
-    """(line number, line) for the non-blank lines of ``file``, at bounded memory."""
+    """(line number, line) for the non-blank lines of ``file``."""
     for lineno, block in line_blocks(file, ctx):
         yield from block_lines(file, lineno, block)
 
 
 def json_records(file: str, ctx: Context) -> Iterator[tuple[int, dict | BadRecord]]:
-    """(line number, the JSON object on the line or the BadRecord that says why there is
-    none) for the non-blank lines of ``file``: blocks decoded at once by msgspec, a block it
-    refuses line by line by ``json``."""
+    """(line number, its JSON object or the BadRecord that says why there is none) for the
+    non-blank lines of ``file`` (a block msgspec refuses is read line by line by ``json``)."""
     for lineno, block in line_blocks(file, ctx):
         if (records := objects(block)) is not None:
             yield from number_records(lineno, block, records)
@@ -187,8 +178,7 @@ def json_records(file: str, ctx: Context) -> Iterator[tuple[int, dict | BadRecor
 
 
 def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:
-    """(line number, record) for the records of the non-blank lines of ``piece``, which
-    follows line ``lineno``."""
+    """(line number, record) for the records of the non-blank lines of ``piece``."""
     if newlines(piece) + (not piece.endswith(b"\n")) == len(records):
         return enumerate(records, lineno + 1)
     # blank lines (the lines msgspec skips are blank for bytes.strip too): number the others
@@ -197,7 +187,7 @@ def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[i
 
 
 def parse_json_line(file: str, lineno: int, line: bytes) -> dict:
-    """Decode one JSON Lines record; it must be an object. Raises BadRecord."""
+    """One JSON Lines record, a JSON object; BadRecord when it is not."""
     if not isinstance(obj := decode_json(line), dict):
         raise BadRecord(f"record must be a JSON object, got {kind(obj)}")
     return obj
@@ -232,7 +222,7 @@ def finite_number(value: object, name: str) -> float:
         raise BadRecord(f'field "{name}" must be a number, got {show(value)}')
     try:
         x = float(value)
-    except OverflowError:
+    except OverflowError:  # an integer past the largest float
         x = math.inf
     if not math.isfinite(x):
         raise BadRecord(f'field "{name}" must be a finite number, got {show(value)}')
@@ -241,9 +231,8 @@ def finite_number(value: object, name: str) -> float:
 
 def doc_scalar_record(doc: object) -> dict:
     """Top-level scalar fields of a JSON document, usable as group fields."""
-    if not isinstance(doc, dict):
-        return {}
-    return {k: v for k, v in doc.items() if v is None or isinstance(v, (str, int, float, bool))}
+    items = doc.items() if isinstance(doc, dict) else ()
+    return {k: v for k, v in items if v is None or isinstance(v, (str, int, float, bool))}
 
 
 def document_group(file: str, ctx: Context, doc: object) -> GroupKey:

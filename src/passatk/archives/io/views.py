@@ -9,6 +9,7 @@ from itertools import islice
 import msgspec
 
 from passatk.archives.context import BadRecord
+from passatk.archives.errors import kind
 
 __all__ = ["decoded", "shape", "view"]
 
@@ -17,8 +18,6 @@ _PART = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\[\"((?:[^\"\\]|\\.)*)
 _SHAPES = {"str": "a string", "int": "an integer", "float": "a number", "bool": "true/false",
            "null": "null", "object": "an object", "array": "a list"}
 _WORD = re.compile(r"`([^`]*)`")
-_KINDS = ((dict, "object"), (list, "list"), (bool, "true/false"), ((int, float), "number"),
-          (str, "string"))
 
 
 def _words(m: re.Match) -> str:
@@ -86,4 +85,4 @@ def shape(value: object) -> str:
 
 
 def _kind(value: object) -> str:
-    return next((name for t, name in _KINDS if isinstance(value, t)), "null")
+    return kind(value).split()[-1]  # "an object" -> "object"
