@@ -36,8 +36,7 @@ class LineRange(io.RawIOBase):
 
     def _line_start(self, x: int) -> int:
         """One past the first newline at or after byte x - 1."""
-        self._raw.seek(x - 1)
-        pos = x - 1
+        self._raw.seek(pos := x - 1)
         while chunk := self._raw.read(_SCAN):
             if (i := chunk.find(b"\n")) >= 0:
                 return pos + i + 1
@@ -59,8 +58,7 @@ class LineRange(io.RawIOBase):
         got = read_into(self._raw, view)  # into the caller's buffer: no copy
         self._done = not got
         if self._pos + got >= self._end:  # the range may stop in this chunk
-            i = _find_newline(view, max(self._end - 1 - self._pos, 0), got)
-            if i >= 0:
+            if (i := view[:got].tobytes().find(b"\n", max(self._end - 1 - self._pos, 0))) >= 0:
                 got, self._done = i + 1, True
         self._pos += got
         if got and not self.quote_or_cr:
@@ -76,14 +74,6 @@ class LineRange(io.RawIOBase):
             # a \r at the very end is judged with the next chunk, which may start with \n
             lone = joined.count(b"\r") - joined.count(b"\r\n") - joined.endswith(b"\r")
             self.quote_or_cr = lone > 0
-
-
-def _find_newline(view: memoryview, start: int, stop: int) -> int:
-    """The first newline in ``view[start:stop]``, or -1 (copied a window at a time)."""
-    for at in range(start, stop, _SCAN):
-        if (i := view[at:min(at + _SCAN, stop)].tobytes().find(b"\n")) >= 0:
-            return at + i
-    return -1
 
 
 def newlines_before(raw: Any, offset: int) -> int:
