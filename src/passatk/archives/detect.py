@@ -213,8 +213,14 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
             raise ArchiveError(file, _undetected(" (not JSON, JSON Lines, CSV or Parquet of a "
                                                  "known kind)"))
         return kind, None
-    as_lines = name.endswith((".jsonl", ".ndjson")) or (
-        not name.endswith(".json") and start == b"{" and _is_object(_first_line(head)[1]))
+    return _json_format(file, head, ctx)
+
+
+def _json_format(file: str, head: bytes, ctx: Context) -> tuple[str, object]:
+    name = opening.logical_name(file)
+    as_lines = name.endswith((".jsonl", ".ndjson")) or (not name.endswith(".json") and
+                                                        head.lstrip()[:1] == b"{" and
+                                                        _is_object(_first_line(head)[1]))
     if as_lines and (fmt := _lines_format(file, head, ctx)) is not None:
         return fmt, None
     doc = load_document(file)

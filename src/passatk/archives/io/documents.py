@@ -383,13 +383,10 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
         if m.key is None and m.text is not None:
             return m.decode(file)
         if m.key is None and m.kind == "array":
-            top = StreamedList(file, None)
-            if (one := next((m for m in found if m.path == () and m.text), None)) is not None:
-                list.append(top, one.decode(file))
-            return top
+            return _array_top(file, found)
         if m.key is None:
             continue
-        if m.text is None:
+        if m.text is None:  # a streamed container opens
             top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
             places[m.key] = (top[m.key], [])
         elif m.path == ():
@@ -414,3 +411,10 @@ def _place(file: str, places: dict, m: Member) -> None:
         index.append((m.key, m.offset, len(m.text)))  # type: ignore[arg-type]
         if len(index) > INDEXED:
             places[m.path[0]] = (holder, None)
+
+
+def _array_top(file: str, found: Iterator[Member]) -> list:
+    top = StreamedList(file, None)
+    if (first := next((m for m in found if m.path == () and m.text), None)) is not None:
+        list.append(top, first.decode(file))
+    return top

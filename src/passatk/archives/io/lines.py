@@ -1,8 +1,5 @@
-"""JSON Lines: blocks of whole lines, decoded at once by msgspec into a reader's typed view.
-
-A block msgspec refuses is read again line by line by ``json``, which names each bad line
-(design: docs/architecture.md).
-"""
+"""JSON Lines: blocks of whole lines, decoded at once by msgspec into a reader's typed view
+(a block msgspec refuses is read again line by line by ``json``: docs/architecture.md)."""
 
 from __future__ import annotations
 
