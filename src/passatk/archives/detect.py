@@ -86,11 +86,12 @@ def _first_line(head: bytes) -> tuple[int, bytes] | None:
                 None)
 
 
-def _is_object(line: bytes) -> bool:
+def _value(line: bytes) -> object:
+    """The JSON value of ``line``, or the BadRecord that says why there is none."""
     try:
-        return isinstance(decode_json(line), dict)
-    except BadRecord:
-        return False
+        return decode_json(line)
+    except BadRecord as e:
+        return e
 
 
 def document_format(file: str, doc: object) -> str:
@@ -127,12 +128,10 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
     """The format of JSON Lines from its first record; None when that record is a whole
     one-line JSON document."""
     lineno, line = _first_line(head)  # type: ignore[misc]
-    try:
-        record = decode_json(line)
-    except BadRecord as e:
+    if isinstance(record := _value(line), BadRecord):
         hint = document_hint(file, head)
-        raise ArchiveError(file, e.what if hint is None else hint,
-                           line=lineno if hint is None else None) from None
+        raise ArchiveError(file, record.what if hint is None else hint,
+                           line=lineno if hint is None else None)
     if isinstance(record, dict):
         if (fmt := _line_format(record, ctx, file)) is not None:
             return fmt
@@ -152,11 +151,8 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     first = _first_line(opening.read_head(file, 1 << 16) if head is None else head)
     if first is None or not first[1].rstrip().endswith((b"{", b"[", b",")):
         return None  # not the opening line of an indented document: no whole-file parse
-    try:
-        decode_json(first[1])
+    if not isinstance(_value(first[1]), BadRecord):
         return None
-    except BadRecord:
-        pass
     try:
         doc = load_document(file)
     except ArchiveError:
@@ -218,9 +214,9 @@ def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
 
 def _json_format(file: str, head: bytes, ctx: Context) -> tuple[str, object]:
     name = opening.logical_name(file)
-    as_lines = name.endswith((".jsonl", ".ndjson")) or (not name.endswith(".json") and
-                                                        head.lstrip()[:1] == b"{" and
-                                                        _is_object(_first_line(head)[1]))
+    as_lines = name.endswith((".jsonl", ".ndjson")) or (
+        not name.endswith(".json") and head.lstrip()[:1] == b"{"
+        and isinstance(_value(_first_line(head)[1]), dict))  # type: ignore[index]
     if as_lines and (fmt := _lines_format(file, head, ctx)) is not None:
         return fmt, None
     doc = load_document(file)
