@@ -238,3 +238,27 @@ def test_a_lone_surrogate_streamed_in_small_blocks_reads_as_json_loads(tmp_path,
     path = tmp_path / "d.json"
     path.write_text(text)
     assert _got(path) == (True, json.loads(text))
+
+
+def test_the_reader_does_not_parse_a_streamed_document_again(tmp_path, monkeypatch):
+    """Detection's pass keeps where each member of a streamed container is: the reader decodes
+    them without splitting the document again (past INDEXED members, it splits it again)."""
+    ev = {f"T/{t}": [{"base_status": "pass" if (t + j) % 3 else "fail", "plus_status": "pass",
+                      "solution": "x" * 50} for j in range(4)] for t in range(60)}
+    path = tmp_path / "eval_results.json"
+    path.write_text(json.dumps({"date": "d", "eval": ev, "pass_at_k": {"base": {}}}))
+    whole = read_counts(path)
+    monkeypatch.setenv("PASSATK_MAX_RECORD_BYTES", "4K")  # streamed past 8 KiB
+    splits = []
+    real = documents._Cursor.value
+    monkeypatch.setattr(documents._Cursor, "value", lambda cur: splits.append(1) or real(cur))
+    documents.load(str(path))
+    detection = len(splits)
+    for indexed, again in ((documents.INDEXED, False), (5, True)):
+        monkeypatch.setattr(documents, "INDEXED", indexed)
+        splits.clear()
+        counts = read_counts(path)
+        assert len(splits) == detection or again
+        assert (len(splits) >= 2 * detection) is again
+        assert (counts.groups, counts.n.tolist(), counts.c.tolist()) == (
+            whole.groups, whole.n.tolist(), whole.c.tolist())

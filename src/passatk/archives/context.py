@@ -1,4 +1,4 @@
-"""The reading context shared by all readers, and JSON helpers."""
+"""The reading context shared by all readers, and their helpers: groups, JSON values, lines."""
 
 from __future__ import annotations
 
@@ -20,15 +20,8 @@ from passatk.archives.errors import (
     location,
     show,
 )
-from passatk.archives.io.opening import (
-    COMPRESSED_SUFFIXES,
-    UTF8_BOM,
-    is_file,
-    max_record_bytes,
-    open_binary,
-    read_all,
-    too_long,
-)
+from passatk.archives.io import opening
+from passatk.archives.io.lines import blocks, newlines, objects
 from passatk.archives.io.paths import is_path_spec, path_group_value
 from passatk.archives.options import Options
 
@@ -50,16 +43,12 @@ class Context:
     notes: list[str] = field(default_factory=list)
     sidecars: set[str] = field(default_factory=set)  # files read as stored numbers of another
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
-    #: reading a byte range of a JSON Lines table: the columns of the file's first record
-    first_names: list[str] | None = None
-    #: a JSON Lines table row held a group or run column (its byte ranges cannot stand alone)
-    layout_seen: bool = False
+    first_names: list[str] | None = None  # a JSON Lines table's range: its first record's
+    layout_seen: bool = False  # a JSON Lines table row held a group or run column
 
     def open(self, file: str) -> Any:
-        """Open ``file`` for the line readers (a byte-range reader overrides this)."""
-        return open_binary(file)
+        return opening.open_binary(file)  # a byte-range reader overrides this
 
-    # -------------------------------------------------------------- counting
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
         return self.acc.add(group, task, n, c)
 
@@ -67,16 +56,11 @@ class Context:
         if self.metric is None:
             self.metric, self.metric_file = metric, file
         elif self.metric != metric:
-            raise ArchiveError(
-                file,
-                f"holds {metric} data, but {self.metric_file} holds {self.metric} data; "
-                "score them separately",
-            )
+            raise ArchiveError(file, f"holds {metric} data, but {self.metric_file} holds "
+                               f"{self.metric} data; score them separately")
 
-    # -------------------------------------------------------------- bad input
-    def bad(
-        self, file: str, what: str, *, line: int | None = None, path: tuple | None = None
-    ) -> None:
+    def bad(self, file: str, what: str, *, line: int | None = None,
+            path: tuple | None = None) -> None:
         """Raise ArchiveError, or record the skip when skip_bad is set."""
         if not self.options.skip_bad:
             raise ArchiveError(file, what, line=line, path=path)
@@ -88,74 +72,49 @@ class Context:
     def skipped(self) -> Skipped:
         return Skipped(self.skip_count, tuple(self.skip_records))
 
-    # -------------------------------------------------------------- progress
     def report(self, file_done: int) -> None:
         if self.progress is not None:
             self.progress(min(self.done_bytes + file_done, self.total_bytes), self.total_bytes)
 
 
 class BadRecord(Exception):
-    """Raised inside a reader for one bad record; turned into ctx.bad() by the caller."""
+    """One bad record, raised inside a reader; its caller turns it into ctx.bad()."""
 
     def __init__(self, what: str, path: tuple | None = None, line: int | None = None) -> None:
         super().__init__(what)
-        self.what = what
-        self.path = path
-        self.line = line
+        self.what, self.path, self.line = what, path, line
 
 
-# ------------------------------------------------------------------ groups
 def path_groups(by: tuple[str, ...], file: str) -> dict[str, str]:
     return {b: path_group_value(b, file) for b in by if is_path_spec(b)}
 
 
-def group_from(
-    by: tuple[str, ...],
-    pathvals: dict[str, str],
-    record: dict | None,
-    extra: tuple[tuple[str, object], ...] = (),
-    what: str = "record",
-) -> GroupKey:
+def group_from(by: tuple[str, ...], pathvals: dict[str, str], record: dict | None,
+               extra: tuple[tuple[str, object], ...] = (), what: str = "record") -> GroupKey:
     """Group key: the ``by`` fields in order (path specs or record fields), then ``extra``."""
+    given = {**dict(extra), **pathvals}
     out = []
-    names = set()
-    extras = dict(extra)
     for b in by:
-        if b in pathvals:
-            out.append((b, pathvals[b]))
-        elif b in extras:
-            out.append((b, extras[b]))
-        else:
-            if record is None or b not in record:
-                raise BadRecord(f'missing group field "{b}" in the {what}')
-            v = record[b]
-            if not (v is None or isinstance(v, (str, int, float, bool))):
-                raise BadRecord(f'group field "{b}" must be a scalar, got {show(v)}')
+        if b in given:
+            out.append((b, given[b]))
+        elif record is None or b not in record:
+            raise BadRecord(f'missing group field "{b}" in the {what}')
+        elif (v := record[b]) is None or isinstance(v, (str, int, float, bool)):
             out.append((b, v))
-        names.add(b)
-    out.extend((k, v) for k, v in extra if k not in names)
-    return tuple(out)
+        else:
+            raise BadRecord(f'group field "{b}" must be a scalar, got {show(v)}')
+    return (*out, *((k, v) for k, v in extra if k not in by))
 
 
-# ------------------------------------------------------------------ JSON
 _DECODER = json.JSONDecoder()
 
 
-def decode_json(data: bytes | bytearray | str) -> object:
-    """``json.loads`` (a BOM dropped); every failure is a BadRecord. A key given twice
-    keeps its last value, as in ``json`` (``strict_json`` refuses it: ``io/strict.py``).
-
-    >>> decode_json(b'{"a": 1, "a": 2}')
-    {'a': 2}
-    >>> try:
-    ...     decode_json(b'{"a": 1,}')
-    ... except BadRecord as e:
-    ...     print(e.what)
-    malformed JSON: Expecting property name enclosed in double quotes (column 9)
-    """
+def decode_json(data: bytes | bytearray | str, bom: bool = True) -> object:
+    """``json.loads`` (a BOM dropped); every failure is a BadRecord; a key given twice keeps
+    its last value, as in ``json``."""
     try:
-        if isinstance(data, (bytes, bytearray)):
-            data = bytes(data).removeprefix(UTF8_BOM).decode("utf-8")
+        if not isinstance(data, str):
+            data = bytes(data).removeprefix(opening.UTF8_BOM if bom else b"").decode("utf-8")
         return _DECODER.decode(data)
     except json.JSONDecodeError as e:
         raise BadRecord(f"malformed JSON: {e.msg} (column {e.colno})", line=e.lineno) from None
@@ -169,84 +128,57 @@ def decode_json(data: bytes | bytearray | str) -> object:
 
 def find_beside(folder: str, name: str) -> str | None:
     """``folder/name``, or the first of its compressed forms (.gz, .zst) that exists."""
-    for suffix in ("", *COMPRESSED_SUFFIXES):
-        path = os.path.join(folder, name + suffix)
-        if is_file(path):  # a local file or a URL (fsspec)
-            return path
-    return None
+    paths = (os.path.join(folder, name + suffix) for suffix in ("", *opening.COMPRESSED_SUFFIXES))
+    return next((p for p in paths if opening.is_file(p)), None)  # a local file or a URL (fsspec)
 
 
 def load_sidecar(path: str) -> object:
-    """A small JSON file of stored numbers beside an archive, parsed whole (up to the record
-    cap); its errors are ``path:line: ...`` ArchiveErrors."""
+    """A small JSON file beside an archive, parsed whole (up to the record cap)."""
     try:
-        return decode_json(read_all(path, max_record_bytes()))
+        return decode_json(opening.read_all(path, opening.max_record_bytes()))
     except BadRecord as e:
         raise ArchiveError(path, e.what, line=e.line) from None
 
 
 def line_blocks(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
-    """Yield (lines before it, block) for ``file``: blocks of whole lines
-    (``io.lines.blocks``)."""
-    from passatk.archives.io.lines import blocks
-
+    """(lines before it, block of whole lines) for ``file``."""
     with ctx.open(file) as f:
         yield from blocks(f.stream, file, lambda: ctx.report(f.raw_position()))
 
 
 def block_lines(file: str, lineno: int, block: bytes) -> Iterator[tuple[int, bytes]]:
     """(line number, line) for the non-blank lines of ``block``, which follows line
-    ``lineno``; a line longer than the record-length cap is an ArchiveError."""
-    cap = max_record_bytes()
-    for line in block.split(b"\n"):
-        lineno += 1
+    ``lineno``; a line longer than the record cap is an ArchiveError."""
+    cap = opening.max_record_bytes()
+    for n, line in enumerate(block.split(b"\n"), lineno + 1):
         if len(line) > cap:
-            raise too_long(file, lineno, cap)
+            raise opening.too_long(file, n, cap)
         if line.strip():
-            yield lineno, line
+            yield n, line
 
 
 def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
-    """Yield (line number, line) for non-blank lines, reading in large binary blocks.
-
-    A line longer than the record-length cap is an ArchiveError; an unfinished line is kept
-    in one growing buffer, so memory stays near the cap whatever the input.
-    """
+    """(line number, line) for the non-blank lines of ``file``."""
     for lineno, block in line_blocks(file, ctx):
         yield from block_lines(file, lineno, block)
 
 
 def json_records(file: str, ctx: Context) -> Iterator[tuple[int, dict | BadRecord]]:
-    """Yield (line number, record) for the non-blank lines of a JSON Lines file: the JSON
-    object on the line, or the BadRecord that says why there is none.
-
-    Each block of whole lines is decoded at once by msgspec (``io.lines.objects``); a block
-    it refuses goes line by line through :func:`parse_json_line`, so records, errors and line
-    numbers are those of ``json``.
-    """
-    from passatk.archives.io.lines import objects
-
+    """(line number, its JSON object or the BadRecord that says why there is none) for the
+    non-blank lines of ``file`` (a block msgspec refuses is read line by line by ``json``)."""
     for lineno, block in line_blocks(file, ctx):
-        records = objects(block)
-        if records is None:
-            yield from _line_records(file, lineno, block)
-        else:
+        if (records := objects(block)) is not None:
             yield from number_records(lineno, block, records)
-
-
-def _line_records(file: str, lineno: int, piece: bytes) -> Iterator[tuple[int, dict | BadRecord]]:
-    for n, line in block_lines(file, lineno, piece):
-        try:
-            yield n, parse_json_line(file, n, line)
-        except BadRecord as e:
-            yield n, e
+            continue
+        for n, line in block_lines(file, lineno, block):
+            try:
+                yield n, parse_json_line(file, n, line)
+            except BadRecord as e:
+                yield n, e
 
 
 def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:
-    """(line number, record) for the records decoded from the non-blank lines of ``piece``,
-    which follows line ``lineno``."""
-    from passatk.archives.io.lines import newlines
-
+    """(line number, record) for the records of the non-blank lines of ``piece``."""
     if newlines(piece) + (not piece.endswith(b"\n")) == len(records):
         return enumerate(records, lineno + 1)
     # blank lines (the lines msgspec skips are blank for bytes.strip too): number the others
@@ -255,9 +187,8 @@ def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[i
 
 
 def parse_json_line(file: str, lineno: int, line: bytes) -> dict:
-    """Decode one JSON Lines record; it must be an object. Raises BadRecord."""
-    obj = decode_json(line)
-    if not isinstance(obj, dict):
+    """One JSON Lines record, a JSON object; BadRecord when it is not."""
+    if not isinstance(obj := decode_json(line), dict):
         raise BadRecord(f"record must be a JSON object, got {kind(obj)}")
     return obj
 
@@ -291,7 +222,7 @@ def finite_number(value: object, name: str) -> float:
         raise BadRecord(f'field "{name}" must be a number, got {show(value)}')
     try:
         x = float(value)
-    except OverflowError:
+    except OverflowError:  # an integer past the largest float
         x = math.inf
     if not math.isfinite(x):
         raise BadRecord(f'field "{name}" must be a finite number, got {show(value)}')
@@ -300,9 +231,8 @@ def finite_number(value: object, name: str) -> float:
 
 def doc_scalar_record(doc: object) -> dict:
     """Top-level scalar fields of a JSON document, usable as group fields."""
-    if isinstance(doc, dict):
-        return {k: v for k, v in doc.items() if v is None or isinstance(v, (str, int, float, bool))}
-    return {}
+    items = doc.items() if isinstance(doc, dict) else ()
+    return {k: v for k, v in items if v is None or isinstance(v, (str, int, float, bool))}
 
 
 def document_group(file: str, ctx: Context, doc: object) -> GroupKey:

@@ -1,21 +1,9 @@
-"""Whole JSON documents, decoded by msgspec: whole up to a size threshold, streamed past it.
-
-* Up to :data:`WHOLE_BYTES` (128 MiB) the decompressed bytes are read at once. A format that
-  declares a typed view (a :class:`msgspec.Struct` of only the fields it reads) is tried
-  first: :func:`load` returns ``Typed(format, view)`` and detection hands the view to the
-  reader. Otherwise, up to :data:`GENERIC_BYTES`, the document is decoded to plain values.
-* Past that the document is *streamed*: a skeleton whose small top-level members are decoded
-  and whose per-task container (:data:`STREAM_KEYS`) is a :class:`StreamedDict` or
-  :class:`StreamedList` that reads its members from the file, one at a time, when iterated.
-  Memory is one block plus the largest member (at most the record-length cap).
-
-The splitter finds where each value ends with msgspec itself (a value followed by more bytes
-is "trailing characters (byte N)"), so nothing here parses JSON by hand. A key given twice
-keeps its last value, as in Python's ``json``. Measurements: bench/test_bench_documents.py.
-"""
+"""Whole JSON documents by msgspec: read whole up to a size threshold (a format's typed view
+first), streamed member by member past it, parsed once (docs/architecture.md)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -26,14 +14,9 @@ from typing import NamedTuple
 
 import msgspec
 
+from passatk.archives.context import BadRecord, decode_json
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.opening import (
-    UTF8_BOM,
-    is_regular,
-    max_record_bytes,
-    open_binary,
-    too_long,
-)
+from passatk.archives.io import opening
 from passatk.archives.io.remote import is_url
 
 __all__ = ["GENERIC_BYTES", "STREAM_KEYS", "WHOLE_BYTES", "StreamedDict", "StreamedList",
@@ -47,11 +30,14 @@ GENERIC_BYTES = 48 << 20
 STREAM_KEYS = frozenset({"eval", "details", "raw_scored_generations", "results",
                          "simulations", "samples"})
 BLOCK = 1 << 22
+#: members of a streamed container whose place the first pass keeps (about 100 bytes each),
+#: so that the reader decodes them without splitting the document again; past it, it does
+INDEXED = 1 << 17
+BOM = opening.UTF8_BOM
 _TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 _STDLIB = json.JSONDecoder()
 _AT_BYTE = re.compile(r"\(byte (\d+)\)")
-_WS = b" \t\r\n"
 
 
 class Typed(NamedTuple):
@@ -61,87 +47,47 @@ class Typed(NamedTuple):
     view: object
 
 
-def _limits() -> tuple[int, int]:
-    """The whole-document limits: a record cap set lower streams smaller documents too (a
-    document read whole may be twice the cap: 128 MiB under the default 64 MiB cap)."""
-    cap = max_record_bytes()
-    return min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
-
-
-def decode(file: str, data: bytes | memoryview, first_line: int = 1,
-           offset: int | None = None) -> object:
-    """Plain values of one JSON text; a located ArchiveError when it is not valid JSON.
-
-    What msgspec refuses is read again by the stdlib, which also accepts ``NaN`` and
-    ``Infinity`` (Python's ``json.dump`` writes them) and words the error.
-
-    >>> decode("x.json", b'{"a": [1, 2.5], "a": NaN}')
-    {'a': nan}
-    >>> try:
-    ...     decode("x.json", b'{\\n"a": [1,]}')
-    ... except ArchiveError as e:
-    ...     print(e)
-    x.json:2: malformed JSON: Expecting value (column 9)
-    """
+def decode(file: str, data: bytes | memoryview, offset: int | None = None) -> object:
+    """Plain values of one JSON text (msgspec; ``json`` for NaN and to word an error)."""
     try:
         return msgspec.json.decode(data)
     except (msgspec.DecodeError, RecursionError):
         pass
-    if offset is not None:  # a streamed member: its line is counted only for the error
-        first_line = line_of(file, offset)
     try:
-        return json.loads(bytes(data).decode("utf-8"))
-    except json.JSONDecodeError as e:
-        what, line = f"malformed JSON: {e.msg} (column {e.colno})", first_line + e.lineno - 1
-    except UnicodeDecodeError as e:
-        what, line = f"not UTF-8 text: {e.reason} at byte {e.start}", first_line
-    except RecursionError:
-        what, line = "JSON nested too deeply", first_line
-    except ValueError as e:  # an integer of more than 4300 digits
-        what, line = f"unreadable JSON value: {e}".split(";")[0], first_line
-    raise ArchiveError(file, what, line=line)
+        return decode_json(data, bom=False)
+    except BadRecord as e:
+        line = line_of(file, offset) if offset is not None else 1
+        raise ArchiveError(file, e.what, line=line + (e.line or 1) - 1) from None
 
 
 def line_of(file: str, offset: int) -> int:
-    """The line of the byte at ``offset`` of the document (read again: errors only)."""
+    """The line of the byte at ``offset`` (the document read again: errors only)."""
     line, seen = 1, 0
     with _open(file) as f:
         while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
-            line += (block.removeprefix(UTF8_BOM) if seen == 0 else block).count(b"\n")
+            line += (block.removeprefix(BOM) if seen == 0 else block).count(b"\n")
             seen += len(block)
     return line
 
 
-def _head(stream, limit: int) -> tuple[bytes, bool]:
-    """At most ``limit + 1`` bytes of ``stream`` (without a BOM); whether that is all."""
-    data = stream.read(limit + 1)
-    while len(data) <= limit:  # a pipe or a decompressor may return less than asked
-        more = stream.read(limit + 1 - len(data))
-        if not more:
-            return data.removeprefix(UTF8_BOM), True
-        data += more
-    return data, False
-
-
 def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = ()) -> object:
-    """The document of ``file``: a :class:`Typed` view, plain values, or a streamed skeleton.
-
-    ``views`` are ``(format, decode)`` pairs tried in order on the whole bytes; ``decode``
-    returns None when the document is not (or not cleanly) of its format.
-    """
-    whole, generic = _limits()
-    if is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
+    """The document of ``file``: a :class:`Typed` view (``views``: (format, decode or None)
+    pairs tried in turn), plain values, or a streamed skeleton (past the size thresholds)."""
+    cap = opening.max_record_bytes()
+    whole, generic = min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
+    if opening.is_regular(file) and not is_url(file) and os.path.getsize(file) > whole:
         return _skeleton(file)  # (compressed, it is larger still)
-    with open_binary(file) as f:
-        data, complete = _head(f.stream, whole)
-        if not complete and not is_regular(file):
+    with opening.open_binary(file) as f:
+        data = f.stream.read(whole + 1)
+        while len(data) <= whole and (more := f.stream.read(whole + 1 - len(data))):
+            data += more  # a pipe or a decompressor may return less than asked
+        if len(data) > whole and not opening.is_regular(file):
             return _spooled(file, f.stream, data)
-    if _BLANK.fullmatch(data):
+    if _BLANK.fullmatch(data := data.removeprefix(BOM) if len(data) <= whole else data):
         raise ArchiveError(file, "empty file (no records)")
-    if complete:
+    if len(data) <= whole:
         for name, view in views:
-            value = view(data)
-            if value is not None:
+            if (value := view(data)) is not None:
                 return Typed(name, value)
         if len(data) <= generic:
             return decode(file, data)
@@ -150,29 +96,27 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
 
 
 class _Cursor:
-    """The bytes of a document from the value being read on, block by block."""
+    """The bytes of a document from the value being read on, block by block (each block
+    also written to ``copy`` when given: a pipe's document, kept for the reader)."""
 
-    def __init__(self, file: str, stream) -> None:
-        self.file, self.stream = file, stream
-        self.data = b""
-        self.pos = 0
-        self.base = 0  # the offset of data[0] in the document
-        self.eof = False
-        self.started = False
-        self.cap = max_record_bytes()
+    def __init__(self, file: str, stream, head: bytes = b"", copy=None) -> None:
+        self.file, self.stream, self.copy = file, stream, copy
+        self.data, self.pos, self.base = head.removeprefix(BOM), 0, 0  # data[0] is at base
+        self.eof, self.started = False, bool(head)
+        self.cap = opening.max_record_bytes()
 
     def more(self, size: int = 0) -> bool:
-        if self.eof:
-            return False
-        block = self.stream.read(size or BLOCK)
-        if not block:
+        if self.eof or not (block := self.stream.read(size or BLOCK)):
             self.eof = True
             return False
+        if self.copy is not None:
+            self.copy.write(block)
+            self.copy.flush()  # an error's line is counted in what was written
         if self.pos:  # forget what was read
             self.base += self.pos
             self.data = self.data[self.pos:]
             self.pos = 0
-        self.data += block if self.started else block.removeprefix(UTF8_BOM)
+        self.data += block if self.started else block.removeprefix(BOM)
         self.started = True
         return True
 
@@ -191,35 +135,36 @@ class _Cursor:
                 return self.data[self.pos:self.pos + 1]
 
     def expect(self, allowed: bytes) -> bytes:
-        got = self.peek()
-        if not got or got not in allowed:
+        if not (got := self.peek()) or got not in allowed:
             what = "the end of the file" if not got else repr(got.decode("latin-1"))
             self.bad(f"expected one of {' '.join(allowed.decode())}, got {what}")
         self.pos += 1
         return got
 
     def value(self) -> memoryview:
-        """The bytes of the next JSON value (msgspec finds where it ends; for what msgspec
-        refuses, such as NaN, the stdlib)."""
+        """The bytes of the next JSON value (where it ends: msgspec, or the stdlib for NaN)."""
         self.peek()
-        while True:
-            view = memoryview(self.data)[self.pos:]
-            end = self._end(view)
-            if end is not None:
-                break
+        while (end := self._end(view := memoryview(self.data)[self.pos:])) is None:
             if len(view) > self.cap:
-                raise too_long(self.file, self.line_at(), self.cap)
+                raise opening.too_long(self.file, self.line_at(), self.cap)
             if not self.more(max(BLOCK, len(view))):
-                end = self._end(view)  # at the end of the file now
-                if end is None:
+                if (end := self._end(view)) is None:  # at the end of the file now
                     end = len(view)
                     decode(self.file, view, offset=self.offset)  # raises unless it is whole
                 break
         if end > self.cap:
-            raise too_long(self.file, self.line_at(), self.cap)
-        out = view[:end]
+            raise opening.too_long(self.file, self.line_at(), self.cap)
         self.pos += end
-        return out
+        return view[:end]
+
+    def take(self, at: int, size: int) -> memoryview:
+        """The ``size`` bytes at offset ``at`` (on from the last taken)."""
+        while True:
+            self.pos = min(at - self.base, len(self.data))
+            if self.base + len(self.data) >= at + size or not self.more():
+                break
+        self.pos += size
+        return memoryview(self.data)[self.pos - size:self.pos]
 
     def _end(self, view: memoryview) -> int | None:
         """Where the value at the start of ``view`` ends; None when more bytes are needed."""
@@ -230,45 +175,33 @@ class _Cursor:
             error = str(e)
         except RecursionError:
             raise ArchiveError(self.file, "JSON nested too deeply", line=self.line_at()) from None
-        m = _TRAILING.search(error)
-        if m:
+        if m := _TRAILING.search(error):
             return int(m.group(1)) - 1
-        if "truncated" in error or not (self.eof or _far_from(error, len(view))):
+        far = (m := _AT_BYTE.search(error)) is not None and int(m.group(1)) + 64 < len(view)
+        if "truncated" in error or not (self.eof or far):
             return None  # more bytes may complete it
         text = bytes(view).decode("utf-8", "surrogateescape")
         try:
             end = _STDLIB.raw_decode(text)[1]
-        except json.JSONDecodeError as e:  # msgspec refused early (a lone surrogate), the
-            if not self.eof and _cut_short(e, len(text)):  # stdlib needs the rest of it
+        except json.JSONDecodeError as e:  # msgspec refused early (a lone surrogate): the
+            if not self.eof and (e.msg.startswith("Unterminated string")  # stdlib needs more
+                                 or e.pos + 64 >= len(text)):
                 return None
             decode(self.file, view, offset=self.offset)  # the stdlib words the error
             raise
         except (ValueError, RecursionError):
             decode(self.file, view, offset=self.offset)
             raise
-
         return len(text[:end].encode("utf-8", "surrogateescape"))
 
     def bad(self, what: str):
         raise ArchiveError(self.file, f"malformed JSON: {what}", line=self.line_at())
 
 
-def _cut_short(error: json.JSONDecodeError, size: int) -> bool:
-    """Whether the stdlib's error may only mean that the bytes end inside the value."""
-    return error.msg.startswith("Unterminated string") or error.pos + 64 >= size
-
-
-def _far_from(error: str, size: int) -> bool:
-    """Whether msgspec's error is well before the end of the bytes: more cannot mend it."""
-    m = _AT_BYTE.search(error)
-    return m is not None and int(m.group(1)) + 64 < size
-
-
 class Member(NamedTuple):
-    """One member of the document: ``path`` is () for the top level, ``(key,)`` inside the
-    streamed container under ``key``; ``key`` is the member's key or index; ``text`` its
-    bytes (None: a streamed container of kind ``kind`` opens here); ``offset`` where it
-    starts in the document."""
+    """A member of the top level (``path`` ()) or of the streamed container under ``key``
+    (``path`` ``(key,)``): its key or index, its bytes (None: a container of ``kind`` opens),
+    its offset."""
 
     path: tuple
     key: object
@@ -277,14 +210,13 @@ class Member(NamedTuple):
     kind: str = "value"
 
     def decode(self, file: str) -> object:
-        return decode(file, self.text, offset=self.offset)
+        return decode(file, self.text, offset=self.offset)  # type: ignore[arg-type]
 
 
 def _key(cur: _Cursor) -> str:
     cur.peek()
     at = cur.offset
-    key = decode(cur.file, cur.value(), offset=at)
-    if not isinstance(key, str):
+    if not isinstance(key := decode(cur.file, cur.value(), offset=at), str):
         raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
                            line=line_of(cur.file, at))
     cur.expect(b":")
@@ -300,12 +232,10 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
     index = 0
     while True:
         key = _key(cur) if is_object else index
-        start = cur.peek()
-        at = cur.offset
+        start, at = cur.peek(), cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
             cur.pos += 1
-            kind = "object" if start == b"{" else "array"
-            yield Member(path, key, None, at, kind)
+            yield Member(path, key, None, at, "object" if start == b"{" else "array")
             yield from _container(cur, (key,), start == b"{")
         else:
             yield Member(path, key, cur.value(), at)
@@ -314,20 +244,15 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
             return
 
 
-def members(file: str, stream=None) -> Iterator[Member]:
-    """Every member of the document's top level and of its streamed containers, in one pass
-    (of ``stream`` when given).
-
-    The first is ``Member((), None, None, 0, kind)`` for a top-level object or array, or
-    ``Member((), None, text, 0)`` for a document that is neither.
-    """
-    if stream is None:
+def members(file: str, cur: _Cursor | None = None) -> Iterator[Member]:
+    """Every member of the top level and of its streamed containers, in one pass (of ``cur``
+    when given); first ``Member((), None, None, 0, kind)`` for an object or an array, or
+    ``Member((), None, text, 0)`` for a scalar document."""
+    if cur is None:
         with _open(file) as f:
-            yield from members(file, f.stream)
+            yield from members(file, _Cursor(file, f.stream))
         return
-    cur = _Cursor(file, stream)
-    first = cur.peek()
-    if not first:
+    if not (first := cur.peek()):
         raise ArchiveError(file, "empty file (no records)")
     if first in (b"{", b"["):
         cur.pos += 1
@@ -335,31 +260,39 @@ def members(file: str, stream=None) -> Iterator[Member]:
         yield from _container(cur, (), first == b"{")
     else:
         text = cur.value()
-        if cur.peek():
-            cur.bad("extra data after the JSON document")
-        yield Member((), None, text, 0)
-        return
     if cur.peek():
         cur.bad("extra data after the JSON document")
+    if first not in (b"{", b"["):
+        yield Member((), None, text, 0)
 
 
 class _Streamed:
-    """A container read from the file member by member: the one under the top-level ``key``,
-    or the top level itself (``key`` None: its members outside the streamed containers)."""
+    """A container read member by member: the one under the top-level ``key``, or the top
+    level (``key`` None); ``index``: where the first pass found its members."""
+
+    index: list | None = None  # None: they are split again
 
     def __init__(self, file: str, key: str | None) -> None:
         super().__init__()
         self.file, self.path = file, () if key is None else (key,)
 
     def _members(self) -> Iterator[Member]:
+        if self.index is not None:
+            return self._indexed(self.index)
         return (m for m in members(self.file)
                 if m.path == self.path and m.text is not None and m.key is not None)
+
+    def _indexed(self, index: list) -> Iterator[Member]:
+        with _open(self.file) as f:
+            cur = _Cursor(self.file, f.stream)
+            for key, at, size in index:
+                yield Member(self.path, key, cur.take(at, size), at)
 
 
 class StreamedDict(_Streamed, dict):
     """A streamed JSON object: holds its first member; ``items()``, ``values()``, ``keys()``
-    and iteration read every member from the file, one at a time. ``typed(T)`` gives each
-    value decoded as ``T`` (a msgspec type), or its plain value when it is not one."""
+    and iteration read every member, one at a time. ``typed(T)`` gives each value decoded as
+    the msgspec type ``T``, or its plain value when it is not one."""
 
     def typed(self, typ: object) -> Iterator[tuple[object, object]]:
         decoder = msgspec.json.Decoder(typ)
@@ -383,7 +316,7 @@ class StreamedDict(_Streamed, dict):
 
 
 class StreamedList(_Streamed, list):
-    """A streamed JSON array: holds its first item; iteration reads every item from the file."""
+    """A streamed JSON array: holds its first item; iteration reads every item."""
 
     def __iter__(self):
         return (m.decode(self.file) for m in self._members())
@@ -392,50 +325,30 @@ class StreamedList(_Streamed, list):
 _SPOOLS: dict[str, object] = {}  # a pipe's name -> the temporary file its document went to
 
 
-class _Tee:
-    """``head``, then ``stream``, each block written to ``out`` as it is read."""
-
-    def __init__(self, head: bytes, stream, out) -> None:
-        self.head, self.stream, self.out = head, stream, out
-
-    def read(self, size: int) -> bytes:
-        if self.head:
-            data, self.head = self.head, b""
-            return data
-        data = self.stream.read(size)
-        self.out.write(data)
-        self.out.flush()  # an error's line is counted in what was written
-        return data
-
-
 class _Reread:
-    """One read of a spooled document from its start (``os.pread``: reads do not share an
-    offset); a context manager whose ``stream`` is itself, as ``open_binary``'s."""
+    """A spooled document read from its start (``os.pread``: reads share no offset)."""
 
     def __init__(self, spool) -> None:
         self.fd, self.pos, self.stream = spool.fileno(), 0, self
 
     def read(self, size: int) -> bytes:
-        data = os.pread(self.fd, size, self.pos)
-        self.pos += len(data)
+        self.pos += len(data := os.pread(self.fd, size, self.pos))
         return data
 
-    def __enter__(self) -> _Reread:
-        return self
 
-    def __exit__(self, *exc) -> None:
-        pass
+def _open(file: str):
+    spool = _SPOOLS.get(file)
+    return opening.open_binary(file) if spool is None else contextlib.nullcontext(_Reread(spool))
 
 
 def _spooled(file: str, stream, head: bytes) -> object:
-    """A document from a pipe past the threshold, copied to an anonymous temporary file as
-    the skeleton is read (it is read more than once; what is not JSON stops the copy where it
-    stops the read) and streamed from there; the copy goes with the skeleton."""
+    """A document from a pipe past the threshold, copied to a temporary file as the skeleton
+    is read (what is not JSON stops the copy) and streamed from there while it lives."""
     spool = tempfile.TemporaryFile()
     _SPOOLS[file] = spool
     try:
         spool.write(head)
-        found = members(file, _Tee(head, stream, spool))
+        found = members(file, _Cursor(file, stream, head, spool))
         top = _skeleton(file, found)
         for _ in found:  # the rest, checked, into the copy
             pass
@@ -455,51 +368,53 @@ def _unspool(file: str, spool) -> None:
     spool.close()
 
 
-def _open(file: str):
-    spool = _SPOOLS.get(file)
-    return open_binary(file) if spool is None else _Reread(spool)
-
-
-def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
-    """The top level with its small members decoded and its per-task containers streamed
-    (holding their first member, for detection). A top level that is itself larger than the
-    record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
-    top: dict = _Skeleton()
-    budget = max_record_bytes()
-    found = members(file) if found is None else found
-    for m in found:
-        if m.key is None and m.text is not None:
-            return m.decode(file)
-        if m.key is None:
-            if m.kind == "array":
-                return _array_top(file, found)
-            continue
-        if m.text is None:
-            top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
-        elif m.path == ():
-            budget -= len(m.text)
-            if budget < 0:
-                lazy = StreamedDict(file, None)
-                dict.update(lazy, top)
-                return lazy
-            top[m.key] = m.decode(file)
-        elif not top[m.path[0]]:
-            holder = top[m.path[0]]
-            value = m.decode(file)
-            if isinstance(holder, dict):
-                dict.__setitem__(holder, m.key, value)
-            else:
-                list.append(holder, value)
-    return top
-
-
 class _Skeleton(dict):
     """The top level of a streamed document (a dict that can be referred to weakly)."""
 
 
+def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
+    """The top level, its small members decoded, its per-task containers streamed (holding
+    their first member, for detection; indexed, for the reader). A top level larger than the
+    record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
+    top: dict = _Skeleton()
+    budget = opening.max_record_bytes()
+    places: dict = {}  # a streamed key -> (its container, its index)
+    for m in (found := members(file) if found is None else found):
+        if m.key is None and m.text is not None:
+            return m.decode(file)
+        if m.key is None and m.kind == "array":
+            return _array_top(file, found)
+        if m.key is None:
+            continue
+        if m.text is None:  # a streamed container opens
+            top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
+            places[m.key] = (top[m.key], [])
+        elif m.path == ():
+            if (budget := budget - len(m.text)) < 0:
+                dict.update(lazy := StreamedDict(file, None), top)
+                return lazy
+            top[m.key] = m.decode(file)
+        else:
+            _place(file, places, m)
+    for holder, index in places.values():
+        holder.index = index
+    return top
+
+
+def _place(file: str, places: dict, m: Member) -> None:
+    holder, index = places[m.path[0]]
+    if not holder and isinstance(holder, dict):
+        dict.__setitem__(holder, m.key, m.decode(file))
+    elif not holder:
+        list.append(holder, m.decode(file))
+    if index is not None:
+        index.append((m.key, m.offset, len(m.text)))  # type: ignore[arg-type]
+        if len(index) > INDEXED:
+            places[m.path[0]] = (holder, None)
+
+
 def _array_top(file: str, found: Iterator[Member]) -> list:
     top = StreamedList(file, None)
-    first = next((m for m in found if m.path == () and m.text is not None), None)
-    if first is not None:
+    if (first := next((m for m in found if m.path == () and m.text), None)) is not None:
         list.append(top, first.decode(file))
     return top

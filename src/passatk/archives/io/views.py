@@ -1,10 +1,5 @@
-"""Typed views of parsed JSON values (msgspec), with errors located by their JSON path.
-
-A reader declares a :class:`msgspec.Struct` holding only the fields it reads and converts the
-value detection parsed (no second parse). A value of the wrong type is a
-:class:`~passatk.archives.context.BadRecord` whose path is that of the offending field, and
-whose text names JSON shapes ("a number", "an object"), never a Python class.
-"""
+"""Typed views (msgspec) of parsed JSON values; errors name the field's JSON path and JSON
+shapes ("a number", "an object"), never a Python class."""
 
 from __future__ import annotations
 
@@ -14,6 +9,7 @@ from itertools import islice
 import msgspec
 
 from passatk.archives.context import BadRecord
+from passatk.archives.errors import kind
 
 __all__ = ["decoded", "shape", "view"]
 
@@ -24,31 +20,25 @@ _SHAPES = {"str": "a string", "int": "an integer", "float": "a number", "bool": 
 _WORD = re.compile(r"`([^`]*)`")
 
 
-def _path(text: str) -> tuple:
-    out: list = []
-    for m in _PART.finditer(text):
-        name, index, key = m.groups()
-        out.append(name if name is not None else int(index) if index is not None else key)
-    return tuple(out)
+def _words(m: re.Match) -> str:
+    return " or ".join(dict.fromkeys(_SHAPES.get(a.strip(), a.strip())
+                                     for a in m.group(1).split("|")))
 
 
-def _words(message: str) -> str:
-    """msgspec's ``Expected `float`, got `str``` in JSON shapes: ``expected a number, got a
-    string``."""
-    def one(m: re.Match) -> str:
-        alts = [_SHAPES.get(a.strip(), a.strip()) for a in m.group(1).split("|")]
-        return " or ".join(dict.fromkeys(alts))
-    text = _WORD.sub(one, message)
-    return text[:1].lower() + text[1:]
+def _bad(e: msgspec.ValidationError, path: tuple) -> BadRecord:
+    message = str(e)
+    m = _AT.search(message)
+    where = [name or (int(index) if index else key)
+             for name, index, key in _PART.findall(m.group(1))] if m else []
+    text = _WORD.sub(_words, message[:m.start()] if m else message)
+    return BadRecord(text[:1].lower() + text[1:], (*path, *where))
 
 
 def view(value: object, typ: object, path: tuple = ()) -> object:
-    """``value`` as ``typ`` (a msgspec Struct or a container of them); BadRecord when not.
+    """``value`` as ``typ`` (a msgspec type); BadRecord at the field's path when not.
 
     >>> class T(msgspec.Struct):
     ...     reward: float
-    >>> view({"reward": 1, "other": []}, T)
-    T(reward=1.0)
     >>> try:
     ...     view({"reward": "1"}, T, ("simulations", 3))
     ... except BadRecord as e:
@@ -62,16 +52,7 @@ def view(value: object, typ: object, path: tuple = ()) -> object:
 
 
 def decoded(decoder: msgspec.json.Decoder, data: bytes, path: tuple = ()) -> object:
-    """``decoder.decode(data)``; BadRecord in JSON shapes (as :func:`view`) when it fails.
-
-    >>> class T(msgspec.Struct):
-    ...     epoch: int
-    >>> try:
-    ...     decoded(msgspec.json.Decoder(T), b'{"epoch": "1"}')
-    ... except BadRecord as e:
-    ...     print(e.path, e.what)
-    ('epoch',) expected an integer, got a string
-    """
+    """``decoder.decode(data)``; BadRecord in JSON shapes (as :func:`view`) when it fails."""
     try:
         return decoder.decode(data)
     except msgspec.ValidationError as e:
@@ -81,20 +62,12 @@ def decoded(decoder: msgspec.json.Decoder, data: bytes, path: tuple = ()) -> obj
                         path) from None
 
 
-def _bad(e: msgspec.ValidationError, path: tuple) -> BadRecord:
-    message = str(e)
-    m = _AT.search(message)
-    where = _path(m.group(1)) if m else ()
-    return BadRecord(_words(message[:m.start()] if m else message), (*path, *where))
-
-
 def shape(value: object) -> str:
-    """What a JSON value is, in words (for errors that must not name Python classes).
+    """What a JSON value is, in words.
 
-    >>> shape([{}, {"a": 1}, []])
-    'a JSON list of 3 values (object, object, list)'
-    >>> shape({"a": 1, "b": 2}), shape("x"), shape(None)
-    ("a JSON object with keys ['a', 'b']", 'a JSON string', 'JSON null')
+    >>> shape([{}, {"a": 1}, []]), shape({"a": 1, "b": 2}), shape(None)
+    ('a JSON list of 3 values (object, object, list)', "a JSON object with keys ['a', 'b']", \
+'JSON null')
     """
     if isinstance(value, dict):
         keys = sorted(str(k) for k in value)
@@ -112,12 +85,4 @@ def shape(value: object) -> str:
 
 
 def _kind(value: object) -> str:
-    if isinstance(value, dict):
-        return "object"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, bool):
-        return "true/false"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "string" if isinstance(value, str) else "null"
+    return kind(value).split()[-1]  # "an object" -> "object"
