@@ -3,6 +3,7 @@ check and the bomb defence, standard input and pipes spooled for a second open, 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import io
@@ -86,16 +87,13 @@ class _Zstd:
 
     def read(self, size: int) -> memoryview:
         while not self._out:
-            if not self._input:
-                self._input = self._read(ZSTD_FEED)
-                if not self._input and self._obj is not None:
-                    raise ArchiveError(self._path, "truncated zstd stream: the file ends inside "
-                                       "a frame (an incomplete copy or a crashed writer)")
-                if not self._input:
-                    return self._out
-            if self._obj is None:
-                self._obj = self._dctx.decompressobj()
-            data, self._input = self._input, b""
+            data, self._input = self._input or self._read(ZSTD_FEED), b""
+            if not data and self._obj is not None:
+                raise ArchiveError(self._path, "truncated zstd stream: the file ends inside a "
+                                   "frame (an incomplete copy or a crashed writer)")
+            if not data:
+                return self._out
+            self._obj = self._obj or self._dctx.decompressobj()
             self._out = memoryview(self._obj.decompress(data))
             if self._obj.eof:  # the frame is complete; what follows starts the next frame
                 self._input, self._obj = self._obj.unused_data, None
@@ -103,26 +101,28 @@ class _Zstd:
         return out
 
 
-class _Opened:
+class _Opened(contextlib.ExitStack):
     """``stream``: the decompressed bytes (errors in them are one ArchiveError); ``raw``: the
     file itself, whose position gives progress; ``compression``: None, "gzip" or "zstd"."""
 
     def __init__(self, path: str) -> None:
-        self.raw = None
+        super().__init__()
         try:
-            self.raw = _Pipe.open(path) if is_stream(path) else open_raw(path)
-            magic = self.raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
+            raw = self.raw = self.enter_context(_Pipe.open(path) if is_stream(path)
+                                                else open_raw(path))
+            magic = raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
             fail = functools.partial(_undecodable, path)
-            self.compression, self.stream = None, self.raw
+            self.compression, self.stream = None, raw
             if magic[:2] == GZIP_MAGIC:
                 self.compression, self.stream = "gzip", io.BufferedReader(
-                    Guarded(gzip.GzipFile(fileobj=self.raw, mode="rb"), fail), 1 << 16)
+                    Guarded(gzip.GzipFile(fileobj=raw, mode="rb"), fail), 1 << 16)
             elif magic == ZSTD_MAGIC:
                 self.compression, self.stream = "zstd", io.BufferedReader(
-                    Guarded(_Zstd(self.raw.read, path, _zstandard(path)), fail), 1 << 20)
+                    Guarded(_Zstd(raw.read, path, _zstandard(path)), fail), 1 << 20)
+            if self.stream is not raw:
+                self.enter_context(self.stream)
         except BaseException as e:
-            if self.raw is not None:
-                self.raw.close()
+            self.close()
             if isinstance(e, OSError):
                 raise ArchiveError(path, os_reason(e)) from None
             raise
@@ -132,19 +132,6 @@ class _Opened:
             return self.raw.tell()
         except (OSError, ValueError):  # pragma: no cover - closed
             return 0
-
-    def close(self) -> None:
-        try:
-            if self.stream is not self.raw:
-                self.stream.close()
-        finally:
-            self.raw.close()
-
-    def __enter__(self) -> _Opened:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class _Pipe:
@@ -236,12 +223,7 @@ def open_binary(path: str) -> _Opened:
 
 def read_into(stream: Any, view: memoryview) -> int:
     """Read at most ``len(view)`` bytes into ``view``, memory the caller reuses (0 at the end)."""
-    readinto = getattr(stream, "readinto", None)
-    if readinto is not None:
-        return readinto(view) or 0
-    chunk = stream.read(len(view))
-    view[:len(chunk)] = chunk
-    return len(chunk)
+    return stream.readinto(view) or 0
 
 
 def max_record_bytes() -> int:

@@ -13,36 +13,26 @@ from pathlib import Path
 
 from passatk._show import show
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.opening import (
-    COMPRESSED_SUFFIXES,
-    DATA_SUFFIXES,
-    STDIN,
-    is_file,
-    is_stream,
-    logical_name,
-    os_reason,
-)
+from passatk.archives.io import opening
 from passatk.archives.io.remote import expand_url, forget_listings, is_url, url_identity
-
-__all__ = ["expand_paths", "identity", "is_path_spec", "named_files", "path_group_value", "stem"]
 
 
 def stem(path: str | os.PathLike) -> str:
     """File name without compression and data suffixes: ``a.results.json.gz`` -> ``a``."""
-    name = logical_name(path)
-    return next((name[:-len(s)] for s in (".results.json", *DATA_SUFFIXES) if name.endswith(s)),
-                name)
+    name = opening.logical_name(path)
+    suffix = next((s for s in (".results.json", *opening.DATA_SUFFIXES) if name.endswith(s)), "")
+    return name[:len(name) - len(suffix)]
 
 
 def _walked(path: str, exists: Callable[[str], bool]) -> bool:
     """Whether a walk reads ``path``: a data file, not hidden, neither stored numbers read with
     their archive nor a harness's input beside its results (see docs/formats.md)."""
-    name, prefix = logical_name(path), path[:len(path) - len(Path(path).name)]
-    if not name.endswith(DATA_SUFFIXES) or Path(path).name.startswith("."):
+    name, prefix = opening.logical_name(path), path[:len(path) - len(Path(path).name)]
+    if not name.endswith(opening.DATA_SUFFIXES) or Path(path).name.startswith("."):
         return False
 
     def has(sibling: str) -> bool:
-        return any(exists(prefix + sibling + s) for s in ("", *COMPRESSED_SUFFIXES))
+        return any(exists(prefix + sibling + s) for s in ("", *opening.COMPRESSED_SUFFIXES))
     if name.endswith("_pass_at_k.json") or (name.startswith("results_")
                                             and name.endswith(".json")):
         return False  # BigCodeBench and lm-eval stored numbers
@@ -60,17 +50,12 @@ def _walked(path: str, exists: Callable[[str], bool]) -> bool:
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
     """Expand files, globs and directories into a sorted list of files, without duplicates.
 
-    A directory is walked recursively for data files (``.jsonl``, ``.json``, ``.csv``,
-    ``.tsv``, ``.parquet``, ``.pq``, each optionally ``.gz``/``.zst``), leaving out hidden
-    files, BigCodeBench ``*_pass_at_k.json`` and lm-eval ``results_*.json`` (read as stored
-    numbers with their archive), and harness inputs next to their results: ``X`` when
-    ``X_results.jsonl`` exists (human-eval), ``X.jsonl`` when ``X_eval_results.json`` exists
-    (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
-    ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
-    always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
-    ``-`` is standard input (a file named ``-`` is ``./-``). fsspec URLs
-    (``s3://bucket/runs/``, ``https://host/x.jsonl``) expand the same way on their store. One
-    file under two names (a symlink, ``file://``, ``-`` redirected from it) is listed once.
+    A directory is walked recursively for data files, leaving out hidden files, files of stored
+    numbers read with their archive and harness inputs beside their results (the rules:
+    docs/formats.md). Files named explicitly are always read. A glob (``*``, ``?``, ``[``; ``**``
+    recurses) must match at least one file. ``-`` is standard input (a file named ``-`` is
+    ``./-``). fsspec URLs (``s3://bucket/runs/``) expand the same way on their store. One file
+    under two names (a symlink, ``file://``, ``-`` redirected from it) is listed once.
 
     Raises
     ------
@@ -116,14 +101,8 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 def identity(p: str) -> tuple:
     """What an input is, whatever names it: (device, inode) of a local file, of ``file://`` and
-    of standard input (``- < f`` is ``f``); a remote object's store, path and version or ETag.
-
-    >>> import os, tempfile
-    >>> path = tempfile.mkstemp()[1]
-    >>> identity(path) == identity("file://" + os.path.abspath(path))
-    True
-    """
-    if p != STDIN:
+    of standard input (``- < f`` is ``f``); a remote object's store, path and version or ETag."""
+    if p != opening.STDIN:
         return url_identity(p)
     try:
         st = os.fstat(sys.stdin.fileno())
@@ -134,7 +113,7 @@ def identity(p: str) -> tuple:
 
 def _expand_one(p: str) -> list[str]:
     """The files of one path: a directory's data files, the file itself, or a glob's."""
-    if p == STDIN or (os.path.exists(p) and not os.path.isdir(p)):
+    if p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
     if os.path.isdir(p):
         found = sorted(f for f in _walk(p, True) if _walked(f, os.path.exists))
@@ -156,7 +135,7 @@ def _entries(folder: str) -> list[os.DirEntry]:
         with os.scandir(folder) as it:
             return list(it)
     except OSError as e:
-        raise ArchiveError(folder, f"cannot list directory: {os_reason(e)}") from None
+        raise ArchiveError(folder, f"cannot list directory: {opening.os_reason(e)}") from None
 
 
 def _is(test: Callable[[], bool]) -> bool:
@@ -173,7 +152,7 @@ def _walk(top: str, files: bool) -> Iterator[str]:
     try:
         st = os.stat(top)
     except OSError as e:
-        raise ArchiveError(top, os_reason(e)) from None
+        raise ArchiveError(top, opening.os_reason(e)) from None
     visited, stack = {(st.st_dev, st.st_ino)}, [top]
     while stack:
         folder = stack.pop()
@@ -262,5 +241,5 @@ def named_files(paths: object) -> frozenset[str]:
     """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # type: ignore
     return frozenset(os.path.normpath(p) for p in map(os.fspath, items) if (
-        (is_url(p) and not any(ch in p for ch in "*?[") and is_file(p))
-        or (not is_url(p) and (os.path.isfile(p) or is_stream(p)))))
+        (is_url(p) and not any(ch in p for ch in "*?[") and opening.is_file(p))
+        or (not is_url(p) and (os.path.isfile(p) or opening.is_stream(p)))))

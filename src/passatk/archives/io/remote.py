@@ -105,11 +105,8 @@ def filesystem(path: str) -> tuple[Any, str]:
     except (ImportError, ValueError) as e:
         hint = f" (pip install 'passatk[{EXTRAS[protocol]}]')" if protocol in EXTRAS else ""
         raise ArchiveError(path, f"cannot read {protocol}:// URLs: {_text(e)}{hint}") from None
-    options = {}
-    for key, value in current_options().items():
-        proto, dot, name = key.partition(".")
-        if not dot or proto == protocol:
-            options[name if dot else key] = value
+    options = {k.partition(".")[2] or k: v for k, v in current_options().items()
+               if "." not in k or k.partition(".")[0] == protocol}
     try:
         fs = cls(**{**cls._get_kwargs_from_urls(path), **options})
     except Exception as e:  # the implementations raise their own error types
