@@ -8,7 +8,6 @@ import functools
 import gzip
 import io
 import os
-import stat
 import sys
 import zlib
 from pathlib import Path
@@ -43,22 +42,14 @@ def os_reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
-def _mode(p: str) -> int | None:
-    try:
-        return os.stat(p).st_mode
-    except OSError:
-        return None
-
-
 def is_regular(p: str) -> bool:
     """Whether ``p`` can be read again: a regular file or a URL (not a pipe, a device, ``-``)."""
-    return is_url(p) or (p != STDIN and stat.S_ISREG(_mode(p) or 0))
+    return is_url(p) or (p != STDIN and os.path.isfile(p))
 
 
 def is_stream(p: str) -> bool:
-    """Whether ``p`` names standard input, a pipe or a device (read once, see _Pipe)."""
-    mode = None if is_url(p) else _mode(p)
-    return p == STDIN or (mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode))
+    return p == STDIN or not (is_url(p) or not os.path.exists(p) or os.path.isfile(p)
+                              or os.path.isdir(p))
 
 
 def _undecodable(path: str, e: Exception) -> Exception:
@@ -181,7 +172,6 @@ class _Replay:
 
 
 def release_pipes() -> None:
-    """Forget the pipes read so far (read_counts calls it when a read ends)."""
     for pipe in _Pipe._open.values():
         if pipe.source is not sys.stdin.buffer:
             pipe.source.close()
@@ -189,7 +179,6 @@ def release_pipes() -> None:
 
 
 def open_raw(path: str) -> Any:
-    """A local file or a URL opened through fsspec for binary reading, not decompressed."""
     if is_url(path):
         return open_url(path)
     fs, local = filesystem(path)
@@ -197,7 +186,6 @@ def open_raw(path: str) -> Any:
 
 
 def list_names(folder: str) -> list[str]:
-    """Names in a local folder or under a URL folder, sorted."""
     fs, path = filesystem(folder)
     return sorted(os.path.basename(p.rstrip("/")) for p in fs.ls(path, detail=False))
 
@@ -208,7 +196,6 @@ def file_size(path: str) -> int:
 
 
 def is_file(path: str) -> bool:
-    """True when a local file or the object at a URL exists."""
     fs, p = filesystem(path)
     try:
         return bool(fs.isfile(p))
@@ -216,9 +203,7 @@ def is_file(path: str) -> bool:
         return False
 
 
-def open_binary(path: str) -> _Opened:
-    """Open a file for binary reading, decompressing gzip and zstd (found by magic bytes)."""
-    return _Opened(path)
+open_binary = _Opened  # a file opened for reading, gzip and zstd decompressed (by magic bytes)
 
 
 def read_into(stream: Any, view: memoryview) -> int:
@@ -274,7 +259,6 @@ def _has_first_line(head: bytearray) -> bool:
 
 
 def read_all(path: str, cap: int | None = None) -> bytes:
-    """The whole decompressed content of a file (an ArchiveError past ``cap`` bytes)."""
     with open_binary(path) as f:
         data = f.stream.read() if cap is None else f.stream.read(cap + 1)
     if cap is not None and len(data) > cap:

@@ -112,7 +112,6 @@ def identity(p: str) -> tuple:
 
 
 def _expand_one(p: str) -> list[str]:
-    """The files of one path: a directory's data files, the file itself, or a glob's."""
     if p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
     if os.path.isdir(p):
@@ -189,7 +188,6 @@ def _glob(pattern: str) -> list[str]:
 
 
 def _glob_step(base: str, part: str, last: bool) -> Iterator[str]:
-    """The matches of one part of a glob below ``base`` (files too when ``last``)."""
     folder = base or os.curdir
     if not glob.has_magic(part):
         if os.path.lexists(os.path.join(base, part)):

@@ -16,15 +16,13 @@ from passatk._show import show
 from passatk.archives.errors import ArchiveError
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
-_OPTIONS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_storage",
-                                                                     default=None)
+_OPTIONS: contextvars.ContextVar = contextvars.ContextVar("passatk_storage", default=None)
 #: {url: the object's ETag when its read was planned}, from the PIN_KEY of the storage options
 #: of the tasks that read its parts (stripped before fsspec sees them)
-_PINS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_pins", default=None)
+_PINS: contextvars.ContextVar = contextvars.ContextVar("passatk_pins", default=None)
 PIN_KEY = "passatk:etags"
 #: the entries of the objects listed in one read, so that sizing them costs no request
-_LISTED: contextvars.ContextVar[dict | None] = contextvars.ContextVar("passatk_listed",
-                                                                     default=None)
+_LISTED: contextvars.ContextVar = contextvars.ContextVar("passatk_listed", default=None)
 #: protocol -> the extra that installs its fsspec implementation
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
           "abfss": "azure", "adl": "azure", "http": "remote", "https": "remote"}
@@ -34,7 +32,6 @@ VERSION_KEYS = ("VersionId", "version_id", "generation", "ETag", "etag", "e_tag"
 
 
 def is_url(path: object) -> bool:
-    """True for ``protocol://...`` strings (fsspec URLs), False for local paths."""
     return isinstance(path, str) and _URL.match(path) is not None
 
 
@@ -64,17 +61,15 @@ def storage_options(options: Mapping[str, Any] | None) -> Iterator[None]:
     if options is not None and (not isinstance(options, Mapping)
                                 or not all(isinstance(k, str) for k in options)):
         raise TypeError(f"storage_options must be a mapping of str keys, got {show(options)}")
-    pins = _PINS.set(dict((options or {}).get(PIN_KEY) or {}))
-    token = None if options is None else _OPTIONS.set(
-        {k: v for k, v in options.items() if k != PIN_KEY})
-    listed = _LISTED.set({})
+    given = _OPTIONS.get() if options is None else {k: v for k, v in options.items()
+                                                     if k != PIN_KEY}
+    tokens = [(var, var.set(value)) for var, value in (
+        (_OPTIONS, given), (_PINS, dict((options or {}).get(PIN_KEY) or {})), (_LISTED, {}))]
     try:
         yield
     finally:
-        _LISTED.reset(listed)
-        _PINS.reset(pins)
-        if token is not None:
-            _OPTIONS.reset(token)
+        for var, token in reversed(tokens):
+            var.reset(token)
 
 
 def known_sizes() -> dict[str, int]:
@@ -91,7 +86,6 @@ def forget_listings() -> None:
 
 
 def filesystem(path: str) -> tuple[Any, str]:
-    """The fsspec file system of a local path or a URL, and the path on it."""
     try:
         import fsspec
     except ImportError:
@@ -165,7 +159,6 @@ def url_identity(url: str) -> tuple:
 
 
 def etag(url: str) -> str | None:
-    """The ETag (or etag, md5Hash) of the object at ``url`` as fsspec lists it, or None."""
     return _tag(_info(url)[2], ETAG_KEYS)
 
 
