@@ -7,7 +7,6 @@ import fnmatch
 import glob
 import os
 import posixpath
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -93,22 +92,10 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
                             f"{type(item).__name__} {show(item)}")
         p = os.fspath(item)
         for f in expand_url(p, _walked) if is_url(p) else _expand_one(p):
-            found.setdefault(identity(f), f)
+            found.setdefault(url_identity(f), f)
     if not found:
         raise ArchiveError("<paths>", "no input files given")
     return list(found.values())
-
-
-def identity(p: str) -> tuple:
-    """What an input is, whatever names it: (device, inode) of a local file, of ``file://`` and
-    of standard input (``- < f`` is ``f``); a remote object's store, path and version or ETag."""
-    if p != opening.STDIN:
-        return url_identity(p)
-    try:
-        st = os.fstat(sys.stdin.fileno())
-    except (OSError, ValueError, AttributeError):  # no standard input: it is itself
-        return ("stdin",)
-    return (st.st_dev, st.st_ino)
 
 
 def _expand_one(p: str) -> list[str]:

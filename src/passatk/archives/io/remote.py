@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -144,15 +145,18 @@ def url_size(url: str) -> int:
 
 
 def url_identity(url: str) -> tuple:
-    """What the object at ``url`` is, whatever its spelling: (device, inode) for ``file://``;
-    else the store, its path and the object's version or ETag when the store gives one."""
+    """What an input is, whatever names it: (device, inode) of a local file, of ``file://`` and
+    of standard input ``-`` (``- < f`` is ``f``); else the store, its path and the object's
+    version or ETag when the store gives one."""
     fs, path = filesystem(url)
     protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
     if protocol in ("file", "local"):
         try:
-            st = os.stat(path)
-        except OSError as e:
-            raise ArchiveError(url, e.strerror or str(e)) from None
+            st = os.fstat(sys.stdin.fileno()) if url == "-" else os.stat(path)
+        except (OSError, ValueError, AttributeError) as e:  # "-" without a standard input
+            if url == "-":
+                return ("stdin",)
+            raise ArchiveError(url, getattr(e, "strerror", None) or str(e)) from None
         return (st.st_dev, st.st_ino)
     info = (_LISTED.get() or {}).get(url) or _call(url, lambda: fs.info(path))
     return (protocol, path.rstrip("/"), _tag(info, VERSION_KEYS))
