@@ -251,15 +251,7 @@ def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -
     if info is not None and info.get("type") != "directory" and not url.endswith("/"):
         urls = {url: info}  # a file (or, on HTTP, an index page)
     else:
-        spell = _speller(fs, url, path)
-        found = _call(url, lambda: fs.glob(path, detail=True) if glob
-                      else fs.find(path, withdirs=False, detail=True))
-        urls = {spell(p): e for p, e in found.items() if not glob or e.get("type") == "file"}
-        if not glob:
-            listed, root = set(urls), len(url.rstrip("/")) + 1
-            urls = {u: e for u, e in urls.items() if not any(
-                part.startswith(".") for part in u[root:].split("/")) and walked(
-                u, listed.__contains__)}
+        urls = _listing(fs, url, path, glob, walked)
     kept = _LISTED.get()
     if kept is not None:  # a small entry each: the size and the version
         kept.update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
@@ -268,3 +260,16 @@ def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -
         raise ArchiveError(url, "no file matches this pattern" if glob
                            else "directory holds no result files")
     return sorted(urls)
+
+
+def _listing(fs: Any, url: str, path: str, glob: bool, walked: Callable) -> dict[str, Mapping]:
+    """The files a glob matches, or those under a folder that a walk reads (no hidden part)."""
+    spell = _speller(fs, url, path)
+    if glob:
+        found = _call(url, lambda: fs.glob(path, detail=True))
+        return {spell(p): e for p, e in found.items() if e.get("type") == "file"}
+    found = {spell(p): e for p, e in _call(url, lambda: fs.find(path, withdirs=False,
+                                                                 detail=True)).items()}
+    root = len(url.rstrip("/")) + 1
+    return {u: e for u, e in found.items() if walked(u, found.__contains__)
+            and not any(part.startswith(".") for part in u[root:].split("/"))}
