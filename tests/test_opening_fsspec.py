@@ -30,6 +30,16 @@ def test_a_local_file_is_opened_through_fsspec(tmp_path):
     assert list_names(str(tmp_path)) == ["x_results.jsonl"]
 
 
+def test_local_names_that_look_like_fsspec_spellings_are_read_as_given(tmp_path, monkeypatch):
+    """fsspec's local file system reads "file:x" as x and "~x" under the home folder."""
+    monkeypatch.chdir(tmp_path)
+    write_archive(tmp_path / "x_results.jsonl", ["T/0"], [[True]])
+    for name in ("file:x_results.jsonl", "~x_results.jsonl"):
+        write_archive(tmp_path / name, ["T/9"], [[False, False]])
+        assert read_counts(name).to_rows() == read_counts(tmp_path / name).to_rows()
+        assert read_counts(name).task.tolist() == ["T/9"]
+
+
 @pytest.mark.parametrize("suffix", [".gz", ".zst"])
 def test_compressed_data_from_a_pipe_equals_the_file(tmp_path, suffix):
     plain = tmp_path / "p_results.jsonl"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.remote import Guarded, filesystem, is_url, open_url, url_size
+from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_url, url_size
 from passatk.errors import Message, Option
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -187,7 +187,8 @@ def open_raw(path: str) -> Any:
 
 def list_names(folder: str) -> list[str]:
     fs, path = filesystem(folder)
-    return sorted(os.path.basename(p.rstrip("/")) for p in fs.ls(path, detail=False))
+    return sorted(os.path.basename(p.rstrip("/")) for p in _call(folder, lambda: fs.ls(
+        path, detail=False)))
 
 
 def file_size(path: str) -> int:

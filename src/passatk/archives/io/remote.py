@@ -92,8 +92,8 @@ def filesystem(path: str) -> tuple[Any, str]:
     except ImportError:
         raise ArchiveError(path, "reading files and URLs needs the package fsspec (pip install "
                            "'passatk[remote]')") from None
-    if not is_url(path):
-        return fsspec.filesystem("file"), path
+    if not is_url(path):  # absolute: fsspec would read "file:x" as x and "~x" as home
+        return fsspec.filesystem("file"), os.path.abspath(path)
     protocol = path.split("://", 1)[0].lower()
     try:
         cls = fsspec.get_filesystem_class(protocol)
@@ -133,14 +133,14 @@ def _tag(info: Mapping, keys: tuple[str, ...]) -> str | None:
     return next((str(info[k]) for k in keys if info.get(k)), None)
 
 
-def _info(url: str) -> tuple[Any, str, Mapping]:
+def _info(url: str) -> Mapping:
     fs, path = filesystem(url)
-    return fs, path, _call(url, lambda: fs.info(path))
+    return _call(url, lambda: fs.info(path))
 
 
 def url_size(url: str) -> int:
     """Size in bytes of a file or of the object at ``url`` (from the listing when it was seen)."""
-    info = (_LISTED.get() or {}).get(url) or _info(url)[2]
+    info = (_LISTED.get() or {}).get(url) or _info(url)
     return int(info.get("size") or 0)
 
 
@@ -163,7 +163,7 @@ def url_identity(url: str) -> tuple:
 
 
 def etag(url: str) -> str | None:
-    return _tag(_info(url)[2], ETAG_KEYS)
+    return _tag(_info(url), ETAG_KEYS)
 
 
 def open_url(url: str) -> io.BufferedReader:
