@@ -8,6 +8,7 @@ import functools
 import gzip
 import io
 import os
+import re
 import sys
 import zlib
 from pathlib import Path
@@ -251,12 +252,9 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
 
 
 def _has_first_line(head: bytearray) -> bool:
-    start = 0
-    while (end := head.find(b"\n", start)) >= 0:
-        if head[start:end].strip():
-            return True
-        start = end + 1
-    return False
+    """Whether a newline follows the first byte that is not ASCII white space."""
+    first = re.search(rb"\S", head)
+    return first is not None and head.find(b"\n", first.start()) >= 0
 
 
 def read_all(path: str, cap: int | None = None) -> bytes:
