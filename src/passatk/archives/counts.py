@@ -1,7 +1,5 @@
 """Per-(group, task) counts, the one product of every reader: the tally, Counts, the exact merge.
-
-Ids read by pyarrow stay Arrow strings (a buffer and offsets) until they fill ``Counts.task``.
-"""
+Ids read by pyarrow stay Arrow strings (a buffer and offsets) until they fill ``Counts.task``."""
 
 from __future__ import annotations
 
@@ -27,8 +25,8 @@ _STEP = 1 << 20  # ids keyed or compared at a time
 
 
 def _task_key(task: str) -> tuple:
-    """Natural order without int(): a digit run compares by its length without leading
-    zeros, then by its digits.
+    """Natural order without int(): a digit run compares by its length sans leading zeros, then
+    by its digits.
 
     >>> sorted(["T/10", "T/9", "T/09", "x1²", "U"], key=_sort_key)
     ['T/09', 'T/9', 'T/10', 'U', 'x1²']
@@ -53,9 +51,8 @@ def _natural_sorted(tasks) -> list[str]:
 
 
 class Block(NamedTuple):
-    """Rows added in bulk: per row an index into ``groups``, the task id (pyarrow strings), n
-    and c. ``order``: the rows are unique, ``groups`` is in Counts' order, and ``order`` sorts
-    the rows as Counts sorts them."""
+    """Rows added in bulk: per row an index into ``groups``, the task id (pyarrow strings), n, c;
+    ``order`` (the rows unique, ``groups`` in Counts' order) sorts them as Counts does."""
 
     groups: tuple[GroupKey, ...]
     g: np.ndarray
@@ -68,7 +65,6 @@ class Block(NamedTuple):
 def _str_dtype() -> Any:
     """NumPy's ``StringDType`` (16 bytes a short id, longer ones in an arena); object before 2."""
     import numpy as np
-
     kind = getattr(np.dtypes, "StringDType", None)
     return kind() if kind is not None else object
 
@@ -77,7 +73,6 @@ def _take(arr: Any, at: np.ndarray) -> Any:
     """``arr.take(at)``; a chunked array taken from chunk by chunk (pyarrow's joins them)."""
     import numpy as np
     import pyarrow as pa
-
     if not isinstance(arr, pa.ChunkedArray) or arr.num_chunks == 1 or not len(at):
         return (arr.chunk(0) if isinstance(arr, pa.ChunkedArray) else arr).take(at)
     offsets = np.cumsum([0] + [len(c) for c in arr.chunks])
@@ -92,12 +87,10 @@ def _take(arr: Any, at: np.ndarray) -> Any:
 
 
 def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
-    """The permutation that sorts rows by (group ``g``, :func:`_sort_key` of task ``t``);
-    ``g`` None: one group.
+    """The permutation that sorts rows by (group ``g`` or None, :func:`_sort_key` of task ``t``).
 
-    pyarrow builds each id's key: every ASCII digit run, its leading zeros dropped, padded to
-    the width of the longest run, between NULs (equal widths compare as (length, digits) do).
-    Ids holding a NUL, or a run of over 64 digits, are sorted in Python.
+    pyarrow keys each id: every ASCII digit run, its leading zeros dropped, padded to the width
+    of the longest run, between NULs (ids with a NUL or a run over 64 digits: sorted in Python).
 
     >>> import pyarrow as pa
     >>> ids = ["T/10", "T/9", "T/09", "x1\u00b2", "U", "a0", "a000"]
@@ -107,7 +100,6 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-
     width = _key_width(t)
     small = np.int32 if len(t) < 1 << 31 else np.int64
     if width is None:
@@ -127,7 +119,6 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
 
 def _key_width(t: Any) -> int | None:
     import pyarrow.compute as pc
-
     if not len(t):
         return 8
     if pc.any(pc.match_substring(t, "\0")).as_py():
@@ -141,40 +132,32 @@ def _key_width(t: Any) -> int | None:
 def _key(t: Any, width: int) -> Any:
     """The sort keys of the ids ``t`` (see :func:`natural_order`)."""
     import pyarrow.compute as pc
-
     a = pc.replace_substring_regex(t, "0*([0-9]+)", "\0" + "0" * width + r"\1" + "\0")
     return pc.replace_substring_regex(a, f"[0-9]*([0-9]{{{width}}})\\x00", r"\1" + "\0")
 
 
 def _in_order(g: np.ndarray | None, t: Any, width: int) -> bool:
     """Whether the rows are sorted already, every (group, id) once (a step of keys at a time)."""
-    import numpy as np
     import pyarrow.compute as pc
-
-    last = None
-    for s in range(0, len(t), _STEP):
-        ids = t.slice(s, _STEP)
-        k = _key(ids, width)
-        gs = np.zeros(len(ids), np.int8) if g is None else g[s:s + _STEP]
-        if last is not None and last >= (gs[0], k[0].as_py(), ids[0].as_py()):
+    for s in range(0, len(t) - 1, _STEP):
+        ids = t.slice(s, _STEP + 1)  # a step and the first id of the next
+        k, m = _key(ids, width), len(ids) - 1
+        k0, k1, i0, i1 = k.slice(0, m), k.slice(1), ids.slice(0, m), ids.slice(1)
+        after = pc.or_(pc.less(k0, k1), pc.and_(pc.equal(k0, k1), pc.less(i0, i1)))
+        after = after.to_numpy(zero_copy_only=False)
+        if g is not None:
+            gs = g[s:s + _STEP + 1]
+            after = (gs[1:] > gs[:-1]) | ((gs[1:] == gs[:-1]) & after)
+        if not after.all():
             return False
-        last = (gs[-1], k[-1].as_py(), ids[-1].as_py())
-        if len(k) > 1:
-            k0, k1, i0, i1 = k.slice(0, len(k) - 1), k.slice(1), ids.slice(0, len(k) - 1), \
-                ids.slice(1)
-            after = pc.or_(pc.less(k0, k1), pc.and_(pc.equal(k0, k1), pc.less(i0, i1)))
-            after = after.to_numpy(zero_copy_only=False)
-            if not ((gs[1:] > gs[:-1]) | ((gs[1:] == gs[:-1]) & after)).all():
-                return False
     return True
 
 
 def run_starts(order: np.ndarray, g: np.ndarray | None, t: Any) -> np.ndarray | None:
-    """Where each run of equal (group, id) begins in rows sorted by ``order``; None: no two rows
-    are equal (compared a step at a time, no sorted copy of the ids)."""
+    """Where each run of equal (group, id) begins in the rows sorted by ``order``; None: no two
+    rows are equal (a step at a time, no sorted copy of the ids)."""
     import numpy as np
     import pyarrow.compute as pc
-
     parts = []
     for s in range(0, len(order) - 1, _STEP):
         at = order[s:s + _STEP + 1]
@@ -193,7 +176,6 @@ def _chunks(arr: Any) -> list:
 def _dict_block(acc: Tally) -> Block:
     import numpy as np
     import pyarrow as pa
-
     groups = tuple(acc.rows)
     g = np.concatenate([np.full(len(acc.rows[x]), i, np.int64) for i, x in enumerate(groups)])
     order = np.fromiter((i for x in groups for i in acc.rows[x].values()), np.int64, len(g))
@@ -202,11 +184,10 @@ def _dict_block(acc: Tally) -> Block:
 
 
 def _taken(block: Block) -> tuple:
-    """(group, task, n, c) of an ordered block in its order; the Arrow ids go first (their
-    pages given back) before n and c widen."""
+    """(group, task, n, c) of an ordered block in order; the Arrow ids go (and their pages are
+    given back) before n and c widen."""
     import numpy as np
     import pyarrow as pa
-
     groups, g, task, n, c, order = block
     del block
     if len(groups) == 1:  # a read of millions of tasks is one group: no array of zeros
@@ -236,8 +217,8 @@ def _group_key(group: GroupKey) -> tuple:
 
 
 class Tally:
-    """Sums of n and c per (group, task): a dict of row numbers per group, the sums in two
-    int64 arrays, and the blocks the pyarrow readers add.
+    """Sums of n and c per (group, task): row numbers per group, the sums in two int64 arrays,
+    and the blocks the pyarrow readers add.
 
     >>> t = Tally()
     >>> t.add((), "T/1", 3, 1), t.add((), "T/1", 2, 2), t.add((), "T/2", 1, 0)
@@ -326,19 +307,18 @@ class StoredMetric:
     Attributes
     ----------
     group : tuple of (field, value) pairs
-        The group it belongs to, in the same form as ``Counts.groups``.
+        Its group, in the form of ``Counts.groups``.
     metric : str
         ``"pass@k"`` or ``"pass^k"``.
     k : int
-        The k of the stored number.
     value : float
-        The stored number as a fraction (percent values are divided by 100).
+        The number as a fraction (percent values divided by 100).
     source : str
         Where it was found: ``file: $.json.path``.
     scale : str
         ``"fraction"`` or ``"percent"``: the scale the archive used.
     task : str or None
-        The task for per-task stored numbers (LiveCodeBench per-problem pass@1), else None.
+        The task of a per-task number (LiveCodeBench per-problem pass@1), else None.
     """
 
     group: GroupKey
@@ -376,30 +356,26 @@ class Counts:
     group : numpy.ndarray of int64
         Index of each row's group in ``groups``.
     groups : tuple of tuples of (field, value) pairs
-        The distinct groups, e.g. ``(("model", "a"), ("metric_set", "plus"))``; ``()`` when
-        the archive is not grouped. ``group_dicts`` gives them as dicts.
+        The distinct groups, e.g. ``(("model", "a"),)``; ``()`` when not grouped (as dicts:
+        ``group_dicts``).
     task : numpy.ndarray of str
-        Task id of each row, kept exactly (trailing NULs and long ids included), in NumPy's
-        variable-width ``StringDType`` (16 bytes a short id; ``object`` before NumPy 2).
-    n : numpy.ndarray of int64
-        Number of samples of the task.
-    c : numpy.ndarray of int64
-        Number of correct samples of the task.
+        Task id of each row, exact (trailing NULs and long ids included), in NumPy's
+        ``StringDType`` (16 bytes a short id; ``object`` before NumPy 2).
+    n, c : numpy.ndarray of int64
+        Samples and correct samples of the task.
     metric : str
-        ``"pass@k"`` (default) or ``"pass^k"`` (tau-bench trials); ``"mixed"`` when the
-        groups hold different metrics (``group_metrics`` then says which).
+        ``"pass@k"`` (default), ``"pass^k"`` (tau-bench trials), or ``"mixed"``.
     group_metrics : tuple of str
-        The metric of each group, parallel to ``groups``, when they differ; ``()`` when
-        every group holds ``metric``. :meth:`metric_of` gives one group's.
+        Each group's metric when they differ, else ``()``; :meth:`metric_of` gives one.
     stored : tuple of StoredMetric
-        Numbers the archives store about themselves, as fractions, for ``passatk check``.
+        Numbers the archives store about themselves, for ``passatk check``.
     skipped : Skipped
         Records skipped with ``skip_bad=True`` (count and places).
     files : tuple of str
         The files that were read.
     notes : tuple of str
-        Things a reader noticed that change no number but deserve a look (files skipped in a
-        walk, a field chosen by detection, one error string on every failed sample).
+        What a reader noticed that changes no number (files skipped in a walk, a field chosen
+        by detection, one error string on every failed sample).
 
     Examples
     --------
@@ -449,7 +425,6 @@ class Counts:
                   skipped: Skipped | None = None, files: tuple[str, ...] = (),
                   group_metric: dict | None = None) -> Counts:
         import numpy as np  # here, so that an error before any reading never loads it
-
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
         about = {"metric": metric, "stored": stored, "files": files,
@@ -469,11 +444,10 @@ class Counts:
 
     @classmethod
     def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
-        """The Counts of a Tally with blocks (which it consumes): the rows sorted by pyarrow,
-        equal keys summed as neighbours, the ids never one Python str each."""
+        """The Counts of a Tally with blocks (consumed): sorted by pyarrow, equal keys summed as
+        neighbours, no Python str per id."""
         import numpy as np
         import pyarrow as pa
-
         blocks, acc.blocks = list(acc.blocks), []
         if acc.rows:
             blocks.append(_dict_block(acc))
@@ -503,7 +477,6 @@ class Counts:
     def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
         """The Counts of sorted columns; ``about``: metric, stored, skipped, files, metrics."""
         import numpy as np
-
         big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
         if big.size:
             raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
@@ -566,10 +539,8 @@ class Counts:
 
 
 def merge_counts(parts: Iterable[Counts]) -> Counts:
-    """Merge counts from partial reads: n and c are summed per (group, task).
-
-    The result does not depend on the order of ``parts``. Stored metrics, skipped records and
-    files are concatenated.
+    """Merge counts from partial reads: n and c are summed per (group, task), whatever the order
+    of ``parts``; stored metrics, skipped records and files are concatenated.
 
     Parameters
     ----------
@@ -625,8 +596,8 @@ def _merged_metrics(parts: list[Counts]) -> dict:
 
 
 def _metrics_of(groups: tuple, about: dict) -> dict:
-    """``about`` with ``group_metrics`` (a dict group -> metric, a group missing from it holding
-    ``about["metric"]``) as a tuple, and metric ``"mixed"``, when the groups differ."""
+    """``about`` with ``group_metrics`` (group -> metric, else ``about["metric"]``) as a tuple
+    and metric ``"mixed"`` when the groups differ."""
     given = about.pop("group_metrics", None)
     if not given:
         return about
