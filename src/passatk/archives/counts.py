@@ -203,13 +203,10 @@ def _taken(block: Block) -> tuple:
 
 
 def _value_key(value: object) -> tuple:
-    if value is None:
-        return (0, 0, "")
-    if isinstance(value, bool):
-        return (1, int(value), "")
-    if isinstance(value, (int, float)):
-        return (2, value, "")
-    return (3, 0, str(value))
+    """Group values ordered None, bools, numbers, then text."""
+    rank = 0 if value is None else 1 if isinstance(value, bool) else 2 if isinstance(
+        value, (int, float)) else 3
+    return rank, value if rank in (1, 2) else 0, str(value) if rank == 3 else ""
 
 
 def _group_key(group: GroupKey) -> tuple:
@@ -218,14 +215,7 @@ def _group_key(group: GroupKey) -> tuple:
 
 class Tally:
     """Sums of n and c per (group, task): row numbers per group, the sums in two int64 arrays,
-    and the blocks the pyarrow readers add.
-
-    >>> t = Tally()
-    >>> t.add((), "T/1", 3, 1), t.add((), "T/1", 2, 2), t.add((), "T/2", 1, 0)
-    (0, 0, 1)
-    >>> t.n.tolist(), t.c.tolist()
-    ([5, 1], [3, 0])
-    """
+    and the blocks the pyarrow readers add."""
 
     def __init__(self) -> None:
         self.rows: dict[GroupKey, dict[str, int]] = {}
@@ -302,23 +292,10 @@ def _too_many(group: GroupKey, task: str) -> str:
 
 @dataclass(frozen=True)
 class StoredMetric:
-    """A number an archive stores about itself, normalized to a fraction.
+    """A number an archive stores about itself, as a fraction (fields: docs/api.md).
 
-    Attributes
-    ----------
-    group : tuple of (field, value) pairs
-        Its group, in the form of ``Counts.groups``.
-    metric : str
-        ``"pass@k"`` or ``"pass^k"``.
-    k : int
-    value : float
-        The number as a fraction (percent values divided by 100).
-    source : str
-        Where it was found: ``file: $.json.path``.
-    scale : str
-        ``"fraction"`` or ``"percent"``: the scale the archive used.
-    task : str or None
-        The task of a per-task number (LiveCodeBench per-problem pass@1), else None.
+    >>> StoredMetric((), "pass@k", 1, 0.5, "r.json: $.pass@1", "percent").value
+    0.5
     """
 
     group: GroupKey
@@ -346,36 +323,9 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Counts:
-    """Per-(group, task) sample counts read from result archives.
-
-    Rows are sorted by group, then by task in natural order ("HumanEval/2" before
-    "HumanEval/10"). The arrays are parallel and read-only.
-
-    Attributes
-    ----------
-    group : numpy.ndarray of int64
-        Index of each row's group in ``groups``.
-    groups : tuple of tuples of (field, value) pairs
-        The distinct groups, e.g. ``(("model", "a"),)``; ``()`` when not grouped (as dicts:
-        ``group_dicts``).
-    task : numpy.ndarray of str
-        Task id of each row, exact (trailing NULs and long ids included), in NumPy's
-        ``StringDType`` (16 bytes a short id; ``object`` before NumPy 2).
-    n, c : numpy.ndarray of int64
-        Samples and correct samples of the task.
-    metric : str
-        ``"pass@k"`` (default), ``"pass^k"`` (tau-bench trials), or ``"mixed"``.
-    group_metrics : tuple of str
-        Each group's metric when they differ, else ``()``; :meth:`metric_of` gives one.
-    stored : tuple of StoredMetric
-        Numbers the archives store about themselves, for ``passatk check``.
-    skipped : Skipped
-        Records skipped with ``skip_bad=True`` (count and places).
-    files : tuple of str
-        The files that were read.
-    notes : tuple of str
-        What a reader noticed that changes no number (files skipped in a walk, a field chosen
-        by detection, one error string on every failed sample).
+    """Per-(group, task) sample counts read from result archives: parallel read-only arrays
+    ``group``, ``task``, ``n``, ``c``, sorted by group, then by task in natural order
+    ("HumanEval/2" before "HumanEval/10"); the attributes are described in docs/api.md.
 
     Examples
     --------
@@ -455,17 +405,16 @@ class Counts:
         if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
             return cls._made(groups, *_taken(blocks.pop()), about)
         rank = {g: i for i, g in enumerate(groups)}
-        one = None if len(groups) > 1 else np.zeros(0, np.int64)  # _taken needs no g then
-        g = one if one is not None else np.concatenate(
-            [np.array([rank[x] for x in b.groups], np.int64)[b.g] for b in blocks])
+        g = np.concatenate([np.array([rank[x] for x in b.groups], np.int64)[b.g]
+                            for b in blocks]) if len(groups) > 1 else None  # None: one group
         chunks = [c for b in blocks for c in _chunks(b.task)]
         kind = chunks[0].type if len({c.type for c in chunks}) == 1 else pa.large_string()
         t = pa.chunked_array([c.cast(kind) for c in chunks], kind)
         n, c = (np.concatenate([getattr(b, x) for b in blocks]).astype(np.int64, copy=False)
                 for x in "nc")
         del blocks, chunks
-        order = natural_order(None if one is not None else g, t)
-        starts = run_starts(order, None if one is not None else g, t)
+        order = natural_order(g, t)
+        starts = run_starts(order, g, t)
         if starts is not None:  # equal keys are neighbours in order: summed there
             sums = [np.add.reduceat(x[order], starts) for x in (n, c)]
             order = order[starts]
@@ -526,30 +475,14 @@ class Counts:
                                       self.c.tolist(), strict=True)]
 
     def merge(self, *others: Counts) -> Counts:
-        """Sum n and c per (group, task) with the other counts: the exact merge of partial reads.
-
-        Raises
-        ------
-        TypeError
-            If an argument is not a Counts.
-        ValueError
-            If the metrics differ (pass@k and pass^k counts cannot be pooled).
-        """
+        """Sum n and c per (group, task) with ``others``: the exact merge of partial reads (a
+        TypeError for a non-Counts, a ValueError for pass@k and pass^k in one group)."""
         return merge_counts([self, *others])
 
 
 def merge_counts(parts: Iterable[Counts]) -> Counts:
     """Merge counts from partial reads: n and c are summed per (group, task), whatever the order
-    of ``parts``; stored metrics, skipped records and files are concatenated.
-
-    Parameters
-    ----------
-    parts : iterable of Counts
-        At least one.
-
-    Returns
-    -------
-    Counts
+    of ``parts`` (at least one); stored metrics, skipped records and files are concatenated.
 
     Examples
     --------
