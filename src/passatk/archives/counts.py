@@ -356,10 +356,8 @@ class Counts:
     def from_rows(cls, rows: Iterable[tuple], *, metric: str = "pass@k",
                   stored: Iterable[StoredMetric] = (), skipped: Skipped | None = None,
                   files: Iterable[str] = ()) -> Counts:
-        """Build from rows ``(task, n, c)`` or ``(group, task, n, c)``; equal keys are summed.
-
-        ``group`` is a tuple of (field, value) pairs or a dict.
-        """
+        """Build from rows ``(task, n, c)`` or ``(group, task, n, c)`` (a group: (field, value)
+        pairs or a dict); equal keys are summed."""
         acc = Tally()
         for row in rows:
             if len(row) not in (3, 4):
@@ -394,33 +392,14 @@ class Counts:
 
     @classmethod
     def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
-        """The Counts of a Tally with blocks (consumed): sorted by pyarrow, equal keys summed as
-        neighbours, no Python str per id."""
-        import numpy as np
-        import pyarrow as pa
+        """The Counts of a Tally with blocks (consumed): sorted by pyarrow, no str per id."""
         blocks, acc.blocks = list(acc.blocks), []
         if acc.rows:
             blocks.append(_dict_block(acc))
         groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
         if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
             return cls._made(groups, *_taken(blocks.pop()), about)
-        rank = {g: i for i, g in enumerate(groups)}
-        g = np.concatenate([np.array([rank[x] for x in b.groups], np.int64)[b.g]
-                            for b in blocks]) if len(groups) > 1 else None  # None: one group
-        chunks = [c for b in blocks for c in _chunks(b.task)]
-        kind = chunks[0].type if len({c.type for c in chunks}) == 1 else pa.large_string()
-        t = pa.chunked_array([c.cast(kind) for c in chunks], kind)
-        n, c = (np.concatenate([getattr(b, x) for b in blocks]).astype(np.int64, copy=False)
-                for x in "nc")
-        del blocks, chunks
-        order = natural_order(g, t)
-        starts = run_starts(order, g, t)
-        if starts is not None:  # equal keys are neighbours in order: summed there
-            sums = [np.add.reduceat(x[order], starts) for x in (n, c)]
-            order = order[starts]
-            n, c = np.zeros(len(n), np.int64), np.zeros(len(n), np.int64)
-            n[order], c[order] = sums
-        return cls._made(groups, *_taken(Block(tuple(groups), g, t, n, c, order)), about)
+        return cls._made(groups, *_taken(_merged_block(blocks, groups)), about)
 
     @classmethod
     def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
@@ -437,8 +416,7 @@ class Counts:
 
     def __repr__(self) -> str:
         return (f"Counts({len(self)} rows, {len(self.groups)} group(s), {self.samples} samples, "
-                f"metric={self.metric!r}, stored={len(self.stored)}, "
-                f"skipped={self.skipped.count})")
+                f"metric={self.metric!r}, stored={len(self.stored)}, skipped={self.skipped.count})")
 
     @property
     def samples(self) -> int:
@@ -478,6 +456,30 @@ class Counts:
         """Sum n and c per (group, task) with ``others``: the exact merge of partial reads (a
         TypeError for a non-Counts, a ValueError for pass@k and pass^k in one group)."""
         return merge_counts([self, *others])
+
+
+def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
+    """One ordered Block of ``blocks`` (consumed), equal keys summed as neighbours in order."""
+    import numpy as np
+    import pyarrow as pa
+    rank = {g: i for i, g in enumerate(groups)}
+    g = np.concatenate([np.array([rank[x] for x in b.groups], np.int64)[b.g]
+                        for b in blocks]) if len(groups) > 1 else None  # None: one group
+    chunks = [c for b in blocks for c in _chunks(b.task)]
+    kind = chunks[0].type if len({c.type for c in chunks}) == 1 else pa.large_string()
+    t = pa.chunked_array([c.cast(kind) for c in chunks], kind)
+    n, c = (np.concatenate([getattr(b, x) for b in blocks]).astype(np.int64, copy=False)
+            for x in "nc")
+    blocks.clear()
+    del chunks
+    order = natural_order(g, t)
+    starts = run_starts(order, g, t)
+    if starts is not None:
+        sums = [np.add.reduceat(x[order], starts) for x in (n, c)]
+        order = order[starts]
+        n, c = np.zeros(len(n), np.int64), np.zeros(len(n), np.int64)
+        n[order], c[order] = sums
+    return Block(tuple(groups), g, t, n, c, order)
 
 
 def merge_counts(parts: Iterable[Counts]) -> Counts:

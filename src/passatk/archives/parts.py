@@ -191,14 +191,7 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
     """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a
     path spec in ``by`` must keep them apart instead). Returns the counts, the stored numbers
     and each archive's groups."""
-    labels: dict[str, str] = {}
-    if len(runs) > 1 and not merge:
-        if any(is_path_spec(b) for b in by):
-            _check_apart(runs, by)
-        else:
-            full = [os.path.abspath(a) for a in runs]
-            common = os.path.commonpath([os.path.dirname(f) for f in full])
-            labels = {a: os.path.relpath(f, common) for a, f in zip(runs, full, strict=True)}
+    labels = _labels(runs, merge, by)
     acc = None
     stored: list = []
     groups: dict[str, set] = {}
@@ -213,6 +206,19 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
         stored += [dataclasses.replace(s, group=label + tuple(s.group)) if label else s
                    for s in part_stored]
     return (acc if acc is not None else Tally()), stored, groups
+
+
+def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:
+    """Each archive's path relative to the common parent folder of all, when several are kept
+    apart by it."""
+    if len(runs) < 2 or merge:
+        return {}
+    if any(is_path_spec(b) for b in by):
+        _check_apart(runs, by)
+        return {}
+    full = [os.path.abspath(a) for a in runs]
+    common = os.path.commonpath([os.path.dirname(f) for f in full])
+    return {a: os.path.relpath(f, common) for a, f in zip(runs, full, strict=True)}
 
 
 def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> None:
