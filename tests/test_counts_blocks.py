@@ -63,3 +63,16 @@ def test_run_starts_finds_equal_neighbours_only():
     assert run_starts(np.array([0, 1, 3]), None, t) is None
     g = np.array([0, 0, 1, 0, 0])
     assert run_starts(np.array([0, 4, 1, 2, 3]), g, t).tolist() == [0, 2, 3, 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=_rows)
+def test_a_big_dict_tally_sorted_by_pyarrow_is_the_python_sort(rows):
+    rows = [(g, t, n, min(c, n)) for g, t, n, c in rows]
+    plain = Counts.from_rows(rows)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(counts_module, "_BIG", 0)  # every Tally is big
+        got = Counts.from_rows(rows)
+    assert got.groups == plain.groups and got.group.tolist() == plain.group.tolist()
+    assert got.task.tolist() == plain.task.tolist()
+    assert got.n.tolist() == plain.n.tolist() and got.c.tolist() == plain.c.tolist()

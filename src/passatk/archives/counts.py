@@ -7,6 +7,7 @@ import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -22,6 +23,7 @@ GroupKey = tuple[tuple[str, object], ...]
 _DIGITS = re.compile(r"([0-9]+)")
 _CHUNK = 1 << 16  # ids converted at a time from Arrow to NumPy
 _STEP = 1 << 20  # ids keyed or compared at a time
+_BIG = 1 << 18  # rows past which a dict Tally is sorted by pyarrow (a key str per id is 80 B)
 
 
 def _task_key(task: str) -> tuple:
@@ -378,7 +380,7 @@ class Counts:
         about = {"metric": metric, "stored": stored, "files": files,
                  "skipped": skipped if skipped is not None else Skipped(),
                  "group_metrics": group_metric}
-        if acc.blocks:
+        if acc.blocks or (len(acc.n) > _BIG and find_spec("pyarrow") is not None):
             return cls._from_blocks(acc, about)
         groups = sorted(acc.rows, key=_group_key)
         tasks = [_natural_sorted(acc.rows[g]) for g in groups]

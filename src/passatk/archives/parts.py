@@ -77,8 +77,8 @@ def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
     if any(r.fallback or r.part is None or (r.csv and r.quote_or_cr) for r in results):
         return None
     texts = [r.failures for r in results if r.failures is not None]
-    acc = Tally()
-    for r in results:
+    acc = results[0].part.runs[0][1]  # the first range's rows gather the others: no copy
+    for r in results[1:]:
         acc.merge(r.part.runs[0][1])
     records: list[SkippedRecord] = []
     for r in results:
