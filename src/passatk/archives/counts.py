@@ -102,6 +102,7 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
+    t = t if isinstance(t, pa.ChunkedArray) else pa.chunked_array([t])
     width = _key_width(t)
     small = np.int32 if len(t) < 1 << 31 else np.int64
     if width is None:
@@ -112,7 +113,7 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     if _in_order(g, t, width):  # files are mostly written in task order: no key kept
         return np.arange(len(t), dtype=small)
     key = pa.chunked_array([c for s in range(0, len(t), _STEP)
-                            for c in _chunks(_key(t.slice(s, _STEP), width))], t.type)
+                            for c in _key(t.slice(s, _STEP), width).chunks], t.type)
     cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
     order = pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols])
     del cols, key
@@ -169,10 +170,6 @@ def run_starts(order: np.ndarray, g: np.ndarray | None, t: Any) -> np.ndarray | 
     if not any(p.any() for p in parts):
         return None
     return np.flatnonzero(np.concatenate(([True], ~np.concatenate(parts))))
-
-
-def _chunks(arr: Any) -> list:
-    return arr.chunks if hasattr(arr, "chunks") else [arr]
 
 
 def _dict_block(acc: Tally) -> Block:
@@ -318,11 +315,6 @@ class GroupCounts(NamedTuple):
     c: np.ndarray
 
 
-def _readonly(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
-
-
 @dataclass(frozen=True, eq=False)
 class Counts:
     """Per-(group, task) sample counts read from result archives: parallel read-only arrays
@@ -410,8 +402,10 @@ class Counts:
         big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
         if big.size:
             raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
-        return cls(group=_readonly(group), groups=tuple(groups), task=_readonly(task),
-                   n=_readonly(n), c=_readonly(c), **_metrics_of(tuple(groups), about))
+        for a in (group, task, n, c):
+            a.flags.writeable = False
+        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c,
+                   **_metrics_of(tuple(groups), about))
 
     def __len__(self) -> int:
         return int(self.task.shape[0])
@@ -467,7 +461,7 @@ def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
     rank = {g: i for i, g in enumerate(groups)}
     g = np.concatenate([np.array([rank[x] for x in b.groups], np.int64)[b.g]
                         for b in blocks]) if len(groups) > 1 else None  # None: one group
-    chunks = [c for b in blocks for c in _chunks(b.task)]
+    chunks = [c for b in blocks for c in getattr(b.task, "chunks", [b.task])]
     kind = chunks[0].type if len({c.type for c in chunks}) == 1 else pa.large_string()
     t = pa.chunked_array([c.cast(kind) for c in chunks], kind)
     n, c = (np.concatenate([getattr(b, x) for b in blocks]).astype(np.int64, copy=False)
