@@ -182,23 +182,26 @@ def _dict_block(acc: Tally) -> Block:
                  np.frombuffer(acc.n, np.int64)[order], np.frombuffer(acc.c, np.int64)[order])
 
 
-def _taken(block: Block) -> tuple:
-    """(group, task, n, c) of an ordered block in order; the Arrow ids go (and their pages are
-    given back) before n and c widen."""
+def _taken(blocks: list[Block]) -> tuple:
+    """(group, task, n, c) of the ordered block popped from ``blocks``, in order: each array
+    goes as soon as its sorted copy is made, the Arrow ids (and their pages) first."""
     import numpy as np
     import pyarrow as pa
-    groups, g, task, n, c, order = block
-    del block
+    groups, g, task, n, c, order = blocks.pop()
+    same = len(order) == len(n) and np.array_equal(order, np.arange(len(n), dtype=order.dtype))
     if len(groups) == 1:  # a read of millions of tasks is one group: no array of zeros
         g = np.broadcast_to(np.int64(0), (len(order),))
     else:
-        g = g[order].astype(np.int64)
+        g = (g if same else g[order]).astype(np.int64, copy=False)
     out = np.empty(len(order), _str_dtype())
     for s in range(0, len(order), _CHUNK):
-        out[s:s + _CHUNK] = _take(task, order[s:s + _CHUNK]).to_pylist()
+        out[s:s + _CHUNK] = (task.slice(s, _CHUNK) if same
+                             else _take(task, order[s:s + _CHUNK])).to_pylist()
     del task
     pa.default_memory_pool().release_unused()
-    return g, out, n[order].astype(np.int64, copy=False), c[order].astype(np.int64, copy=False)
+    n = (n if same else n[order]).astype(np.int64, copy=False)
+    c = (c if same else c[order]).astype(np.int64, copy=False)
+    return g, out, n, c
 
 
 def _value_key(value: object) -> tuple:
@@ -392,8 +395,8 @@ class Counts:
             blocks.append(_dict_block(acc))
         groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
         if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
-            return cls._made(groups, *_taken(blocks.pop()), about)
-        return cls._made(groups, *_taken(_merged_block(blocks, groups)), about)
+            return cls._made(groups, *_taken(blocks), about)
+        return cls._made(groups, *_taken([_merged_block(blocks, groups)]), about)
 
     @classmethod
     def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
