@@ -506,9 +506,7 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
         for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
                               strict=True):
             acc.add(p.groups[g], t, n, c)
-    skipped = Skipped()
-    for p in parts:
-        skipped = skipped + p.skipped
+    skipped = sum((p.skipped for p in parts), Skipped())
     return Counts._from_acc(acc, metric=min(metrics) if len(metrics) == 1 else "pass@k",
                             stored=tuple(s for p in parts for s in p.stored), skipped=skipped,
                             files=tuple(f for p in parts for f in p.files),
