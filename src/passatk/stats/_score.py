@@ -171,58 +171,45 @@ def _score_iv(n, c, k, metric, task_ids, groups, clusters, interval, confidence,
 
 
 def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
-          metric: Metric | Sequence[Metric] | None = None,
-          task_ids: ArrayLike | None = None, groups: Any = None,
-          clusters: ArrayLike | None = None, interval: Interval = "auto", confidence: float = 0.95,
-          n_resamples: int = 10_000, rng: RngLike = None, seed: RngLike = None,
-          prior: tuple[float, float] = (1, 1), missing: Missing = "raise",
+          metric: Metric | Sequence[Metric] | None = None, task_ids: ArrayLike | None = None,
+          groups: Any = None, clusters: ArrayLike | None = None, interval: Interval = "auto",
+          confidence: float = 0.95, n_resamples: int = 10_000, rng: RngLike = None,
+          seed: RngLike = None, prior: tuple[float, float] = (1, 1), missing: Missing = "raise",
           duplicates: Duplicates = "raise", tau: float = 0.5,
           combine: str | None = None) -> ScoreResult:
-    """Benchmark score per group and per k, with its standard errors and an interval.
-
-    The mean over tasks of the per-task estimate; per (group, metric, k) the SEs
-    (``se_super``, ``se_fixed``, the clustered SE) and the interval chosen by ``interval``.
+    """Benchmark score per group and per k: the mean over tasks of the per-task estimate, its
+    SEs (``se_super``, ``se_fixed``, the clustered SE) and the interval chosen by ``interval``.
 
     Parameters
     ----------
     n, c : array_like of int, or a Counts and no c
-        Samples and correct samples per task (1-d; ragged n is fine). Or a ``Counts`` from
+        Samples and correct samples per task (1-d; ragged n is fine), or a ``Counts`` from
         :func:`passatk.archives.read_counts` alone: rows per group, named by its fields.
-    k : int, sequence of int, "ladder" or "all"
-        ``"ladder"``: 1, 2, 5, 10, ... and min(n); ``"all"``: 1..min(n) (<= ``MAX_ALL_K``).
+    k : int, sequence of int, "ladder" (1, 2, 5, 10, ... and min(n)) or "all" (1..min(n))
     metric : str or sequence of str, optional
         ``"pass@k"`` (default; a Counts' own), ``"pass^k"``, ``"plugin"`` (biased low),
-        ``"g-pass@k"`` (``tau``), ``"mg-pass@k"``, and the Bayesian ``"posterior"``,
-        ``"posterior-population"`` and ``"bayes@n"`` (another estimand: ``posterior_sd``,
-        no ``se``). docs/statistics.md defines each.
+        ``"g-pass@k"`` (threshold ``tau``, 0 < tau <= 1), ``"mg-pass@k"``, the Bayesian
+        ``"posterior"``, ``"posterior-population"``, ``"bayes@n"`` (``posterior_sd``, no ``se``).
     task_ids : array_like, optional
-        One id per row; duplicates within a group are an error (``duplicates="merge"``).
+        One id per row; duplicates in a group are an error, or summed (``duplicates="merge"``).
     groups : array_like or mapping of str to array_like, optional
         Label columns; one row per distinct combination, in sorted order.
     clusters : array_like, optional
         Cluster labels for the clustered SE (Miller 2024).
-    interval : {"auto", "t", "fixed", "cluster", "percentile", "bca", "wilson", \
-"clopper-pearson"}
-        What fills ``se``, ``ci_low``, ``ci_high``. ``"auto"``: Wilson for binary per-task
-        values, else the hull of t and quasi-binomial Wilson; ``"t"``, ``"fixed"``,
-        ``"cluster"`` (CR1) clipped to [0, 1]; ``"percentile"``/``"bca"`` over tasks;
-        ``"wilson"``/``"clopper-pearson"`` for binary outcomes (docs/statistics.md).
-    confidence : float
-    n_resamples : int
-        Bootstrap resamples, at most 10**7.
-    rng : None, int, sequence of int, SeedSequence, BitGenerator or Generator
-        Whatever :func:`numpy.random.default_rng` accepts; the global state is never used.
-    seed : alias of ``rng`` (passing both is a TypeError)
+    interval : str
+        What fills ``se``, ``ci_low``, ``ci_high``: ``"auto"`` (Wilson for binary per-task
+        values, else the hull of t and quasi-binomial Wilson), ``"t"``, ``"fixed"``,
+        ``"cluster"`` (CR1; these clipped to [0, 1]), ``"percentile"``, ``"bca"``, ``"wilson"``,
+        ``"clopper-pearson"`` (docs/statistics.md defines each metric and interval).
+    confidence, n_resamples : float, int
+        The level; the bootstrap resamples (at most 10**7).
+    rng, seed : anything :func:`numpy.random.default_rng` accepts (``seed`` is an alias)
     prior : (float, float)
         Beta(alpha0, beta0) prior of the Bayesian metrics; default uniform.
     missing : {"raise", "report"}
         Some task has n < k: a ValueError naming it, or a row with ``value=None``.
-    duplicates : {"raise", "merge"}
-    tau : float
-        The threshold of ``"g-pass@k"``, 0 < tau <= 1 (default 0.5).
     combine : {None, "mean", "size"}
-        Also one row over the groups (their mean, or weighted by task count) with a
-        stratified SE; shared tasks enter by their covariance.
+        Also one row over the groups (their mean, or weighted by task count), stratified SE.
 
     Returns
     -------
@@ -239,16 +226,22 @@ def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
     >>> w.estimand, w.ci_method, round(w.ci_low, 3), round(w.ci_high, 3)
     ('super-population', 'wilson', 0.764, 0.991)
     """
+    kw = dict(metric=metric, interval=interval, confidence=confidence, n_resamples=n_resamples,
+              rng=rng, seed=seed, prior=prior, missing=missing, duplicates=duplicates, tau=tau)
+    return _score_any(n, c, k, task_ids, groups, clusters, combine, kw)
+
+
+def _score_any(n, c, k, task_ids, groups, clusters, combine, kw):
+    """``score`` of a Counts, or of arrays."""
     if CMB.is_counts(n):
-        return _score_counts(n, c, k, task_ids, groups, clusters, combine, dict(
-            metric=metric, interval=interval, confidence=confidence,
-            n_resamples=n_resamples, rng=rng, seed=seed, prior=prior, missing=missing,
-            duplicates=duplicates, tau=tau))
+        return _score_counts(n, c, k, task_ids, groups, clusters, combine, kw)
     if c is None:
         raise TypeError("score needs c (the correct samples per task), unless n is a Counts")
+    metric = "pass@k" if kw["metric"] is None else kw["metric"]
     return _score_arrays(_score_iv(
-        n, c, k, "pass@k" if metric is None else metric, task_ids, groups, clusters,
-        interval, confidence, n_resamples, rng, seed, prior, missing, duplicates, tau), combine)
+        n, c, k, metric, task_ids, groups, clusters, kw["interval"], kw["confidence"],
+        kw["n_resamples"], kw["rng"], kw["seed"], kw["prior"], kw["missing"], kw["duplicates"],
+        kw["tau"]), combine)
 
 
 def _score_arrays(a, combine):
