@@ -24,7 +24,6 @@ AUTO_GROUP_COLUMNS = ("filter",)
 RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
 _TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
 
-
 def _flag(value: object, name: str, threshold: float | None = None) -> bool:
     """A pass flag (see ``_flags``) or its text; with ``threshold`` any number."""
     if isinstance(value, str):
@@ -37,7 +36,6 @@ def _flag(value: object, name: str, threshold: float | None = None) -> bool:
             and not isinstance(value, bool):
         return _reward(value, name, False) >= threshold
     return pass_flag(value, f'column "{name}"', threshold=True)
-
 
 def _reward(value: object, name: str, strings: bool) -> float:
     if (strings and isinstance(value, str)) or (isinstance(value, (int, float))
@@ -53,7 +51,6 @@ def _reward(value: object, name: str, strings: bool) -> float:
         raise BadRecord(f'column "{name}" must be finite, got {show(value)}')
     raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
 
-
 def _plan(spec: dict, by: tuple, record_by: tuple, names: list[str] | None) -> tuple:
     """The layout of a table, and the columns each row is judged by (``names`` None: JSON
     Lines, whose columns are the union over its records)."""
@@ -62,7 +59,6 @@ def _plan(spec: dict, by: tuple, record_by: tuple, names: list[str] | None) -> t
         [spec["passed"] if spec["passed"] is not None else spec["reward"]]
     return layout, list(dict.fromkeys([spec["task"], *values, *record_by, *layout.auto,
                                        *layout.watch]))
-
 
 class _Layout:
     """Group columns a per-sample table brings itself (``auto``: lm-eval's ``filter``), and the

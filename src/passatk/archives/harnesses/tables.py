@@ -37,7 +37,6 @@ _FOUND = {"n": ("n",), "c": ("c",), "passed": rules.PASSED_COLUMNS, "reward": ru
 #: the columns whose presence can change how a table is read
 _DECIDING = frozenset((*rules.TASK_COLUMNS, *(c for cs in _FOUND.values() for c in cs)))
 
-
 def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
     """The first ``shown`` names (in order, or sorted), and how many more there are.
 
@@ -47,7 +46,6 @@ def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
     names = sorted(map(str, names)) if sort else list(names)
     more = len(names) - shown
     return f"{names[:shown]}" + (f" and {more} more" if more > 0 else "")
-
 
 def container(file: str) -> str:
     """``"parquet"``, ``"jsonl"`` or ``"csv"``, from magic bytes, extension and first byte."""
@@ -60,10 +58,8 @@ def container(file: str) -> str:
         return "jsonl"
     return "jsonl" if head.lstrip()[:1] == b"{" else "csv"
 
-
 def _delimiter(file: str) -> str:
     return "\t" if opening.logical_name(file).endswith(".tsv") else ","
-
 
 def _csv_rows(file: str, ctx: Context):
     """The stdlib reader: the header, then ``(line, fields)`` per row that is not blank."""
@@ -86,7 +82,6 @@ def _csv_rows(file: str, ctx: Context):
             if count % 65536 == 0:
                 ctx.report(f.raw_position())
 
-
 def _csv_header(reader, file: str) -> list[str]:
     """The first row: names stripped, a byte order mark dropped, none repeated."""
     try:
@@ -102,7 +97,6 @@ def _csv_header(reader, file: str) -> list[str]:
         raise ArchiveError(file, f"header repeats column(s) {dupes}", line=1)
     return header
 
-
 def _text_lines(stream, file: str):
     """The lines of a CSV file as text, each at most the record-length cap long."""
     cap = opening.max_record_bytes()
@@ -114,7 +108,6 @@ def _text_lines(stream, file: str):
         except UnicodeDecodeError as e:
             raise ArchiveError(file, f"not UTF-8 text: {e.reason} at byte {e.start}",
                                line=lineno) from None
-
 
 def _parquet(file: str):
     """The ``pyarrow.parquet.ParquetFile`` of ``file``, its column names checked."""
@@ -136,7 +129,6 @@ def _parquet(file: str):
         raise ArchiveError(file, f"repeats column(s) {dupes}")
     return pf
 
-
 def _parquet_rows(pf, ctx: Context, fields: list[str]):
     row = 0
     for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=list(dict.fromkeys(fields))):
@@ -144,7 +136,6 @@ def _parquet_rows(pf, ctx: Context, fields: list[str]):
         yield from enumerate(zip(*values, strict=True), row + 1)
         row += batch.num_rows
         ctx.report(0)
-
 
 def _jsonl_rows(file: str, ctx: Context, cols: _Columns):
     """``(line, row)``: blocks decoded by the typed view, else line by line by ``json``."""
@@ -161,7 +152,6 @@ def _jsonl_rows(file: str, ctx: Context, cols: _Columns):
             else:
                 yield n, cols.see(n, record)
 
-
 def _int(value: object, name: str, strings: bool) -> int:
     if strings and isinstance(value, str) and _INTEGER.match(value.strip()):
         value = int(value.strip())
@@ -172,7 +162,6 @@ def _int(value: object, name: str, strings: bool) -> int:
         return value
     raise BadRecord(f'column "{name}" must be an integer, got {show(value)}')
 
-
 def _task(value: object, name: str) -> str:
     if isinstance(value, str):
         if not value.strip():
@@ -182,12 +171,10 @@ def _task(value: object, name: str) -> str:
         return int_text(value, name)
     raise BadRecord(f'column "{name}" must be a string or an integer, got {show(value)}')
 
-
 def _column(row: dict, col: str) -> object:
     if col not in row:
         raise BadRecord(f'missing column "{col}"')
     return row[col]
-
 
 def columns(
     names: list[str], kind: str | None, ctx: Context, file: str, strict: bool = True
@@ -215,10 +202,8 @@ def columns(
     return {"kind": kind, "task": task, "passed": passed,
             "reward": found["reward"] if passed is None else None}
 
-
 def _pick(explicit: str | None, candidates: tuple[str, ...], have: set[str]) -> str | None:
     return explicit if explicit is not None else next((c for c in candidates if c in have), None)
-
 
 def _kind(o, found: dict, names: list[str], file: str) -> str:
     if o.n or o.c or (found["n"] and found["c"]):
@@ -230,7 +215,6 @@ def _kind(o, found: dict, names: list[str], file: str) -> str:
         "columns n and c, a per-sample table a pass flag (passed) or a reward; map them with ",
         Option("task"), ", ", Option("n"), ", ", Option("c"), ", ", Option("passed"), ", ",
         Option("reward")))
-
 
 def read(file: str, ctx: Context, kind: str | None = None) -> str:
     """Add one count table (``kind="counts"``) or per-sample table (``"samples"``) to ``ctx``;
@@ -272,7 +256,6 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
             raw.close()
     return spec["kind"]
 
-
 def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
     """Whether the pyarrow reader read the table (not when pyarrow is missing or switched
     off, for a pipe, which could not be read again, or a header with a newline in a name)."""
@@ -283,7 +266,6 @@ def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) 
     except ImportError:
         return False
     return arrow.read(file, ctx, spec, header, box)
-
 
 def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
     """A JSON Lines table: its columns are the union over the records (:class:`_Columns`),
@@ -304,7 +286,6 @@ def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
         source.close()
     union_groups(ctx.acc, ctx.options.by)
     return cols.spec["kind"]
-
 
 class _Columns:
     """The columns of a JSON Lines table so far, the union over its records, and its typed
@@ -355,14 +336,12 @@ class _Columns:
             self._unseen()
         return tuple(row.get(f, _UNSET) for f in self.view)
 
-
 @lru_cache(maxsize=64)
 def _decoder(view: tuple[str, ...]):
     """The typed view of a JSON Lines table: only the columns read, a missing one UNSET."""
     return decoder(msgspec.defstruct(
         "Row", [(f"f{i}", Any, _UNSET) for i in range(len(view))],
         rename={f"f{i}": name for i, name in enumerate(view)}, gc=False))
-
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
     """Judge and add each row (a tuple over ``fields``) in turn. A per-sample row is judged
@@ -409,7 +388,6 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
     if records == 0 and ctx.skip_count == skips_before:
         raise ArchiveError(file, "empty file (no records)")
 
-
 def _memo(row: object, strings: bool, seen: dict) -> tuple:
     if isinstance(row, BadRecord):
         return None, None
@@ -419,12 +397,10 @@ def _memo(row: object, strings: bool, seen: dict) -> tuple:
     except TypeError:  # an unhashable value (a list of samples)
         return None, None
 
-
 def _flush(ctx: Context, seen: dict) -> None:
     for group, task, n, c, times in seen.values():
         ctx.add(group, task, n * times, c * times)
     seen.clear()
-
 
 def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
     n, c = (_column(row, spec[k]) for k in ("n", "c"))
@@ -436,7 +412,6 @@ def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, in
     if c > n:
         raise BadRecord(f"c must be <= n, got c={c} > n={n} for task {task!r}")
     return n, c
-
 
 def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
     """(n, c) of one row: one sample, or a list of per-sample flags (or rewards)."""
@@ -455,13 +430,11 @@ def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -
             raise BadRecord(e.what + where) from None
     return len(values), c
 
-
 def _check_duplicate(i: int | None, first_line: array, group: tuple, task: str) -> None:
     """A count table holds one row per (group, task); rows of other files are summed."""
     if i is not None and i < len(first_line) and first_line[i]:
         where = f" in group {dict(group)}" if group else ""
         raise BadRecord(f"duplicate row for task {task!r}{where} (first at line {first_line[i]})")
-
 
 def union_groups(acc, by: tuple[str, ...]) -> None:
     """Give every group of a JSON Lines table the auto group columns that any of its rows
@@ -481,7 +454,6 @@ def union_groups(acc, by: tuple[str, ...]) -> None:
         if not all(c in have for c in present):
             base = tuple((k, v) for k, v in group if k not in auto)
             acc.relabel(group, base + tuple((c, have.get(c)) for c in present))
-
 
 def peek_kind(file: str, ctx: Context) -> str | None:
     """``"counts"``/``"samples"`` when a table's columns say so, else None (for detection).
@@ -504,24 +476,19 @@ def peek_kind(file: str, ctx: Context) -> str | None:
     except ArchiveError:
         return None
 
-
 def read_counts_table(file: str, ctx: Context) -> None:
     read(file, ctx, "counts")
 
-
 def read_samples_table(file: str, ctx: Context) -> None:
     read(file, ctx, "samples")
-
 
 def write_counts_table(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     return table_rows(path, ["task_id", "n", "c"],
                       [[t, len(p), sum(p)] for t, p in zip(tasks, flags, strict=True)])
 
-
 def write_samples_table(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     rows = [[t, x] for t, p in zip(tasks, flags, strict=True) for x in p]
     return table_rows(path, ["task_id", "passed"], rows)
-
 
 COUNTS = register(FormatSpec(
     FormatInfo(

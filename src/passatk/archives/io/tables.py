@@ -22,17 +22,12 @@ CSV_BLOCK = 1 << 20  # bytes of CSV per Arrow block (parsed ahead on other threa
 _STEP = 16 << 20  # bytes of batches checked and summed at a time
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
-_BULK = 256  # distinct text values past which plain decimals are judged in bulk
-#: decimal numbers whose text pyarrow and float() read alike (both correctly rounded)
-_NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
 _TRUE = ["true", "True", "TRUE", "1", "1.0"]
 _FALSE = ["false", "False", "FALSE", "0", "0.0"]
 
-
 class Locate(Exception):
     """A rule is broken somewhere in this table: the row reader names the row."""
-
 
 def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
     """Add a CSV/TSV or Parquet table to ``ctx``; False (nothing added) when a rule is broken."""
@@ -51,7 +46,6 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bo
     except (Locate, BadRecord, ArchiveError, pa.ArrowException):
         return False  # an unreadable stream too: the row reader meets it in its place
     return True
-
 
 def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlines: bool):
     """The batches of the columns read, as text (unless ``newlines``, a flag column without a
@@ -80,7 +74,6 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
         if stream.quotes % 2:
             raise Locate  # a quoted field left open: Arrow reads it to the end of the file
 
-
 class _Quotes:
     """The stream Arrow reads, its quotes counted (a valid file has an even number)."""
 
@@ -94,7 +87,6 @@ class _Quotes:
         self.quotes += data.count(b'"')
         return data
 
-
 def _parquet_batches(file: str, plan: _Plan):
     """The batches of the columns read, a batch at a time (each has dictionaries of its own);
     text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
@@ -104,27 +96,21 @@ def _parquet_batches(file: str, plan: _Plan):
     text = [c for c in plan.coded if _is_text(pf.schema_arrow.field(c).type)]
     if text:
         pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
-    plan.step = 0
     yield from pf.iter_batches(batch_size=PARQUET_BATCH, columns=plan.columns)
-
 
 def _plain(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.cast(arr, arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
-
 
 def _is_text(t: pa.DataType) -> bool:
     t = t.value_type if pa.types.is_dictionary(t) else t
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
-
 def _decoded(table: pa.Table) -> pa.Table:
     """The table with its dictionary-encoded columns decoded (after a group_by: few rows)."""
     return pa.table({name: _plain(table.column(name)) for name in table.column_names})
 
-
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
-
 
 def _check_key(arr: pa.Array) -> pa.Array:
     """A group or run column: scalars that group as their Python values do in a dict."""
@@ -136,7 +122,6 @@ def _check_key(arr: pa.Array) -> pa.Array:
               or pa.types.is_boolean(arr.type) or pa.types.is_null(arr.type)):
         raise Locate
     return arr
-
 
 def _counts(arr: pa.Array, strings: bool) -> np.ndarray:
     """Column n or c as int64: integers (their text in a CSV) below 2**53."""
@@ -151,21 +136,15 @@ def _counts(arr: pa.Array, strings: bool) -> np.ndarray:
         raise Locate
     return x
 
-
-def _sums(table: pa.Table, keys: list[str], count: str | None = None) -> pa.Table:
-    """The sums of n and c per key (``count``: n is the number of rows, c the sum of it)."""
-    out = table.group_by(keys).aggregate([([], "count_all"), (count, "sum")] if count else
-                                         [("n", "sum"), ("c", "sum")])
-    n, c = ("count_all", f"{count}_sum") if count else ("n_sum", "c_sum")
-    return pa.table({**{k: out.column(k) for k in keys}, "n": out.column(n),
-                     "c": out.column(c)})
-
+def _sums(table: pa.Table, keys: list[str]) -> pa.Table:
+    out = table.group_by(keys).aggregate([("n", "sum"), ("c", "sum")])
+    return pa.table({**{k: out.column(k) for k in keys}, "n": out.column("n_sum"),
+                     "c": out.column("c_sum")})
 
 def _most(table: pa.Table, keys: list[str]) -> int:
     """The most rows of one key."""
     return pc.max(table.group_by(keys).aggregate([([], "count_all")])
                   .column("count_all")).as_py()
-
 
 class _Plan:
     """The columns a table is read from, the checks of each batch, and the partial sums."""
@@ -174,7 +153,7 @@ class _Plan:
                  strings: bool) -> None:
         o = ctx.options
         self.strings, self.threshold, self.by, self.spec = strings, o.threshold, o.by, spec
-        self.counts, self.step = spec["kind"] == "counts", _STEP
+        self.counts, self.step = spec["kind"] == "counts", _STEP if strings else 0
         self.task, self.passed = spec["task"], None if self.counts else spec["passed"]
         self.value = self.passed if self.passed is not None else spec.get("reward")
         layout, self.columns = _plan(spec, o.by, o.record_by, names)
@@ -221,20 +200,16 @@ class _Plan:
             self.pairs[i].append(_decoded(pairs.group_by(["t", "w"]).aggregate([])))
 
     def _samples(self, data: dict, value: pa.ChunkedArray) -> pa.Table:
-        """The sums n, c per key of a batch of a per-sample table."""
+        """The sums n, c per key of a batch, counted per (group, task, value) (a list column:
+        per row)."""
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
             return _decoded(pa.table({**data, "n": n, "c": c}))
-        if not _is_text(value.type):  # judged in bulk, row by row
-            return _decoded(_sums(pa.table({**data, "v": self._judge(value).astype(np.int64)}),
-                                  self.keys, "v"))
-        # counted per (group, task, text), each distinct text judged once
         part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
                         .aggregate([([], "count_all")]))
         n = _np(part.column("count_all"))
-        flags = self._judge(part.column("v").combine_chunks())
         return pa.table({**{k: part.column(k) for k in self.keys}, "n": n,
-                         "c": np.where(flags, n, 0)})
+                         "c": np.where(self._judge(part.column("v")), n, 0)})
 
     def _keep(self, part: pa.Table) -> None:
         self.parts.append(part)
@@ -257,46 +232,19 @@ class _Plan:
         return n, np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
 
     def _judge(self, arr: pa.Array) -> np.ndarray:
-        """Whether each sample passes, as ``tables._sample_row`` decides."""
-        t, thr = arr.type, self.threshold
-        if arr.null_count:
+        """Whether each sample passes: each distinct value judged once by ``_table_rules``."""
+        t = arr.type
+        if arr.null_count or not (_is_text(t) or pa.types.is_integer(t)
+                                  or pa.types.is_floating(t) or pa.types.is_boolean(t)):
             raise Locate
         if pa.types.is_boolean(t) and self.passed is not None:
             return _np(arr)
-        if pa.types.is_integer(t) or pa.types.is_floating(t):
-            x = _np(arr)
-            if thr is None and not ((x == 0) | (x == 1)).all():
-                raise Locate
-            if thr is None:
-                return x == 1
-            if not np.isfinite(x.astype(np.float64)).all():
-                raise Locate
-            return x.astype(np.float64) >= thr
-        if not _is_text(t):
+        distinct = pc.unique(arr)
+        judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
+        index = pc.index_in(arr, distinct)
+        if index.null_count:
             raise Locate
-        return self._texts(arr)
-
-    def _texts(self, arr: pa.Array) -> np.ndarray:
-        """Text samples: plain decimals compared in bulk, each other distinct text once."""
-        out, rest = np.zeros(len(arr), bool), np.ones(len(arr), bool)
-        if len(arr) > _BULK and self.threshold is not None and (
-                self.strings or self.passed is not None):
-            number = _np(pc.match_substring_regex(arr, _NUMBER))
-            text = arr.filter(pa.array(number))
-            x = _np(pc.cast(text, pa.float64()))
-            if not np.isfinite(x).all():
-                raise Locate
-            passes = x >= self.threshold
-            if self.passed is not None:  # "1", "0", "1.0", "0.0" are flags first
-                flag = _np(pc.is_in(text, pa.array(["1", "1.0", "0", "0.0"])))
-                passes[flag] = _np(pc.is_in(text, pa.array(["1", "1.0"])))[flag]
-            out[number], rest = passes, ~number
-        if rest.any():
-            texts = arr.filter(pa.array(rest)) if not rest.all() else arr
-            distinct = pc.unique(texts)
-            judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
-            out[rest] = judged[_np(pc.index_in(texts, distinct))]
-        return out
+        return judged[_np(index)]
 
     def _one(self, value: object) -> bool:
         if value not in self.judged:
@@ -349,7 +297,6 @@ class _Plan:
             extra = tuple((a, record[a]) for a in self.auto)
             groups.append(group_from(self.by, self.pathvals, record, extra, what="row"))
         return index, groups
-
 
 def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """The task ids as text: integers in decimal, no blank id (``str.strip`` judges the few
