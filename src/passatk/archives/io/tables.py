@@ -136,10 +136,12 @@ def _counts(arr: pa.Array, strings: bool) -> np.ndarray:
         raise Locate
     return x
 
-def _sums(table: pa.Table, keys: list[str]) -> pa.Table:
-    out = table.group_by(keys).aggregate([("n", "sum"), ("c", "sum")])
-    return pa.table({**{k: out.column(k) for k in keys}, "n": out.column("n_sum"),
-                     "c": out.column("c_sum")})
+def _sums(table: pa.Table, keys: list[str], count: bool = False) -> pa.Table:
+    """Per key the sums of columns n and c (``count``: n is the number of rows)."""
+    out = table.group_by(keys).aggregate([([], "count_all") if count else ("n", "sum"),
+                                          ("c", "sum")])
+    return pa.table({**{k: out.column(k) for k in keys},
+                     "n": out.column("count_all" if count else "n_sum"), "c": out.column("c_sum")})
 
 def _most(table: pa.Table, keys: list[str]) -> int:
     """The most rows of one key."""
@@ -147,7 +149,8 @@ def _most(table: pa.Table, keys: list[str]) -> int:
                   .column("count_all")).as_py()
 
 class _Plan:
-    """The columns a table is read from, the checks of each batch, and the partial sums."""
+    """The columns a table is read from, the checks of each batch, and the partial sums (per
+    task, group and run column: a task that has two values of one is an error)."""
 
     def __init__(self, spec: dict, names: list[str], ctx: Context, file: str,
                  strings: bool) -> None:
@@ -163,8 +166,8 @@ class _Plan:
         self.coded = self.groups if self.counts else self.columns
         self.pathvals = path_groups(o.by, file)
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
+        self.runs = [*self.keys, *(f"w{i}" for i in range(len(self.watch)))]
         self.parts: list[pa.Table] = []
-        self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
         self.kept = self.merged = 0
         self.judged: dict[object, bool] = {}
 
@@ -180,45 +183,40 @@ class _Plan:
             self.add(pa.Table.from_batches(held))
 
     def add(self, table: pa.Table) -> None:
-        """Check one batch and keep its sums per (group, task)."""
+        """Check one batch and keep its sums."""
         task = table.column(self.task)
         if not table.num_rows:
             return
         if task.null_count or not (_is_text(task.type) or pa.types.is_integer(task.type)):
             raise Locate
-        data = {"t": task, **{f"g{i}": _check_key(table.column(g))
-                              for i, g in enumerate(self.groups)}}
+        data = {"t": task, **{k: _check_key(table.column(c)) for k, c in
+                              zip(self.runs[1:], [*self.groups, *self.watch], strict=True)}}
         if self.counts:
             n, c = (_counts(table.column(self.spec[k]), self.strings) for k in ("n", "c"))
             if (n < 1).any() or (c < 0).any() or (c > n).any():
                 raise Locate
             self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
-        self._keep(self._samples(data, table.column(self.value)))
-        for i, w in enumerate(self.watch):
-            pairs = pa.table({"t": task, "w": _check_key(table.column(w))})
-            self.pairs[i].append(_decoded(pairs.group_by(["t", "w"]).aggregate([])))
+        self.parts.append(self._samples(data, table.column(self.value)))
+        self.kept += self.parts[-1].num_rows
+        if self.kept > max(4 * self.merged, _MERGE_ROWS):
+            self.parts = [_sums(pa.concat_tables(self.parts), self.runs)]
+            self.kept = self.merged = self.parts[0].num_rows
 
     def _samples(self, data: dict, value: pa.ChunkedArray) -> pa.Table:
-        """The sums n, c per key of a batch, counted per (group, task, value) (a list column:
-        per row)."""
+        """The sums n, c of a batch, counted per value (a list column: per row)."""
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
             return _decoded(pa.table({**data, "n": n, "c": c}))
-        part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
+        if not _is_text(value.type):  # judged row by row, in bulk
+            flags = self._judge(value).astype(np.int64)
+            return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
+        # each distinct text judged once
+        part = _decoded(pa.table({**data, "v": value}).group_by([*self.runs, "v"])
                         .aggregate([([], "count_all")]))
         n = _np(part.column("count_all"))
-        return pa.table({**{k: part.column(k) for k in self.keys}, "n": n,
+        return pa.table({**{k: part.column(k) for k in self.runs}, "n": n,
                          "c": np.where(self._judge(part.column("v")), n, 0)})
-
-    def _keep(self, part: pa.Table) -> None:
-        self.parts.append(part)
-        self.kept += part.num_rows
-        if self.kept > max(4 * self.merged, _MERGE_ROWS):
-            self.parts = [_sums(pa.concat_tables(self.parts), self.keys)]
-            self.kept = self.merged = self.parts[0].num_rows
-            self.pairs = [[pa.concat_tables(p).group_by(["t", "w"]).aggregate([])]
-                          if p else [] for p in self.pairs]
 
     def _lists(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row of a list column (Parquet): that many samples, never empty."""
@@ -232,13 +230,18 @@ class _Plan:
         return n, np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
 
     def _judge(self, arr: pa.Array) -> np.ndarray:
-        """Whether each sample passes: each distinct value judged once by ``_table_rules``."""
+        """Whether each sample passes (as ``_table_rules`` says; each distinct text once)."""
         t = arr.type
         if arr.null_count or not (_is_text(t) or pa.types.is_integer(t)
                                   or pa.types.is_floating(t) or pa.types.is_boolean(t)):
             raise Locate
         if pa.types.is_boolean(t) and self.passed is not None:
             return _np(arr)
+        if pa.types.is_integer(t) or pa.types.is_floating(t):
+            x, thr = _np(arr).astype(np.float64), self.threshold
+            if not np.isfinite(x).all() or (thr is None and not ((x == 0) | (x == 1)).all()):
+                raise Locate
+            return x == 1 if thr is None else x >= thr
         distinct = pc.unique(arr)
         judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
         index = pc.index_in(arr, distinct)
@@ -264,10 +267,11 @@ class _Plan:
         self.parts = []
         if self.counts and _most(table, self.keys) > 1:
             raise Locate  # a (group, task) twice: the row reader names both lines
-        table = table if self.counts else _sums(table, self.keys)
-        for pairs in self.pairs:
-            if _most(pa.concat_tables(pairs).group_by(["t", "w"]).aggregate([]), ["t"]) > 1:
+        table = table if self.counts else _sums(table, self.runs)
+        for w in self.runs[len(self.keys):]:
+            if _most(table.group_by(["t", w]).aggregate([]), ["t"]) > 1:
                 raise Locate  # rows of a task differ in a run column
+        table = _sums(table, self.keys) if len(self.runs) > len(self.keys) else table
         tasks = _tasks(table.column("t"))
         g, groups = self._groups(table)
         n, c = (_np(table.column(k)).astype(np.int64) for k in ("n", "c"))
