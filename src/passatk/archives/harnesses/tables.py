@@ -38,11 +38,7 @@ _FOUND = {"n": ("n",), "c": ("c",), "passed": rules.PASSED_COLUMNS, "reward": ru
 _DECIDING = frozenset((*rules.TASK_COLUMNS, *(c for cs in _FOUND.values() for c in cs)))
 
 def name_list(names: list, shown: int = 12, sort: bool = False) -> str:
-    """The first ``shown`` names (in order, or sorted), and how many more there are.
-
-    >>> name_list(["a", "b", "c"], 2)
-    "['a', 'b'] and 1 more"
-    """
+    """The first ``shown`` names (in order, or sorted), and how many more there are."""
     names = sorted(map(str, names)) if sort else list(names)
     more = len(names) - shown
     return f"{names[:shown]}" + (f" and {more} more" if more > 0 else "")
@@ -62,7 +58,7 @@ def _delimiter(file: str) -> str:
     return "\t" if opening.logical_name(file).endswith(".tsv") else ","
 
 def _csv_rows(file: str, ctx: Context):
-    """The stdlib reader: the header, then ``(line, fields)`` per row that is not blank."""
+    """The header, then ``(line, fields)`` per row that is not blank."""
     with ctx.open(file) as f:
         reader = csv.reader(_text_lines(f.stream, file), delimiter=_delimiter(file), strict=True)
         header = _csv_header(reader, file)
@@ -98,7 +94,6 @@ def _csv_header(reader, file: str) -> list[str]:
     return header
 
 def _text_lines(stream, file: str):
-    """The lines of a CSV file as text, each at most the record-length cap long."""
     cap = opening.max_record_bytes()
     for lineno, line in enumerate(iter(lambda: stream.readline(cap + 1), b""), 1):
         if len(line) > cap:
@@ -138,7 +133,7 @@ def _parquet_rows(pf, ctx: Context, fields: list[str]):
         ctx.report(0)
 
 def _jsonl_rows(file: str, ctx: Context, cols: _Columns):
-    """``(line, row)``: blocks decoded by the typed view, else line by line by ``json``."""
+    """Blocks decoded by the typed view, else line by line by ``json``."""
     for lineno, block in context.line_blocks(file, ctx):
         rows = cols.typed(block)
         if rows is not None:
@@ -217,10 +212,9 @@ def _kind(o, found: dict, names: list[str], file: str) -> str:
         Option("reward")))
 
 def read(file: str, ctx: Context, kind: str | None = None) -> str:
-    """Add one count table (``kind="counts"``) or per-sample table (``"samples"``) to ``ctx``;
-    ``kind=None`` decides from the columns. Returns the kind read. pyarrow reads CSV and
-    Parquet; the rows here read them when it is missing, from a pipe, or again to name the
-    row that breaks a rule."""
+    """Add a count or per-sample table to ``ctx`` (``kind=None``: as its columns say); return
+    the kind. CSV/Parquet rows are read here when pyarrow is missing or cannot (a pipe), or
+    again to name the row that breaks a rule."""
     box = container(file)
     if box == "jsonl":
         return _read_jsonl(file, ctx, kind)
@@ -257,8 +251,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     return spec["kind"]
 
 def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
-    """Whether the pyarrow reader read the table (not when pyarrow is missing or switched
-    off, for a pipe, which could not be read again, or a header with a newline in a name)."""
+    """Whether pyarrow read the table (not for a pipe, which could not be read again)."""
     if not ARROW or opening.is_stream(file) or any("\n" in h or "\r" in h for h in header):
         return False
     try:
@@ -268,8 +261,6 @@ def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) 
     return arrow.read(file, ctx, spec, header, box)
 
 def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
-    """A JSON Lines table: its columns are the union over the records (:class:`_Columns`),
-    its groups made alike (:func:`union_groups`)."""
     cols = _Columns(file, ctx, kind)
     source = _jsonl_rows(file, ctx, cols)
     try:
@@ -304,7 +295,7 @@ class _Columns:
         self._unseen()
 
     def _unseen(self) -> None:
-        """The test of a typed block: it brings no deciding column not seen yet."""
+        """Test for a typed block: it brings no deciding column not seen yet."""
         idx = [i for i, name in enumerate(self.view) if name in _DECIDING - self.names]
         get = itemgetter(*idx, *idx) if idx else None  # a tuple even for one index
         blank = get((_UNSET,) * len(self.view)) if idx else None
@@ -338,7 +329,6 @@ class _Columns:
 
 @lru_cache(maxsize=64)
 def _decoder(view: tuple[str, ...]):
-    """The typed view of a JSON Lines table: only the columns read, a missing one UNSET."""
     return decoder(msgspec.defstruct(
         "Row", [(f"f{i}", Any, _UNSET) for i in range(len(view))],
         rename={f"f{i}": name for i, name in enumerate(view)}, gc=False))
@@ -414,7 +404,6 @@ def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, in
     return n, c
 
 def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
-    """(n, c) of one row: one sample, or a list of per-sample flags (or rewards)."""
     col = spec["passed"] if spec["passed"] is not None else spec["reward"]
     value = _column(row, col)
     values = value if isinstance(value, list) else [value]
@@ -431,22 +420,13 @@ def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -
     return len(values), c
 
 def _check_duplicate(i: int | None, first_line: array, group: tuple, task: str) -> None:
-    """A count table holds one row per (group, task); rows of other files are summed."""
     if i is not None and i < len(first_line) and first_line[i]:
         where = f" in group {dict(group)}" if group else ""
         raise BadRecord(f"duplicate row for task {task!r}{where} (first at line {first_line[i]})")
 
 def union_groups(acc, by: tuple[str, ...]) -> None:
     """Give every group of a JSON Lines table the auto group columns that any of its rows
-    brings (null where a row lacks one), in place: the result does not depend on row order.
-
-    >>> from passatk.archives.counts import Tally
-    >>> t = Tally()
-    >>> _ = t.add((), "A", 1, 1), t.add((("filter", "x"),), "A", 1, 0)
-    >>> union_groups(t, ())
-    >>> list(t.rows)
-    [(('filter', 'x'),), (('filter', None),)]
-    """
+    brings (null where a row lacks one), in place: the result does not depend on row order."""
     auto = [c for c in AUTO_GROUP_COLUMNS if c not in by]
     present = [c for c in auto if any(c in dict(g) for g in acc.rows)]
     for group in [g for g in acc.rows if present]:

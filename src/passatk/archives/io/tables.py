@@ -48,8 +48,7 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bo
     return True
 
 def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlines: bool):
-    """The batches of the columns read, as text (unless ``newlines``, a flag column without a
-    threshold as bool, spelled as ``_table_rules._flag`` reads it)."""
+    """The batches of the columns read, as text (a flag column first as Arrow's bool)."""
     types = dict.fromkeys(plan.columns, pa.string())
     if not newlines and plan.passed is not None and plan.threshold is None:
         types[plan.passed] = pa.bool_()
@@ -88,8 +87,7 @@ class _Quotes:
         return data
 
 def _parquet_batches(file: str, plan: _Plan):
-    """The batches of the columns read, a batch at a time (each has dictionaries of its own);
-    text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
+    """Text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
@@ -106,7 +104,6 @@ def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 def _decoded(table: pa.Table) -> pa.Table:
-    """The table with its dictionary-encoded columns decoded (after a group_by: few rows)."""
     return pa.table({name: _plain(table.column(name)) for name in table.column_names})
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
@@ -144,7 +141,6 @@ def _sums(table: pa.Table, keys: list[str], count: bool = False) -> pa.Table:
                      "n": out.column("count_all" if count else "n_sum"), "c": out.column("c_sum")})
 
 def _most(table: pa.Table, keys: list[str]) -> int:
-    """The most rows of one key."""
     return pc.max(table.group_by(keys).aggregate([([], "count_all")])
                   .column("count_all")).as_py()
 
@@ -172,7 +168,6 @@ class _Plan:
         self.judged: dict[object, bool] = {}
 
     def read(self, batches) -> None:
-        """Add the batches, about ``step`` bytes of them at a time."""
         held: list[pa.RecordBatch] = []
         for batch in batches:
             held.append(batch)
@@ -183,7 +178,6 @@ class _Plan:
             self.add(pa.Table.from_batches(held))
 
     def add(self, table: pa.Table) -> None:
-        """Check one batch and keep its sums."""
         task = table.column(self.task)
         if not table.num_rows:
             return
@@ -283,8 +277,7 @@ class _Plan:
         return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
     def _groups(self, table: pa.Table) -> tuple[np.ndarray, list[tuple]]:
-        """Per row the index of its group in a list of group keys (``group_from`` once per
-        distinct combination of group values)."""
+        """Per row the index of its group key (``group_from`` once per combination)."""
         code, radix, columns = np.zeros(table.num_rows, np.int64), 1, []
         for k in self.keys[1:]:
             enc = pc.dictionary_encode(table.column(k).combine_chunks(), null_encoding="encode")
@@ -303,8 +296,8 @@ class _Plan:
         return index, groups
 
 def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """The task ids as text: integers in decimal, no blank id (``str.strip`` judges the few
-    ids without a printable ASCII character)."""
+    """The task ids as text, none blank (``str.strip`` judges those without a printable
+    ASCII character)."""
     if pa.types.is_integer(column.type):
         return pc.cast(column, pa.string())
     rare = column.filter(pc.invert(pc.match_substring_regex(column, "[!-~]")))
