@@ -284,28 +284,27 @@ class _Columns:
     count column ranked before the one chosen) is an error, whatever the order of the rows."""
 
     def __init__(self, file: str, ctx: Context, kind: str | None) -> None:
-        self.file, self.ctx, self.kind, self.spec = file, ctx, kind, None
+        self.file, self.ctx, self.kind, self.spec, self.decoder = file, ctx, kind, None, None
 
     def start(self, names: list[str]) -> None:
         o, self.names = self.ctx.options, set(names)
         self.spec = columns(list(names), self.kind, self.ctx, self.file)
         self.layout, self.fields = rules._plan(self.spec, o.by, o.record_by, None)
-        self.view = tuple(dict.fromkeys([*self.fields, *sorted(_DECIDING)]))
-        self.decoder = _decoder(self.view)
-        self._unseen()
+        self._view()
 
-    def _unseen(self) -> None:
-        """Test for a typed block: it brings no deciding column not seen yet."""
-        idx = [i for i, name in enumerate(self.view) if name in _DECIDING - self.names]
-        get = itemgetter(*idx, *idx) if idx else None  # a tuple even for one index
-        blank = get((_UNSET,) * len(self.view)) if idx else None
-        self.quiet = lambda rows: get is None or not set(map(get, rows)) - {blank}
+    def _view(self) -> None:
+        """The columns read, and each deciding column not seen yet as one that no record has
+        (msgspec refuses a block with one: it is read line by line)."""
+        unseen = _DECIDING - self.names
+        self.decoder = None if unseen & set(self.fields) else \
+            _decoder(tuple(self.fields), tuple(sorted(unseen)))
+        self.cut = itemgetter(slice(0, len(self.fields)))
 
     def typed(self, block: bytes) -> list[tuple] | None:
         """The rows of a block by the typed view, or None: read it line by line."""
-        records = None if self.spec is None else decode(self.decoder, block)
-        rows = None if records is None else list(map(msgspec.structs.astuple, records))
-        return rows if rows is not None and self.quiet(rows) else None
+        records = None if self.decoder is None else decode(self.decoder, block)
+        return None if records is None else \
+            list(map(self.cut, map(msgspec.structs.astuple, records)))
 
     def see(self, lineno: int, row: dict) -> tuple:
         """A record decoded by ``json``, as a row; its new columns checked."""
@@ -324,14 +323,15 @@ class _Columns:
                     f"records lack: read with them, the {k} would be {show(spec.get(k))}, not "
                     f"{show(self.spec.get(k))}; give every record the same columns, or map "
                     "them explicitly", line=lineno)
-            self._unseen()
-        return tuple(row.get(f, _UNSET) for f in self.view)
+            self._view()
+        return tuple(row.get(f, _UNSET) for f in self.fields)
 
 @lru_cache(maxsize=64)
-def _decoder(view: tuple[str, ...]):
+def _decoder(fields: tuple[str, ...], unseen: tuple[str, ...]):
+    kinds = [Any] * len(fields) + [msgspec.UnsetType] * len(unseen)
     return decoder(msgspec.defstruct(
-        "Row", [(f"f{i}", Any, _UNSET) for i in range(len(view))],
-        rename={f"f{i}": name for i, name in enumerate(view)}, gc=False))
+        "Row", [(f"f{i}", t, _UNSET) for i, t in enumerate(kinds)],
+        rename={f"f{i}": name for i, name in enumerate((*fields, *unseen))}, gc=False))
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
     """Judge and add each row (a tuple over ``fields``) in turn. A per-sample row is judged
