@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import math
 
-from passatk._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
+from passatk._limits import MAX_N as MAX_COUNT  # noqa: F401 (exact in a double; both readers)
 from passatk.archives.context import BadRecord
 from passatk.archives.errors import ArchiveError, show
 from passatk.archives.harnesses._flags import pass_flag
 from passatk.errors import Message, Option
-
-__all__ = ["AUTO_GROUP_COLUMNS", "MAX_COUNT", "PASSED_COLUMNS", "REWARD_COLUMNS", "RUN_COLUMNS",
-           "TASK_COLUMNS"]
 
 TASK_COLUMNS = ("task_id", "task", "id")
 #: ``is_solved``/``solved``: MapCoder, Reflexion and the harnesses derived from them
@@ -73,10 +70,8 @@ class _Layout:
         self.first: dict[str, tuple] = {}
         self.seen = False  # a row held an auto or watched column
 
-    def extra(self, row: dict) -> tuple:
-        if self.union:
-            return tuple((c, row[c]) for c in self.auto if c in row)
-        return tuple((c, row.get(c)) for c in self.auto)
+    def extra(self, row: dict) -> tuple:  # a CSV or Parquet row has every column
+        return tuple((c, row[c]) for c in self.auto if c in row)
 
     def check(self, file: str, lineno: int, task: str, row: dict) -> None:
         if self.union and not self.seen:
