@@ -227,10 +227,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         header = next(raw)
     try:
         spec = columns(header, kind, ctx, file)
-        for col in [spec["task"], *(spec.get(k) for k in _FOUND), *ctx.options.record_by]:
-            if col is not None and col not in header:
-                raise ArchiveError(file, f'missing column "{col}" (columns: '
-                                   f"{name_list(header)})", line=None if pf is not None else 1)
+        _missing(file, header, spec, ctx, None if pf is not None else 1)
         if _by_arrow(file, ctx, spec, header, box):
             return spec["kind"]
         layout, fields = rules._plan(spec, ctx.options.by, ctx.options.record_by, header)
@@ -249,6 +246,12 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         if raw is not None:
             raw.close()
     return spec["kind"]
+
+def _missing(file: str, header: list[str], spec: dict, ctx: Context, line: int | None) -> None:
+    for col in [spec["task"], *(spec.get(k) for k in _FOUND), *ctx.options.record_by]:
+        if col is not None and col not in header:
+            raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})',
+                               line=line)
 
 def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
     """Whether pyarrow read the table (not for a pipe, which could not be read again)."""

@@ -25,6 +25,9 @@ _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
 _TRUE = ["true", "True", "TRUE", "1", "1.0"]
 _FALSE = ["false", "False", "FALSE", "0", "0.0"]
+_KINDS = (("text", pa.types.is_string), ("text", pa.types.is_large_string),
+          ("int", pa.types.is_integer), ("float", pa.types.is_floating),
+          ("bool", pa.types.is_boolean), ("null", pa.types.is_null))
 
 class Locate(Exception):
     """A rule is broken somewhere in this table: the row reader names the row."""
@@ -91,7 +94,7 @@ def _parquet_batches(file: str, plan: _Plan):
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
-    text = [c for c in plan.coded if _is_text(pf.schema_arrow.field(c).type)]
+    text = [c for c in plan.coded if _kind(pf.schema_arrow.field(c).type) == "text"]
     if text:
         pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
     yield from pf.iter_batches(batch_size=PARQUET_BATCH, columns=plan.columns)
@@ -99,9 +102,11 @@ def _parquet_batches(file: str, plan: _Plan):
 def _plain(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.cast(arr, arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
 
-def _is_text(t: pa.DataType) -> bool:
-    t = t.value_type if pa.types.is_dictionary(t) else t
-    return pa.types.is_string(t) or pa.types.is_large_string(t)
+def _kind(t: pa.DataType) -> str | None:
+    """``"text"`` (a dictionary of text too), ``"int"``, ``"float"``, ``"bool"``, ``"null"``."""
+    if pa.types.is_dictionary(t):
+        return "text" if _kind(t.value_type) == "text" else None
+    return next((kind for kind, test in _KINDS if test(t)), None)
 
 def _decoded(table: pa.Table) -> pa.Table:
     return pa.table({name: _plain(table.column(name)) for name in table.column_names})
@@ -111,12 +116,11 @@ def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 def _check_key(arr: pa.Array) -> pa.Array:
     """A group or run column: scalars that group as their Python values do in a dict."""
-    if pa.types.is_floating(arr.type):
+    if _kind(arr.type) == "float":
         x = _np(arr.fill_null(1.0))
         if np.isnan(x).any() or (np.signbit(x) & (x == 0)).any():
             raise Locate  # NaN is never equal to itself; -0.0 equals 0.0 in a dict
-    elif not (_is_text(arr.type) or pa.types.is_integer(arr.type)
-              or pa.types.is_boolean(arr.type) or pa.types.is_null(arr.type)):
+    elif _kind(arr.type) is None:
         raise Locate
     return arr
 
@@ -181,7 +185,7 @@ class _Plan:
         task = table.column(self.task)
         if not table.num_rows:
             return
-        if task.null_count or not (_is_text(task.type) or pa.types.is_integer(task.type)):
+        if task.null_count or _kind(task.type) not in ("text", "int"):
             raise Locate
         data = {"t": task, **{k: _check_key(table.column(c)) for k, c in
                               zip(self.runs[1:], [*self.groups, *self.watch], strict=True)}}
@@ -202,7 +206,7 @@ class _Plan:
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
             return _decoded(pa.table({**data, "n": n, "c": c}))
-        if not _is_text(value.type):  # judged row by row, in bulk
+        if _kind(value.type) != "text":  # judged row by row, in bulk
             flags = self._judge(value).astype(np.int64)
             return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
         # each distinct text judged once
@@ -225,13 +229,12 @@ class _Plan:
 
     def _judge(self, arr: pa.Array) -> np.ndarray:
         """Whether each sample passes (as ``_table_rules`` says; each distinct text once)."""
-        t = arr.type
-        if arr.null_count or not (_is_text(t) or pa.types.is_integer(t)
-                                  or pa.types.is_floating(t) or pa.types.is_boolean(t)):
+        kind = _kind(arr.type)
+        if arr.null_count or kind in (None, "null"):
             raise Locate
-        if pa.types.is_boolean(t) and self.passed is not None:
+        if kind == "bool" and self.passed is not None:
             return _np(arr)
-        if pa.types.is_integer(t) or pa.types.is_floating(t):
+        if kind in ("int", "float"):
             x, thr = _np(arr).astype(np.float64), self.threshold
             if not np.isfinite(x).all() or (thr is None and not ((x == 0) | (x == 1)).all()):
                 raise Locate
