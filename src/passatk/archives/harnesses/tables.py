@@ -63,20 +63,17 @@ def _csv_rows(file: str, ctx: Context):
         reader = csv.reader(_text_lines(f.stream, file), delimiter=_delimiter(file), strict=True)
         header = _csv_header(reader, file)
         yield header
-        for count in itertools.count(1):
-            try:
-                row = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as e:
-                raise ArchiveError(file, f"malformed CSV: {e}", line=reader.line_num) from None
-            if len(row) != len(header) and any(x.strip() for x in row):
-                yield reader.line_num, BadRecord(
-                    f"row has {len(row)} fields, the header has {len(header)}")
-            elif any(x.strip() for x in row):
-                yield reader.line_num, row
-            if count % 65536 == 0:
-                ctx.report(f.raw_position())
+        try:
+            for count, row in enumerate(reader, 1):
+                if len(row) != len(header) and any(x.strip() for x in row):
+                    yield reader.line_num, BadRecord(
+                        f"row has {len(row)} fields, the header has {len(header)}")
+                elif any(x.strip() for x in row):
+                    yield reader.line_num, row
+                if count % 65536 == 0:
+                    ctx.report(f.raw_position())
+        except csv.Error as e:
+            raise ArchiveError(file, f"malformed CSV: {e}", line=reader.line_num) from None
 
 def _csv_header(reader, file: str) -> list[str]:
     """The first row: names stripped, a byte order mark dropped, none repeated."""
@@ -218,13 +215,9 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     box = container(file)
     if box == "jsonl":
         return _read_jsonl(file, ctx, kind)
-    pf = raw = None
-    if box == "parquet":
-        pf = _parquet(file)
-        header = pf.schema_arrow.names
-    else:
-        raw = _csv_rows(file, ctx)
-        header = next(raw)
+    pf = _parquet(file) if box == "parquet" else None
+    raw = _csv_rows(file, ctx) if pf is None else None
+    header = next(raw) if pf is None else pf.schema_arrow.names
     try:
         spec = columns(header, kind, ctx, file)
         _missing(file, header, spec, ctx, None if pf is not None else 1)
