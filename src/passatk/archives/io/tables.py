@@ -273,9 +273,7 @@ class _Plan:
         g, groups = self._groups(table)
         n, c = (_np(table.column(k)).astype(np.int64) for k in ("n", "c"))
         rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
-        where = np.empty(len(groups), np.int64)
-        where[rank] = np.arange(len(groups))
-        g = where[g]
+        g = np.argsort(rank)[g]  # the inverse of the ranking
         order = natural_order(g if len(groups) > 1 else None, tasks)
         return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
