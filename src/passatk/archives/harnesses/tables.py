@@ -21,8 +21,7 @@ from passatk.archives.errors import ArchiveError, show
 from passatk.archives.harnesses import _table_rules as rules
 from passatk.archives.harnesses._writers import WriteOptions, table_rows
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
-from passatk.archives.io import opening
-from passatk.archives.io.lines import decode, decoder
+from passatk.archives.io import lines, opening
 from passatk.archives.io.remote import is_url
 from passatk.errors import Message, Option
 
@@ -132,6 +131,8 @@ def _parquet_rows(pf, ctx: Context, fields: list[str]):
 def _jsonl_rows(file: str, ctx: Context, cols: _Columns):
     """Blocks decoded by the typed view, else line by line by ``json``."""
     for lineno, block in context.line_blocks(file, ctx):
+        if cols.spec is None:
+            cols.peek(lineno, block)
         rows = cols.typed(block)
         if rows is not None:
             yield from context.number_records(lineno, block, rows)
@@ -288,6 +289,17 @@ class _Columns:
         self.layout, self.fields = rules._plan(self.spec, o.by, o.record_by, None)
         self._view()
 
+    def peek(self, lineno: int, block: bytes) -> None:
+        """Start from the byte range's first names, or the first record of ``block``."""
+        if self.ctx.first_names is not None:
+            return self.start(self.ctx.first_names)
+        for n, line in context.block_lines(self.file, lineno, block):
+            try:
+                self.start(list(context.parse_json_line(self.file, n, line)))
+            except BadRecord:
+                pass  # the line by line read says why
+            return None
+
     def _view(self) -> None:
         """The columns read, and each deciding column not seen yet as one that no record has
         (msgspec refuses a block with one: it is read line by line)."""
@@ -298,7 +310,7 @@ class _Columns:
 
     def typed(self, block: bytes) -> list[tuple] | None:
         """The rows of a block by the typed view, or None: read it line by line."""
-        records = None if self.decoder is None else decode(self.decoder, block)
+        records = None if self.decoder is None else lines.decode(self.decoder, block)
         return None if records is None else \
             list(map(self.cut, map(msgspec.structs.astuple, records)))
 
@@ -325,7 +337,7 @@ class _Columns:
 @lru_cache(maxsize=64)
 def _decoder(fields: tuple[str, ...], unseen: tuple[str, ...]):
     kinds = [Any] * len(fields) + [msgspec.UnsetType] * len(unseen)
-    return decoder(msgspec.defstruct(
+    return lines.decoder(msgspec.defstruct(
         "Row", [(f"f{i}", t, _UNSET) for i, t in enumerate(kinds)],
         rename={f"f{i}": name for i, name in enumerate((*fields, *unseen))}, gc=False))
 
