@@ -1,19 +1,15 @@
-"""The rules of count and per-sample tables that both table readers apply (the stdlib rows of
-:mod:`.tables` and the pyarrow batches of :mod:`._arrow`): column names, pass flags, rewards,
-and the group and run columns a table brings itself."""
+"""The rules of count and per-sample tables that both table readers apply (the rows of
+``harnesses.tables``, the batches of ``io.tables``): column names, flags, rewards, layout."""
 
 from __future__ import annotations
 
 import math
 
-from passatk._limits import MAX_N as MAX_COUNT  # counts stay exact in a double
+from passatk._limits import MAX_N as MAX_COUNT  # noqa: F401 (exact in a double; both readers)
 from passatk.archives.context import BadRecord
 from passatk.archives.errors import ArchiveError, show
 from passatk.archives.harnesses._flags import pass_flag
 from passatk.errors import Message, Option
-
-__all__ = ["AUTO_GROUP_COLUMNS", "MAX_COUNT", "PASSED_COLUMNS", "REWARD_COLUMNS", "RUN_COLUMNS",
-           "TASK_COLUMNS"]
 
 TASK_COLUMNS = ("task_id", "task", "id")
 #: ``is_solved``/``solved``: MapCoder, Reflexion and the harnesses derived from them
@@ -23,9 +19,7 @@ REWARD_COLUMNS = ("reward", "rewards")
 AUTO_GROUP_COLUMNS = ("filter",)
 #: columns that name a run variant: rows of one task that disagree in one are several runs
 RUN_COLUMNS = ("filter_name", "metric_set", "variant", "subset", "split", "mode")
-
 _TRUE = {"true": True, "1": True, "1.0": True, "false": False, "0": False, "0.0": False}
-
 
 def _flag(value: object, name: str, threshold: float | None = None) -> bool:
     """A pass flag (see ``_flags``) or its text; with ``threshold`` any number."""
@@ -40,32 +34,33 @@ def _flag(value: object, name: str, threshold: float | None = None) -> bool:
         return _reward(value, name, False) >= threshold
     return pass_flag(value, f'column "{name}"', threshold=True)
 
-
 def _reward(value: object, name: str, strings: bool) -> float:
-    if strings and isinstance(value, str):
+    if (strings and isinstance(value, str)) or (isinstance(value, (int, float))
+                                                 and not isinstance(value, bool)):
         try:
             x = float(value)
         except ValueError:
             raise BadRecord(f'column "{name}" must be a number, got {show(value)}') from None
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            x = float(value)
         except OverflowError:
             x = math.inf
-    else:
-        raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
-    if not math.isfinite(x):
+        if math.isfinite(x):
+            return x
         raise BadRecord(f'column "{name}" must be finite, got {show(value)}')
-    return x
+    raise BadRecord(f'column "{name}" must be a number, got {show(value)}')
 
+def _plan(spec: dict, by: tuple, record_by: tuple, names: list[str] | None) -> tuple:
+    """The layout of a table, and the columns each row is judged by (``names`` None: JSON
+    Lines, whose columns are the union over its records)."""
+    layout = _Layout([] if spec["kind"] == "counts" else names, by)
+    values = [spec["n"], spec["c"]] if spec["kind"] == "counts" else \
+        [spec["passed"] if spec["passed"] is not None else spec["reward"]]
+    return layout, list(dict.fromkeys([spec["task"], *values, *record_by, *layout.auto,
+                                       *layout.watch]))
 
 class _Layout:
-    """Group columns a per-sample table brings itself (lm-eval's ``filter``), and the columns
-    whose disagreement within one task means the rows are several runs (asks for ``by``).
-
-    ``names=None`` (JSON Lines): the columns are the union over the records, so every such
-    column is watched; a row that lacks one holds null there, and :func:`union_groups` gives
-    the rows without an ``auto`` column that other rows have its null value."""
+    """Group columns a per-sample table brings itself (``auto``: lm-eval's ``filter``), and the
+    columns whose disagreement within one task means the rows are several runs (``watch``).
+    ``names=None`` (JSON Lines): every such column, a row that lacks one holding null."""
 
     def __init__(self, names: list[str] | None, by: tuple[str, ...]) -> None:
         self.union = names is None
@@ -75,14 +70,8 @@ class _Layout:
         self.first: dict[str, tuple] = {}
         self.seen = False  # a row held an auto or watched column
 
-    def extra(self, row: dict) -> tuple:
-        if self.union:
-            return tuple((c, row[c]) for c in self.auto if c in row)
-        return tuple((c, row.get(c)) for c in self.auto)
-
-    def optional(self, row: dict) -> tuple:
-        """The auto and watched columns of a row (a key for the memo: missing is not null)."""
-        return tuple(row.get(c, _MISSING) for c in self.auto + self.watch)
+    def extra(self, row: dict) -> tuple:  # a CSV or Parquet row has every column
+        return tuple((c, row[c]) for c in self.auto if c in row)
 
     def check(self, file: str, lineno: int, task: str, row: dict) -> None:
         if self.union and not self.seen:
@@ -97,6 +86,3 @@ class _Layout:
                     file, Message(f'rows of task {task!r} differ in column "{col}" ({show(a)} at '
                                   f"line {first[0]}, {show(b)} here): these are separate runs; "
                                   "pass ", Option("by", [col]), " to score each"), line=lineno)
-
-
-_MISSING = object()

@@ -1,18 +1,8 @@
-"""Count and per-sample tables read by pyarrow: CSV/TSV (``pyarrow.csv.open_csv``, in blocks)
-and Parquet (``iter_batches``), only the columns needed, checked with ``pyarrow.compute`` and
-summed per (group, task) with ``Table.group_by().aggregate()``; the task ids stay Arrow strings
-and reach the context as one ``Block`` in natural task order.
-
-A per-sample batch is counted per (group, task, value); each distinct value is judged once,
-by the rules of ``_table_rules`` (in bulk for plain decimals). The partial sums are merged as
-they grow, so memory follows the block size and the number of keys, not the file. CSV fields
-are read as text, so Arrow checks the UTF-8 and the number of fields of every row.
-
-Whatever breaks a rule (a bad value, a blank task, a repeated row of a count table, a run
-column that differs within a task, a row Arrow cannot parse) raises :class:`Locate` and adds
-nothing: the caller (``harnesses.tables``) reads the file again with the stdlib reader, which
-names the first bad row as ``file:line`` or, with ``skip_bad``, skips exactly the bad rows.
-"""
+"""Count and per-sample tables read by pyarrow: CSV/TSV (``pyarrow.csv.open_csv``, in blocks) and
+Parquet (``iter_batches``), only the columns needed, checked by ``pyarrow.compute``, summed per
+(group, task) by ``group_by().aggregate()``; the task ids stay Arrow strings, in one ``Block``.
+Whatever breaks a rule raises :class:`Locate` and adds nothing: the row reader
+(``harnesses.tables``) reads the file again, and names the row or skips exactly the bad rows."""
 
 from __future__ import annotations
 
@@ -24,7 +14,7 @@ import pyarrow.csv as pacsv
 from passatk.archives.context import BadRecord, Context, group_from, path_groups
 from passatk.archives.counts import Block, _group_key, natural_order
 from passatk.archives.errors import ArchiveError
-from passatk.archives.harnesses._table_rules import MAX_COUNT, _flag, _Layout, _reward
+from passatk.archives.harnesses._table_rules import MAX_COUNT, _flag, _plan, _reward
 from passatk.archives.io.opening import logical_name, open_raw
 from passatk.archives.io.remote import is_url
 
@@ -32,43 +22,37 @@ CSV_BLOCK = 1 << 20  # bytes of CSV per Arrow block (parsed ahead on other threa
 _STEP = 16 << 20  # bytes of batches checked and summed at a time
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
-_BULK = 256  # distinct text values past which plain decimals are judged in bulk
-#: decimal numbers whose text pyarrow and float() read alike (both correctly rounded)
-_NUMBER = r"^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$"
 _INTEGER = r"^[ \t]*[+-]?[0-9]{1,19}[ \t]*$"
 _TRUE = ["true", "True", "TRUE", "1", "1.0"]
 _FALSE = ["false", "False", "FALSE", "0", "0.0"]
-
+_KINDS = (("text", pa.types.is_string), ("text", pa.types.is_large_string),
+          ("int", pa.types.is_integer), ("float", pa.types.is_floating),
+          ("bool", pa.types.is_boolean), ("null", pa.types.is_null))
 
 class Locate(Exception):
-    """A rule is broken somewhere in this table: the stdlib reader names the row."""
-
+    """A rule is broken somewhere in this table: the row reader names the row."""
 
 def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
     """Add a CSV/TSV or Parquet table to ``ctx``; False (nothing added) when a rule is broken."""
-    plan = _Plan(spec, header, ctx, file, strings=box == "csv")
     try:
-        if box == "parquet":  # a batch at a time: each has dictionaries of its own
-            plan.read(_parquet_batches(file, plan), step=0)
-        else:
-            try:  # Arrow's faster chunker (a quoted newline at a block's end is an error),
-                # and flags as Arrow's bool where they are spelled so (else an error)
-                plan.read(_csv_batches(file, ctx, header, plan, newlines=False))
+        for newlines in (False, True) if box == "csv" else (None,):
+            plan = _Plan(spec, header, ctx, file, strings=box == "csv")
+            try:  # CSV first by Arrow's faster chunker (a quoted newline at a block's end is
+                # an error) and flags as Arrow's bool where they are spelled so (else an error)
+                plan.read(_parquet_batches(file, plan) if newlines is None else
+                          _csv_batches(file, ctx, header, plan, newlines))
+                break
             except pa.ArrowInvalid:
-                plan = _Plan(spec, header, ctx, file, strings=True)
-                plan.read(_csv_batches(file, ctx, header, plan, newlines=True))
+                if newlines is not False:
+                    raise
         ctx.acc.add_block(plan.block())
     except (Locate, BadRecord, ArchiveError, pa.ArrowException):
-        return False  # an unreadable stream too: the stdlib reader meets it in its place
+        return False  # an unreadable stream too: the row reader meets it in its place
     return True
 
-
 def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlines: bool):
-    """The batches of the columns read, as text (with ``newlines`` False, a flag column
-    without a threshold as bool, spelled as ``_table_rules._flag`` reads it)."""
-    delimiter = "\t" if logical_name(file).endswith(".tsv") else ","
-    names = plan.columns
-    types = dict.fromkeys(names, pa.string())
+    """The batches of the columns read, as text (a flag column first as Arrow's bool)."""
+    types = dict.fromkeys(plan.columns, pa.string())
     if not newlines and plan.passed is not None and plan.threshold is None:
         types[plan.passed] = pa.bool_()
     with ctx.open(file) as f:
@@ -77,9 +61,11 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
             pa.PythonFile(stream, mode="r"),
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1,
                                            block_size=CSV_BLOCK),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=newlines),
+            parse_options=pacsv.ParseOptions(
+                delimiter="\t" if logical_name(file).endswith(".tsv") else ",",
+                newlines_in_values=newlines),
             convert_options=pacsv.ConvertOptions(
-                include_columns=names, column_types=types, null_values=[],
+                include_columns=plan.columns, column_types=types, null_values=[],
                 true_values=_TRUE, false_values=_FALSE,
                 strings_can_be_null=False, quoted_strings_can_be_null=False))
         with reader:
@@ -89,7 +75,6 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
                     ctx.report(f.raw_position())
         if stream.quotes % 2:
             raise Locate  # a quoted field left open: Arrow reads it to the end of the file
-
 
 class _Quotes:
     """The stream Arrow reads, its quotes counted (a valid file has an even number)."""
@@ -104,165 +89,133 @@ class _Quotes:
         self.quotes += data.count(b'"')
         return data
 
-
 def _parquet_batches(file: str, plan: _Plan):
-    """The batches of the columns read; text columns as the dictionaries Parquet stores
-    (3x faster to read and group than a string per row)."""
+    """Text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
     import pyarrow.parquet as pq
 
     pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
-    text = [c for c in plan.coded if _is_text(pf.schema_arrow.field(c).type)]
+    text = [c for c in plan.coded if _kind(pf.schema_arrow.field(c).type) == "text"]
     if text:
         pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
     yield from pf.iter_batches(batch_size=PARQUET_BATCH, columns=plan.columns)
 
-
 def _plain(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     return pc.cast(arr, arr.type.value_type) if pa.types.is_dictionary(arr.type) else arr
 
-
-def _is_text(t: pa.DataType) -> bool:
+def _kind(t: pa.DataType) -> str | None:
+    """``"text"`` (a dictionary of text too), ``"int"``, ``"float"``, ``"bool"``, ``"null"``."""
     if pa.types.is_dictionary(t):
-        t = t.value_type
-    return pa.types.is_string(t) or pa.types.is_large_string(t)
-
+        return "text" if _kind(t.value_type) == "text" else None
+    return next((kind for kind, test in _KINDS if test(t)), None)
 
 def _decoded(table: pa.Table) -> pa.Table:
-    """The table with its dictionary-encoded columns decoded (after a group_by: few rows)."""
-    for i, field in enumerate(table.schema):
-        if pa.types.is_dictionary(field.type):
-            table = table.set_column(i, field.name, _plain(table.column(i)))
-    return table
-
+    return pa.table({name: _plain(table.column(name)) for name in table.column_names})
 
 def _np(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
 
-
 def _check_key(arr: pa.Array) -> pa.Array:
     """A group or run column: scalars that group as their Python values do in a dict."""
-    t = arr.type
-    if pa.types.is_floating(t):
+    if _kind(arr.type) == "float":
         x = _np(arr.fill_null(1.0))
         if np.isnan(x).any() or (np.signbit(x) & (x == 0)).any():
             raise Locate  # NaN is never equal to itself; -0.0 equals 0.0 in a dict
-    elif not (_is_text(t) or pa.types.is_integer(t) or pa.types.is_boolean(t)
-              or pa.types.is_null(t)):
+    elif _kind(arr.type) is None:
         raise Locate
     return arr
 
-
 def _counts(arr: pa.Array, strings: bool) -> np.ndarray:
     """Column n or c as int64: integers (their text in a CSV) below 2**53."""
-    if arr.null_count:
+    if arr.null_count or (not strings and not pa.types.is_integer(arr.type)):
         raise Locate
     if strings:
         if not pc.all(pc.match_substring_regex(arr, _INTEGER)).as_py():
             raise Locate
         arr = pc.utf8_ltrim(pc.utf8_trim(arr, " \t"), "+")
-    elif not pa.types.is_integer(arr.type):
-        raise Locate
     x = _np(pc.cast(arr, pa.int64()))
     if (np.abs(x) >= MAX_COUNT).any():
         raise Locate
     return x
 
-
-def _sums(table: pa.Table, keys: list[str], columns: tuple[str, ...] = ("n", "c")) -> pa.Table:
-    out = table.group_by(keys).aggregate([(c, "sum") for c in columns])
+def _sums(table: pa.Table, keys: list[str], count: bool = False) -> pa.Table:
+    """Per key the sums of columns n and c (``count``: n is the number of rows)."""
+    out = table.group_by(keys).aggregate([([], "count_all") if count else ("n", "sum"),
+                                          ("c", "sum")])
     return pa.table({**{k: out.column(k) for k in keys},
-                     **{c: out.column(f"{c}_sum") for c in columns}})
+                     "n": out.column("count_all" if count else "n_sum"), "c": out.column("c_sum")})
 
+def _most(table: pa.Table, keys: list[str]) -> int:
+    return pc.max(table.group_by(keys).aggregate([([], "count_all")])
+                  .column("count_all")).as_py()
 
 class _Plan:
-    """The columns a table is read from, the checks of each batch, and the partial sums."""
+    """The columns a table is read from, the checks of each batch, and the partial sums (per
+    task, group and run column: a task that has two values of one is an error)."""
 
     def __init__(self, spec: dict, names: list[str], ctx: Context, file: str,
                  strings: bool) -> None:
         o = ctx.options
-        self.strings, self.threshold, self.by = strings, o.threshold, o.by
-        self.counts = spec["kind"] == "counts"
+        self.strings, self.threshold, self.by, self.spec = strings, o.threshold, o.by, spec
+        self.counts, self.step = spec["kind"] == "counts", _STEP if strings else 0
         self.task, self.passed = spec["task"], None if self.counts else spec["passed"]
         self.value = self.passed if self.passed is not None else spec.get("reward")
-        layout = _Layout([] if self.counts else names, o.by)
+        layout, self.columns = _plan(spec, o.by, o.record_by, names)
         self.auto, self.watch = layout.auto, layout.watch
         self.groups = list(dict.fromkeys((*o.record_by, *self.auto)))
-        used = [self.task, *self.groups, *self.watch]
-        used += [spec["n"], spec["c"]] if self.counts else [self.value]
-        self.columns = list(dict.fromkeys(used))
-        #: Parquet columns read dictionary-encoded: the keys and sample values (not the task
-        #: ids of a count table, which are distinct)
+        #: read dictionary-encoded from Parquet: not the task ids of a count table (distinct)
         self.coded = self.groups if self.counts else self.columns
-        self.spec, self.pathvals = spec, path_groups(o.by, file)
+        self.pathvals = path_groups(o.by, file)
         self.keys = ["t", *(f"g{i}" for i in range(len(self.groups)))]
+        self.runs = [*self.keys, *(f"w{i}" for i in range(len(self.watch)))]
         self.parts: list[pa.Table] = []
-        self.pairs: list[list[pa.Table]] = [[] for _ in self.watch]
         self.kept = self.merged = 0
         self.judged: dict[object, bool] = {}
 
-    def read(self, batches, step: int = _STEP) -> None:
-        """Add the batches, about ``step`` bytes of them at a time."""
+    def read(self, batches) -> None:
         held: list[pa.RecordBatch] = []
-        size = 0
         for batch in batches:
             held.append(batch)
-            size += batch.nbytes
-            if size >= step:
-                self._add_held(held)
-                size = 0
-        self._add_held(held)
+            if sum(b.nbytes for b in held) >= self.step:
+                self.add(pa.Table.from_batches(held))
+                held = []
+        if held:
+            self.add(pa.Table.from_batches(held))
 
-    def _add_held(self, held: list[pa.RecordBatch]) -> None:
-        table = pa.Table.from_batches(held) if held else None
-        held.clear()
-        if table is not None and table.num_rows:
-            self.add({name: table.column(name) for name in self.columns})
-
-    def add(self, cols: dict[str, pa.Array]) -> None:
-        """Check one batch and keep its sums per (group, task)."""
-        task = cols[self.task]
-        if task.null_count or not (_is_text(task.type) or pa.types.is_integer(task.type)):
+    def add(self, table: pa.Table) -> None:
+        task = table.column(self.task)
+        if not table.num_rows:
+            return
+        if task.null_count or _kind(task.type) not in ("text", "int"):
             raise Locate
-        data = {"t": task, **{f"g{i}": _check_key(cols[g]) for i, g in enumerate(self.groups)}}
+        data = {"t": task, **{k: _check_key(table.column(c)) for k, c in
+                              zip(self.runs[1:], [*self.groups, *self.watch], strict=True)}}
         if self.counts:
-            n, c = (_counts(cols[self.spec[k]], self.strings) for k in ("n", "c"))
+            n, c = (_counts(table.column(self.spec[k]), self.strings) for k in ("n", "c"))
             if (n < 1).any() or (c < 0).any() or (c > n).any():
                 raise Locate
             self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
-        self._keep(self._samples(data, cols[self.value]))
-        for i, w in enumerate(self.watch):
-            pairs = pa.table({"t": task, "w": _check_key(cols[w])})
-            self.pairs[i].append(_decoded(pairs.group_by(["t", "w"]).aggregate([])))
+        self.parts.append(self._samples(data, table.column(self.value)))
+        self.kept += self.parts[-1].num_rows
+        if self.kept > max(4 * self.merged, _MERGE_ROWS):
+            self.parts = [_sums(pa.concat_tables(self.parts), self.runs)]
+            self.kept = self.merged = self.parts[0].num_rows
 
     def _samples(self, data: dict, value: pa.ChunkedArray) -> pa.Table:
-        """The sums n, c per key of a batch of a per-sample table."""
+        """The sums n, c of a batch, counted per value (a list column: per row)."""
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
             return _decoded(pa.table({**data, "n": n, "c": c}))
-        if not _is_text(value.type):  # judged in bulk, row by row
-            part = pa.table({**data, "c": self._judge(value).astype(np.int64)})
-            part = part.group_by(self.keys).aggregate([([], "count_all"), ("c", "sum")])
-            return _decoded(pa.table({**{k: part.column(k) for k in self.keys},
-                                      "n": part.column("count_all"), "c": part.column("c_sum")}))
-        # counted per (group, task, text), each distinct text judged once
-        part = _decoded(pa.table({**data, "v": value}).group_by([*self.keys, "v"])
+        if _kind(value.type) != "text":  # judged row by row, in bulk
+            flags = self._judge(value).astype(np.int64)
+            return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
+        # each distinct text judged once
+        part = _decoded(pa.table({**data, "v": value}).group_by([*self.runs, "v"])
                         .aggregate([([], "count_all")]))
         n = _np(part.column("count_all"))
-        flags = self._judge(part.column("v").combine_chunks())
-        return pa.table({**{k: part.column(k) for k in self.keys}, "n": n,
-                         "c": np.where(flags, n, 0)})
+        return pa.table({**{k: part.column(k) for k in self.runs}, "n": n,
+                         "c": np.where(self._judge(part.column("v")), n, 0)})
 
-    def _keep(self, part: pa.Table) -> None:
-        self.parts.append(part)
-        self.kept += part.num_rows
-        if self.kept > max(4 * self.merged, _MERGE_ROWS):
-            self.parts = [_sums(pa.concat_tables(self.parts), self.keys)]
-            self.kept = self.merged = self.parts[0].num_rows
-            self.pairs = [[pa.concat_tables(p).group_by(["t", "w"]).aggregate([])]
-                          if p else [] for p in self.pairs]
-
-    # -------------------------------------------------------------- samples
     def _lists(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row of a list column (Parquet): that many samples, never empty."""
         if arr.null_count or self.strings:
@@ -272,100 +225,60 @@ class _Plan:
         if (n == 0).any():
             raise Locate  # an empty list of samples
         flags = self._judge(_plain(pc.list_flatten(arr)))
-        c = np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
-        return n, c
+        return n, np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
 
     def _judge(self, arr: pa.Array) -> np.ndarray:
-        """Whether each sample passes, as ``tables._sample_row`` decides."""
-        t, thr = arr.type, self.threshold
-        if arr.null_count:
+        """Whether each sample passes (as ``_table_rules`` says; each distinct text once)."""
+        kind = _kind(arr.type)
+        if arr.null_count or kind in (None, "null"):
             raise Locate
-        if pa.types.is_boolean(t) and self.passed is not None:
+        if kind == "bool" and self.passed is not None:
             return _np(arr)
-        if pa.types.is_integer(t) or pa.types.is_floating(t):
-            x = _np(arr)
-            if thr is None:
-                if not ((x == 0) | (x == 1)).all():
-                    raise Locate
-                return x == 1
-            x = x.astype(np.float64)
-            if not np.isfinite(x).all():
+        if kind in ("int", "float"):
+            x, thr = _np(arr).astype(np.float64), self.threshold
+            if not np.isfinite(x).all() or (thr is None and not ((x == 0) | (x == 1)).all()):
                 raise Locate
-            return x >= thr
-        if not _is_text(t):
+            return x == 1 if thr is None else x >= thr
+        distinct = pc.unique(arr)
+        judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
+        index = pc.index_in(arr, distinct)
+        if index.null_count:
             raise Locate
-        return self._texts(arr)
-
-    def _texts(self, arr: pa.Array) -> np.ndarray:
-        """Text samples: plain decimals compared in bulk, each other distinct text once."""
-        thr = self.threshold
-        out = np.zeros(len(arr), bool)
-        rest = np.ones(len(arr), bool)
-        if len(arr) > _BULK and thr is not None and (self.strings or self.passed is not None):
-            rest = ~self._decimals(arr, out)
-        if rest.any():
-            texts = arr.filter(pa.array(rest)) if not rest.all() else arr
-            distinct = pc.unique(texts)
-            judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
-            out[rest] = judged[_np(pc.index_in(texts, distinct))]
-        return out
-
-    def _decimals(self, arr: pa.Array, out: np.ndarray) -> np.ndarray:
-        """Judge the plain decimals of a text column in bulk, into ``out``; which they were."""
-        number = _np(pc.match_substring_regex(arr, _NUMBER))
-        text = arr.filter(pa.array(number))
-        x = _np(pc.cast(text, pa.float64()))
-        if not np.isfinite(x).all():
-            raise Locate
-        passes = x >= self.threshold
-        if self.passed is not None:  # "1", "0", "1.0", "0.0" are flags first
-            flag = _np(pc.is_in(text, pa.array(["1", "1.0", "0", "0.0"])))
-            passes[flag] = _np(pc.is_in(text, pa.array(["1", "1.0"])))[flag]
-        out[number] = passes
-        return number
+        return judged[_np(index)]
 
     def _one(self, value: object) -> bool:
         if value not in self.judged:
             try:
-                if self.passed is not None:
-                    self.judged[value] = _flag(value, self.passed, self.threshold)
-                else:
-                    self.judged[value] = _reward(value, self.value, self.strings) >= \
-                        self.threshold
+                self.judged[value] = _flag(value, self.passed, self.threshold) if \
+                    self.passed is not None else \
+                    _reward(value, self.value, self.strings) >= self.threshold
             except BadRecord:
                 raise Locate from None
         return self.judged[value]
 
-    # -------------------------------------------------------------- the block
     def block(self) -> Block:
         """The sums per (group, task) of the whole file, checked, as one Block."""
         if not self.parts:
-            raise Locate  # no rows: the stdlib reader says how the file is empty
+            raise Locate  # no rows: the row reader says how the file is empty
         table = pa.concat_tables(self.parts)
         self.parts = []
-        if self.counts:
-            if pc.max(table.group_by(self.keys).aggregate([([], "count_all")])
-                      .column("count_all")).as_py() > 1:
-                raise Locate  # a (group, task) twice: the stdlib reader names both lines
-        else:
-            table = _sums(table, self.keys)
-        for pairs in self.pairs:
-            distinct = pa.concat_tables(pairs).group_by(["t", "w"]).aggregate([])
-            if pc.max(pc.value_counts(distinct.column("t")).field("counts")).as_py() > 1:
+        if self.counts and _most(table, self.keys) > 1:
+            raise Locate  # a (group, task) twice: the row reader names both lines
+        table = table if self.counts else _sums(table, self.runs)
+        for w in self.runs[len(self.keys):]:
+            if _most(table.group_by(["t", w]).aggregate([]), ["t"]) > 1:
                 raise Locate  # rows of a task differ in a run column
+        table = _sums(table, self.keys) if len(self.runs) > len(self.keys) else table
         tasks = _tasks(table.column("t"))
         g, groups = self._groups(table)
         n, c = (_np(table.column(k)).astype(np.int64) for k in ("n", "c"))
         rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
-        where = np.empty(len(groups), np.int64)
-        where[rank] = np.arange(len(groups))
-        g = where[g]
+        g = np.argsort(rank)[g]  # the inverse of the ranking
         order = natural_order(g if len(groups) > 1 else None, tasks)
         return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
     def _groups(self, table: pa.Table) -> tuple[np.ndarray, list[tuple]]:
-        """Per row the index of its group in a list of group keys (``group_from`` once per
-        distinct combination of group values)."""
+        """Per row the index of its group key (``group_from`` once per combination)."""
         code, radix, columns = np.zeros(table.num_rows, np.int64), 1, []
         for k in self.keys[1:]:
             enc = pc.dictionary_encode(table.column(k).combine_chunks(), null_encoding="encode")
@@ -383,10 +296,9 @@ class _Plan:
             groups.append(group_from(self.by, self.pathvals, record, extra, what="row"))
         return index, groups
 
-
 def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """The task ids as text: integers in decimal, no blank id (``str.strip`` judges the few
-    ids without a printable ASCII character)."""
+    """The task ids as text, none blank (``str.strip`` judges those without a printable
+    ASCII character)."""
     if pa.types.is_integer(column.type):
         return pc.cast(column, pa.string())
     rare = column.filter(pc.invert(pc.match_substring_regex(column, "[!-~]")))
