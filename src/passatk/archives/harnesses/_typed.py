@@ -1,0 +1,69 @@
+"""The document formats' typed views (msgspec), and the stored pass@k numbers they keep."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import msgspec
+
+from passatk.archives.counts import StoredMetric
+from passatk.archives.errors import location, stored_float
+from passatk.archives.harnesses._writers import mean_pass_at_k
+
+_ERRORS = (msgspec.DecodeError, RecursionError)
+_TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
+
+
+def whole(typ: object, needle: bytes, ok: Callable = bool) -> Callable[[bytes], object]:
+    """A view: the bytes as ``typ`` when ``needle`` is in their first MiB (a view tried in
+    vain costs a pass), they decode cleanly and ``ok(doc)``; else None."""
+    decoder = msgspec.json.Decoder(typ)
+
+    def decode(data: bytes) -> object:
+        if data.find(needle, 0, 1 << 20) < 0:
+            return None
+        try:
+            doc = decoder.decode(data)
+        except _ERRORS:
+            return None
+        return doc if ok(doc) else None
+    return decode
+
+
+class Member(NamedTuple):
+    """A document as its top-level scalars and its per-task member, typed."""
+
+    record: dict
+    member: object
+
+
+def member(key: str, typ: object, refuse: frozenset) -> Callable[[bytes], Member | None]:
+    """A view of the member ``key`` as ``typ``, the rest skipped; None when the bytes are not
+    cleanly one, or the top level has a key of ``refuse`` (a format probed before)."""
+    decoder, needle = msgspec.json.Decoder(typ), f'"{key}"'.encode()
+
+    def decode(data: bytes) -> Member | None:
+        if needle not in data:
+            return None
+        try:
+            top = _TOP.decode(data)
+            if key not in top or refuse & top.keys():
+                return None
+            return Member({k: msgspec.json.decode(v) for k, v in top.items()
+                           if memoryview(v)[:1] not in (b"{", b"[")}, decoder.decode(top[key]))
+        except _ERRORS:
+            return None
+    return decode
+
+
+def store(ctx, file: str, group: tuple, k: int, value: object, path: tuple,
+          scale: str = "fraction", task: str | None = None) -> None:
+    x = stored_float(value, file, path) / (100.0 if scale == "percent" else 1.0)
+    ctx.stored.append(StoredMetric(group, "pass@k", k, x, location(file, path=path), scale, task))
+
+
+def means(flags: list, ks: tuple, key: str = "pass@{}", scale: float = 1) -> dict:
+    """The stored numbers a writer puts in its archive, for each k up to the fewest samples."""
+    nmin = min(map(len, flags))
+    return {key.format(k): scale * mean_pass_at_k(flags, k) for k in ks if k <= nmin}
