@@ -1,14 +1,14 @@
-"""The document formats' typed views (msgspec), and the stored pass@k numbers they keep."""
+"""What the document formats share: typed views (msgspec), located errors, stored numbers."""
 
-from __future__ import annotations
-
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 import msgspec
 
+from passatk.archives.context import BadRecord, Context, doc_scalar_record, path_groups
 from passatk.archives.counts import StoredMetric
-from passatk.archives.errors import location, stored_float
+from passatk.archives.errors import ArchiveError, location, stored_float
 from passatk.archives.harnesses._writers import mean_pass_at_k
 
 _ERRORS = (msgspec.DecodeError, RecursionError)
@@ -21,13 +21,11 @@ def whole(typ: object, needle: bytes, ok: Callable = bool) -> Callable[[bytes], 
     decoder = msgspec.json.Decoder(typ)
 
     def decode(data: bytes) -> object:
-        if data.find(needle, 0, 1 << 20) < 0:
-            return None
         try:
-            doc = decoder.decode(data)
+            doc = decoder.decode(data) if data.find(needle, 0, 1 << 20) >= 0 else None
         except _ERRORS:
             return None
-        return doc if ok(doc) else None
+        return doc if doc is not None and ok(doc) else None
     return decode
 
 
@@ -37,6 +35,11 @@ class Member(NamedTuple):
     record: dict
     member: object
 
+    @classmethod
+    def of(cls, doc: object, key: str) -> "Member":
+        """The same of a plain (or streamed) document."""
+        return doc if isinstance(doc, cls) else cls(doc_scalar_record(doc), doc.get(key))
+
 
 def member(key: str, typ: object, refuse: frozenset) -> Callable[[bytes], Member | None]:
     """A view of the member ``key`` as ``typ``, the rest skipped; None when the bytes are not
@@ -44,10 +47,8 @@ def member(key: str, typ: object, refuse: frozenset) -> Callable[[bytes], Member
     decoder, needle = msgspec.json.Decoder(typ), f'"{key}"'.encode()
 
     def decode(data: bytes) -> Member | None:
-        if needle not in data:
-            return None
         try:
-            top = _TOP.decode(data)
+            top = _TOP.decode(data) if needle in data else {}
             if key not in top or refuse & top.keys():
                 return None
             return Member({k: msgspec.json.decode(v) for k, v in top.items()
@@ -57,7 +58,22 @@ def member(key: str, typ: object, refuse: frozenset) -> Callable[[bytes], Member
     return decode
 
 
-def store(ctx, file: str, group: tuple, k: int, value: object, path: tuple,
+def begin(ctx: Context, file: str, metric: str = "pass@k") -> tuple[tuple, dict]:
+    """Start reading ``file``: its metric checked; the ``by`` fields and those of its path."""
+    ctx.set_metric(metric, file)
+    return ctx.options.by, path_groups(ctx.options.by, file)
+
+
+@contextlib.contextmanager
+def fatal(file: str, path: tuple | None = None) -> Iterator[None]:
+    """A BadRecord inside is an ArchiveError of the whole file (at ``path`` when given)."""
+    try:
+        yield
+    except BadRecord as e:
+        raise ArchiveError(file, e.what, path=e.path if path is None else path) from None
+
+
+def store(ctx: Context, file: str, group: tuple, k: int, value: object, path: tuple,
           scale: str = "fraction", task: str | None = None) -> None:
     x = stored_float(value, file, path) / (100.0 if scale == "percent" else 1.0)
     ctx.stored.append(StoredMetric(group, "pass@k", k, x, location(file, path=path), scale, task))

@@ -20,7 +20,7 @@ def matches(doc: object, file: str = "") -> bool:
 
 def read(file: str, ctx: Context, doc: dict | Member) -> None:
     ctx.set_metric("pass@k", file)
-    record, scored = (doc.record, doc.member) if isinstance(doc, Member) else (doc, doc[KEY])
+    record, scored = Member.of(doc, KEY)
     group = document_group(file, ctx, record)
     if not scored:
         raise ArchiveError(file, f"no tasks under $.{KEY}", path=(KEY,))

@@ -5,10 +5,10 @@ from typing import Literal
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, doc_scalar_record, group_from, path_groups
+from passatk.archives.context import BadRecord, Context, doc_scalar_record, group_from
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses._patterns import PASS_AT, stored_numbers
-from passatk.archives.harnesses._typed import means, store, whole
+from passatk.archives.harnesses._typed import begin, fatal, means, store, whole
 from passatk.archives.harnesses._writers import WriteOptions, check_passes, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.documents import StreamedDict, load
@@ -73,9 +73,7 @@ def _status(value: object, allowed: tuple, name: str, path: tuple) -> None:
 
 def read(file: str, ctx: Context, doc: dict | View) -> None:
     """Add one EvalPlus document; ``$.eval`` is read once, one task at a time."""
-    ctx.set_metric("pass@k", file)
-    by = ctx.options.by
-    pathvals = path_groups(by, file)
+    by, pathvals = begin(ctx, file)
     if isinstance(doc, View) and not set(by) <= {*pathvals, "metric_set", *doc.record()}:
         doc = load(file)  # the plain document: ``by`` names a field the view lacks
     if (v := version(doc)) is None:
@@ -106,11 +104,9 @@ def _stored(file: str, ctx: Context, stored: dict, groups: list) -> None:
 
 def _groups(file: str, by: tuple, pathvals: dict, doc: dict | View) -> list:
     record = doc.record() if isinstance(doc, View) else doc_scalar_record(doc)
-    try:
+    with fatal(file, ()):
         return [group_from(by, pathvals, record, (("metric_set", m),), "document")
                 for m in ("base", "plus")]
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=()) from None
 
 
 def _rows(file: str, ctx: Context, ev: dict, v: int) -> tuple[list, bool]:

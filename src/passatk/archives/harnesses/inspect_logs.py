@@ -1,8 +1,6 @@
 """Inspect AI logs, ``.json`` (one ``EvalLog``) and ``.eval`` (a zip of JSON members): n = the
 epochs of a sample; groups ``task``, ``model``, ``scorer`` (docs/formats.md)."""
 
-from __future__ import annotations
-
 import contextlib
 import io
 import json
@@ -18,9 +16,9 @@ from typing import Any
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, group_from, path_groups, task_id
+from passatk.archives.context import BadRecord, Context, group_from, task_id
 from passatk.archives.errors import ArchiveError
-from passatk.archives.harnesses._typed import whole
+from passatk.archives.harnesses._typed import begin, fatal, whole
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import ZIP_MAGIC, max_record_bytes, open_binary
@@ -142,15 +140,12 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def read_json(file: str, ctx: Context, doc: dict | View) -> None:
-    ctx.set_metric("pass@k", file)
+    _, pathvals = begin(ctx, file)
     typed = isinstance(doc, View)
-    try:
+    with fatal(file):
         spec = doc.eval if typed else view({"eval": _spec(doc)}, _Header).eval
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=e.path) from None
     status = doc.status if typed else doc.get("status")
     _status_note(file, ctx, status if isinstance(status, str) else "?")
-    pathvals = path_groups(ctx.options.by, file)
     for i, raw in enumerate(doc.samples if typed else doc["samples"]):
         try:
             _add_sample(ctx, raw if typed else view(raw, _Sample), pathvals,
@@ -230,10 +225,8 @@ def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int)
 def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
     for name in ("header.json", "_journal/start.json"):
         if name in z.namelist():
-            try:
+            with fatal(f"{file}: {name}"):
                 header = decoded(_HEADER, _member(file, z, z.getinfo(name)))
-            except BadRecord as e:
-                raise ArchiveError(f"{file}: {name}", e.what, path=e.path) from None
             _status_note(file, ctx, header.status)
             return (("task", header.eval.task), ("model", header.eval.model))
     raise ArchiveError(file, "a zip archive without header.json or _journal/start.json is no "
@@ -241,8 +234,7 @@ def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
 
 
 def read_zip(file: str, ctx: Context) -> None:
-    ctx.set_metric("pass@k", file)
-    pathvals = path_groups(ctx.options.by, file)
+    _, pathvals = begin(ctx, file)
     with _seekable(file) as raw:
         try:
             z = zipfile.ZipFile(raw)

@@ -3,12 +3,12 @@
 
 import json
 
-from passatk.archives.context import BadRecord, Context, group_from, path_groups, task_id
+from passatk.archives.context import BadRecord, Context, group_from, task_id
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import is_flag
 from passatk.archives.harnesses._patterns import DATE
-from passatk.archives.harnesses._typed import store
+from passatk.archives.harnesses._typed import begin, store
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 
@@ -62,18 +62,16 @@ def _kept(p: dict, o) -> bool:
 
 
 def read(file: str, ctx: Context, doc: list) -> None:
-    ctx.set_metric("pass@k", file)
-    o = ctx.options
-    pathvals = path_groups(o.by, file)
+    by, pathvals = begin(ctx, file)
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no problems in the list", path=())
     failures = hints.failures(ctx, file)
     for i, p in enumerate(doc):
         try:
             task, graded = _problem(p)
-            if not _kept(p, o):
+            if not _kept(p, ctx.options):
                 continue
-            group = group_from(o.by, pathvals, p)
+            group = group_from(by, pathvals, p)
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue

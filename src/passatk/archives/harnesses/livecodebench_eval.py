@@ -7,9 +7,9 @@ from itertools import islice
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, group_from, path_groups
+from passatk.archives.context import BadRecord, Context, group_from
 from passatk.archives.errors import ArchiveError
-from passatk.archives.harnesses._typed import store, whole
+from passatk.archives.harnesses._typed import begin, fatal, store, whole
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.views import shape, view
@@ -61,14 +61,12 @@ def _passed(generation: list, where: tuple) -> bool:
 
 
 def read(file: str, ctx: Context, doc: list | View) -> None:
-    ctx.set_metric("pass@k", file)
-    by, typed = ctx.options.by, isinstance(doc, View)
+    by, pathvals = begin(ctx, file)
+    typed = isinstance(doc, View)
     metrics, results = (doc.metrics, doc.results) if typed else _parts(file, doc)
-    try:
+    with fatal(file):
         metrics = metrics if typed else view(metrics, _Metrics, (0,))
-        group = group_from(by, path_groups(by, file), None, (), "document")
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=e.path) from None
+        group = group_from(by, pathvals, None, (), "document")
     for task, gens in results.items():
         try:
             gens = gens if typed else view(gens, list[list[bool | int]], (1, task))

@@ -2,20 +2,12 @@
 
 import msgspec
 
-from passatk.archives.context import (
-    BadRecord,
-    Context,
-    doc_scalar_record,
-    group_from,
-    path_groups,
-    require,
-    task_id,
-)
+from passatk.archives.context import BadRecord, Context, group_from, require, task_id
 from passatk.archives.errors import ArchiveError, kind
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import Flag, pass_flag
 from passatk.archives.harnesses._patterns import PREFIXED_PASS_AT, stored_numbers
-from passatk.archives.harnesses._typed import Member, means, member, store
+from passatk.archives.harnesses._typed import Member, begin, means, member, store
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.documents import load
@@ -37,14 +29,11 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def read(file: str, ctx: Context, doc: dict | Member) -> None:
-    ctx.set_metric("pass@k", file)
-    by = ctx.options.by
-    pathvals = path_groups(by, file)
+    by, pathvals = begin(ctx, file)
     if isinstance(doc, Member) and set(by) - set(pathvals):
         doc = load(file)  # group fields of the details: the plain document
     typed = isinstance(doc, Member)
-    top, details = (doc.record, doc.member) if typed else (doc_scalar_record(doc),
-                                                           doc.get("details"))
+    top, details = Member.of(doc, "details")
     if not details:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups, failures = set(), hints.failures(ctx, file)

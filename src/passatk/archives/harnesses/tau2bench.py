@@ -1,16 +1,13 @@
 """tau2-bench ``Results`` JSON (``tau2 run``; pass^k over trials), counted as tau2-bench's
 ``agent_metrics.py`` counts; groups ``model`` and ``domain`` (docs/formats.md)."""
 
-from __future__ import annotations
-
 import math
 from collections import Counter
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, group_from, path_groups, task_id
-from passatk.archives.errors import ArchiveError
-from passatk.archives.harnesses._typed import whole
+from passatk.archives.context import BadRecord, Context, group_from, task_id
+from passatk.archives.harnesses._typed import begin, fatal, whole
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.views import view
@@ -38,20 +35,18 @@ class _Reward(msgspec.Struct):
     reward: float | None = None
 
 
-class _Simulation(msgspec.Struct):
+class _Trial(msgspec.Struct):
     task_id: str | int
+    trial: int | None = None
+    termination_reason: str | None = None
+
+
+class _Simulation(_Trial):
     reward_info: _Reward | None = None
-    trial: int | None = None
-    termination_reason: str | None = None
 
 
-class _IndexEntry(msgspec.Struct):
-    """A ``simulation_index`` entry (the "dir" format's ``results.json``, voice runs)."""
-
-    task_id: str | int
-    trial: int | None = None
+class _IndexEntry(_Trial):  # the "dir" format's ``results.json`` (voice runs)
     reward: float | None = None
-    termination_reason: str | None = None
 
 
 class View(msgspec.Struct):
@@ -85,19 +80,15 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def _extras(file: str, doc: dict | View) -> tuple:
-    try:
+    with fatal(file):
         info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=e.path) from None
     return (("model", info.agent_info and info.agent_info.llm),
             ("domain", info.environment_info and info.environment_info.domain_name))
 
 
 def _success(sim: _Simulation | _IndexEntry) -> bool:
-    if isinstance(sim, _IndexEntry):
-        reward, where = sim.reward, ("reward",)
-    else:
-        reward, where = sim.reward_info and sim.reward_info.reward, ("reward_info", "reward")
+    reward, where = (sim.reward, ("reward",)) if isinstance(sim, _IndexEntry) else (
+        sim.reward_info and sim.reward_info.reward, ("reward_info", "reward"))
     if reward is None:
         return False  # tau2: no reward is no success
     if not math.isfinite(reward):
@@ -107,12 +98,10 @@ def _success(sim: _Simulation | _IndexEntry) -> bool:
 
 
 def read(file: str, ctx: Context, doc: dict | View) -> None:
-    ctx.set_metric("pass^k", file)
-    by = ctx.options.by
-    pathvals, extras = path_groups(by, file), _extras(file, doc)
+    by, pathvals = begin(ctx, file, "pass^k")
+    extras, (key, trials, typ) = _extras(file, doc), _trials(doc)
     endings: Counter = Counter()
     left_out = 0
-    key, trials, typ = _trials(doc)
     for i, raw in enumerate(trials):
         try:
             sim = raw if isinstance(raw, typ) else view(raw, typ)
@@ -141,26 +130,21 @@ def read(file: str, ctx: Context, doc: dict | View) -> None:
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     sims = [{"id": f"{t}-{j}", "task_id": str(t), "trial": j, "start_time": "", "end_time": "",
              "duration": 1.0, "termination_reason": "user_stop" if x else "max_steps",
-             "reward_info": {"reward": 1.0 if x else 0.0, "reward_basis": ["DB"]},
-             "messages": []}
+             "reward_info": {"reward": 1.0 if x else 0.0, "reward_basis": ["DB"]}, "messages": []}
             for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
-    dump_json(path, {
-        "timestamp": "2025-01-01T00:00:00",
-        "info": {"git_commit": "0", "num_trials": max((len(p) for p in flags), default=0),
-                 "max_steps": 100, "max_errors": 10,
-                 "user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"},
-                 "agent_info": {"implementation": "llm_agent", "llm": "model"},
-                 "environment_info": {"domain_name": "airline"}},
+    dump_json(path, {"timestamp": "2025-01-01T00:00:00", "info": {
+        "git_commit": "0", "num_trials": max((len(p) for p in flags), default=0), "max_steps": 100,
+        "max_errors": 10, "user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"},
+        "agent_info": {"implementation": "llm_agent", "llm": "model"},
+        "environment_info": {"domain_name": "airline"}},
         "tasks": [{"id": str(t)} for t in tasks], "simulations": sims})
     return [path]
 
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
-        'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
-        "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
-        "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
+SPEC = register(FormatSpec(FormatInfo(
+    "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
+    'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
+    "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
+    "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
     kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
-    priority=1, view=typed_view,
-))
+    priority=1, view=typed_view))

@@ -1,15 +1,8 @@
 """tau-bench trial lists (pass^k): a trial succeeds when ``|reward - 1| <= 1e-6``; n per task."""
 
-from passatk.archives.context import (
-    BadRecord,
-    Context,
-    finite_number,
-    group_from,
-    path_groups,
-    require,
-    task_id,
-)
+from passatk.archives.context import BadRecord, Context, finite_number, group_from, require, task_id
 from passatk.archives.errors import ArchiveError, kind
+from passatk.archives.harnesses._typed import begin
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 
@@ -22,9 +15,7 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def read(file: str, ctx: Context, doc: list) -> None:
-    ctx.set_metric("pass^k", file)
-    by = ctx.options.by
-    pathvals = path_groups(by, file)
+    by, pathvals = begin(ctx, file, "pass^k")
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no trials in the list", path=())
     for i, t in enumerate(doc):
