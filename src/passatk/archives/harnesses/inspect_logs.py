@@ -26,7 +26,6 @@ from passatk.archives.io.views import decoded, view
 from passatk.errors import Message, Option
 
 _LETTERS = {"C": 1.0, "I": 0.0, "N": 0.0, "P": 0.5}  # Inspect's CORRECT, INCORRECT, ...
-_Value = str | bool | int | float | list | dict | None
 ZIP_ZSTANDARD = 93  # the method Inspect writes with (zipfile_zstd; the stdlib from 3.14)
 _UNREADABLE = (zipfile.BadZipFile, NotImplementedError, RuntimeError, OSError, EOFError,
                ValueError, zlib.error, lzma.LZMAError)
@@ -43,7 +42,7 @@ class _Header(msgspec.Struct):
 
 
 class _Score(msgspec.Struct):
-    value: _Value = None
+    value: Any = None
 
 
 class _Sample(msgspec.Struct):
@@ -57,7 +56,7 @@ class View(msgspec.Struct):
     """The typed view of a whole ``.json`` log: the messages and events are skipped."""
 
     version: msgspec.Raw
-    status: _Value
+    status: Any
     eval: _Spec
     samples: list[_Sample]
 
@@ -155,8 +154,7 @@ def read_json(file: str, ctx: Context, doc: dict | View) -> None:
 
 
 def probe_zip(head: bytes, file: str = "") -> bool:
-    """Whether the first member (the local file header's name) is ``_journal/...``,
-    ``header.json``, ``summaries.json`` or a sample."""
+    """Whether the first member (named in its local file header) is one of Inspect's."""
     if not head.startswith(ZIP_MAGIC) or len(head) < 30:
         return False
     name = head[30:30 + int.from_bytes(head[26:28], "little")].decode("utf-8", "replace")
@@ -200,8 +198,7 @@ def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 
 def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int) -> bytes:
-    """A zstd member where zipfile lacks zstd: the raw bytes after the local header,
-    decompressed by zstandard (passatk's zstd extra), the CRC checked."""
+    """A zstd member where zipfile lacks zstd: its raw bytes, decompressed, the CRC checked."""
     from passatk.archives.io.opening import _zstandard
 
     z.fp.seek(info.header_offset)
@@ -222,17 +219,6 @@ def _zstd_member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo, cap: int)
     return data
 
 
-def _zip_header(file: str, ctx: Context, z: zipfile.ZipFile) -> tuple:
-    for name in ("header.json", "_journal/start.json"):
-        if name in z.namelist():
-            with fatal(f"{file}: {name}"):
-                header = decoded(_HEADER, _member(file, z, z.getinfo(name)))
-            _status_note(file, ctx, header.status)
-            return (("task", header.eval.task), ("model", header.eval.model))
-    raise ArchiveError(file, "a zip archive without header.json or _journal/start.json is no "
-                       "Inspect log")
-
-
 def read_zip(file: str, ctx: Context) -> None:
     _, pathvals = begin(ctx, file)
     with _seekable(file) as raw:
@@ -241,7 +227,15 @@ def read_zip(file: str, ctx: Context) -> None:
         except _UNREADABLE as e:
             raise ArchiveError(file, f"not a readable zip archive ({e})") from None
         with z:
-            base = _zip_header(file, ctx, z)
+            name = next((n for n in ("header.json", "_journal/start.json") if n in z.namelist()),
+                        None)
+            if name is None:
+                raise ArchiveError(file, "a zip archive without header.json or "
+                                   "_journal/start.json is no Inspect log")
+            with fatal(f"{file}: {name}"):
+                header = decoded(_HEADER, _member(file, z, z.getinfo(name)))
+            _status_note(file, ctx, header.status)
+            base = (("task", header.eval.task), ("model", header.eval.model))
             for info in z.infolist():
                 if info.filename.startswith("samples/") and info.filename.endswith(".json"):
                     try:
@@ -268,11 +262,15 @@ def _log(tasks: list, flags: list) -> tuple[dict, list]:
     return header, samples
 
 
+def _put(path: str, data: bytes) -> list[str]:
+    with atomic_stream(path) as f:
+        f.write(data)
+    return [path]
+
+
 def write_json(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     header, samples = _log(tasks, flags)
-    with atomic_stream(path) as f:
-        f.write(json.dumps({**header, "samples": samples}, indent=2).encode())
-    return [path]
+    return _put(path, json.dumps({**header, "samples": samples}, indent=2).encode())
 
 
 def write_zip(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
@@ -284,25 +282,18 @@ def write_zip(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[s
         for s in samples:
             z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
         z.writestr("header.json", json.dumps(header))
-    with atomic_stream(path) as f:
-        f.write(buf.getvalue())
-    return [path]
+    return _put(path, buf.getvalue())
 
 
 _PASSES = ('a score passes when its value is "C" or true ("I", "N" fail); "P" and other '
            "numbers need threshold; n = epochs; groups task, model, scorer")
-SPEC = register(FormatSpec(
-    FormatInfo("inspect-ai", "Inspect AI", "*.json log",
-               'JSON object with "version", "status", "eval" {"task", "model"} and "samples"',
-               _PASSES),
+SPEC = register(FormatSpec(FormatInfo(
+    "inspect-ai", "Inspect AI", "*.json log",
+    'JSON object with "version", "status", "eval" {"task", "model"} and "samples"', _PASSES),
     kind="document", read=read_json, write=write_json, probe=matches, summary=_log_summary,
-    view=typed_view,
-    aliases=("inspect", "inspect_ai"), column_options=("threshold",), priority=4,
-))
-ZIP_SPEC = register(FormatSpec(
-    FormatInfo("inspect-ai-eval", "Inspect AI", "*.eval log (zip)",
-               "a zip archive whose first member is _journal/..., header.json or samples/...",
-               _PASSES),
-    kind="zip", read=read_zip, write=write_zip, probe=probe_zip,
-    aliases=("inspect-eval",), names=("*.eval",), column_options=("threshold",),
-))
+    view=typed_view, aliases=("inspect", "inspect_ai"), column_options=("threshold",), priority=4))
+ZIP_SPEC = register(FormatSpec(FormatInfo(
+    "inspect-ai-eval", "Inspect AI", "*.eval log (zip)",
+    "a zip archive whose first member is _journal/..., header.json or samples/...", _PASSES),
+    kind="zip", read=read_zip, write=write_zip, probe=probe_zip, aliases=("inspect-eval",),
+    names=("*.eval",), column_options=("threshold",)))
