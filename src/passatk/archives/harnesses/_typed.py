@@ -16,8 +16,7 @@ _TOP = msgspec.json.Decoder(dict[str, msgspec.Raw])
 
 
 def whole(typ: object, needle: bytes, ok: Callable = bool) -> Callable[[bytes], object]:
-    """A view: the bytes as ``typ`` when ``needle`` is in their first MiB (a view tried in
-    vain costs a pass), they decode cleanly and ``ok(doc)``; else None."""
+    """A view: the bytes as ``typ`` if ``needle`` is in their first MiB and ``ok(doc)``."""
     decoder = msgspec.json.Decoder(typ)
 
     def decode(data: bytes) -> object:
@@ -42,8 +41,7 @@ class Member(NamedTuple):
 
 
 def member(key: str, typ: object, refuse: frozenset) -> Callable[[bytes], Member | None]:
-    """A view of the member ``key`` as ``typ``, the rest skipped; None when the bytes are not
-    cleanly one, or the top level has a key of ``refuse`` (a format probed before)."""
+    """A view of the member ``key`` as ``typ``, none with a key of ``refuse`` (probed first)."""
     decoder, needle = msgspec.json.Decoder(typ), f'"{key}"'.encode()
 
     def decode(data: bytes) -> Member | None:
@@ -59,7 +57,7 @@ def member(key: str, typ: object, refuse: frozenset) -> Callable[[bytes], Member
 
 
 def begin(ctx: Context, file: str, metric: str = "pass@k") -> tuple[tuple, dict]:
-    """Start reading ``file``: its metric checked; the ``by`` fields and those of its path."""
+    """Set the metric of ``file``; the ``by`` fields and the values of those in its path."""
     ctx.set_metric(metric, file)
     return ctx.options.by, path_groups(ctx.options.by, file)
 

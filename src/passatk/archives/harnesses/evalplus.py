@@ -20,17 +20,13 @@ _Scalar = str | int | float | bool | None | msgspec.UnsetType
 _UNSET = msgspec.UNSET
 
 
-class Sample(msgspec.Struct, gc=False):  # strings only: no cycles to collect
-    """One v2/v3 sample: only the fields counted (the solution is skipped, not decoded)."""
-
+class Sample(msgspec.Struct, gc=False):  # the fields counted; strings only: no cycles
     base_status: _Status
     plus_status: _Status = None
     task_id: str | msgspec.UnsetType | None = _UNSET
 
 
-class View(msgspec.Struct):
-    """The typed view of a v2/v3 document (v1 is read from plain values)."""
-
+class View(msgspec.Struct):  # a v2/v3 document (v1 is read from plain values)
     eval: dict[str, list[Sample]]
     pass_at_k: dict[str, dict[str, object]] | None = None
     date: _Scalar = _UNSET

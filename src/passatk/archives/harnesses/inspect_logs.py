@@ -52,9 +52,7 @@ class _Sample(msgspec.Struct):
     error: Any = None
 
 
-class View(msgspec.Struct):
-    """The typed view of a whole ``.json`` log: the messages and events are skipped."""
-
+class View(msgspec.Struct):  # a whole ``.json`` log; the messages and events are skipped
     version: msgspec.Raw
     status: Any
     eval: _Spec
@@ -120,18 +118,15 @@ def _spec(doc: dict) -> dict:
 
 
 def _is_header(doc: object) -> bool:
-    if not (isinstance(doc, dict) and "status" in doc and "version" in doc
-            and isinstance(doc.get("eval"), dict)):
-        return False
-    spec = _spec(doc)
-    return isinstance(spec.get("task"), str) and isinstance(spec.get("model"), str)
+    return (isinstance(doc, dict) and "status" in doc and "version" in doc
+            and isinstance(doc.get("eval"), dict) and len(spec := _spec(doc)) == 2
+            and all(isinstance(v, str) for v in spec.values()))
 
 
 def _log_summary(file: str, doc: object) -> str | None:
-    if _is_header(doc) and not isinstance(doc.get("samples"), list):
-        return ("an Inspect log without samples (written with --no-log-samples, or a header): "
-                "only aggregate results; passatk needs the samples")
-    return None
+    return ("an Inspect log without samples (written with --no-log-samples, or a header): only "
+            "aggregate results; passatk needs the samples") if _is_header(doc) and not \
+        isinstance(doc.get("samples"), list) else None
 
 
 def matches(doc: object, file: str = "") -> bool:

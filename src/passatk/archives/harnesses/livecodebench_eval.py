@@ -18,20 +18,13 @@ _METRIC = re.compile(r"pass@([1-9][0-9]{0,5})\Z")
 _Metrics = dict[str, float | dict[str, dict[str, float]]]
 
 
-class View(msgspec.Struct, array_like=True):
-    """The typed view of the whole ``[metrics, results, metadata]`` list."""
-
+class View(msgspec.Struct, array_like=True):  # the whole [metrics, results, metadata]
     metrics: _Metrics
     results: dict[str, list[list[bool | int]]]
     metadata: msgspec.Raw
 
 
-_view = whole(View, b'"detail"', lambda doc: isinstance(doc.metrics.get("detail"), dict))
-
-
-def typed_view(data: bytes) -> View | None:
-    """The typed view, not tried unless the bytes are a list with "detail" in its first MiB."""
-    return _view(data) if data[:4096].lstrip()[:1] == b"[" else None
+typed_view = whole(View, b'"detail"', lambda doc: isinstance(doc.metrics.get("detail"), dict))
 
 
 def matches(doc: object, file: str = "") -> bool:

@@ -49,9 +49,7 @@ class _IndexEntry(_Trial):  # the "dir" format's ``results.json`` (voice runs)
     reward: float | None = None
 
 
-class View(msgspec.Struct):
-    """The typed view of a whole ``Results`` document: the messages are skipped, not decoded."""
-
+class View(msgspec.Struct):  # a whole ``Results`` document; the messages are skipped
     info: _Info
     tasks: msgspec.Raw
     simulations: list[_Simulation] | None = None
