@@ -176,8 +176,8 @@ def _member(file: str, z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     if info.file_size > cap:
         raise ArchiveError(file, f"member {name} is {info.file_size} bytes, over the "
                            f"record-length cap of {cap} (PASSATK_MAX_RECORD_BYTES)")
-    zstandard = sys.modules.get("zstandard")  # importing inspect_ai gives zipfile zstd: its
-    zstd_errors = (zstandard.ZstdError,) if zstandard is not None else ()  # errors, then
+    zstandard = sys.modules.get("zstandard")  # a zipfile given zstd (by inspect_ai) raises it
+    zstd_errors = (zstandard.ZstdError,) if zstandard is not None else ()
     try:
         if info.compress_type == ZIP_ZSTANDARD and getattr(zipfile, "ZIP_ZSTANDARD",
                                                            None) != ZIP_ZSTANDARD:

@@ -32,13 +32,12 @@ def read(file: str, ctx: Context, doc: dict | Member) -> None:
     by, pathvals = begin(ctx, file)
     if isinstance(doc, Member) and set(by) - set(pathvals):
         doc = load(file)  # group fields of the details: the plain document
-    typed = isinstance(doc, Member)
     top, details = Member.of(doc, "details")
     if not details:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups, failures = set(), hints.failures(ctx, file)
     for key, d in details.items() if isinstance(details, dict) else enumerate(details):
-        d = msgspec.structs.asdict(d) if typed else d
+        d = msgspec.structs.asdict(d) if isinstance(d, _Detail) else d
         try:
             if not isinstance(d, dict):
                 raise BadRecord(f"must be an object, got {kind(d)}")
