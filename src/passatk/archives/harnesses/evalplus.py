@@ -171,8 +171,7 @@ def _v1_task(entry: object) -> tuple:
         raise BadRecord(f"base must be a list, got {show(base)}", ("base",))
     n = len(base)
     if "nfiles" in entry and entry["nfiles"] != n:
-        raise BadRecord(f"nfiles is {show(entry['nfiles'])} but base has {n} results",
-                        ("nfiles",))
+        raise BadRecord(f"nfiles is {show(entry['nfiles'])} but base has {n} results", ("nfiles",))
     if "files" in entry and (not isinstance(entry["files"], list) or len(entry["files"]) != n):
         raise BadRecord(f"files must list {n} paths, one per base result", ("files",))
     if not isinstance(plus, list):

@@ -153,8 +153,7 @@ def probe_zip(head: bytes, file: str = "") -> bool:
     if not head.startswith(ZIP_MAGIC) or len(head) < 30:
         return False
     name = head[30:30 + int.from_bytes(head[26:28], "little")].decode("utf-8", "replace")
-    return name.startswith(("_journal/", "samples/")) or name in ("header.json",
-                                                                  "summaries.json")
+    return name.startswith(("_journal/", "samples/")) or name in ("header.json", "summaries.json")
 
 
 @contextlib.contextmanager
@@ -234,8 +233,7 @@ def read_zip(file: str, ctx: Context) -> None:
             for info in z.infolist():
                 if info.filename.startswith("samples/") and info.filename.endswith(".json"):
                     try:
-                        _add_sample(ctx, decoded(_SAMPLE, _member(file, z, info)), pathvals,
-                                    base)
+                        _add_sample(ctx, decoded(_SAMPLE, _member(file, z, info)), pathvals, base)
                     except BadRecord as e:
                         ctx.bad(f"{file}: {info.filename}", e.what, path=e.path)
 
