@@ -1,41 +1,43 @@
 """OpenCompass results JSON with per-sample ``details``; stored ``*pass@k`` numbers in percent."""
 
-from __future__ import annotations
+import msgspec
 
-from passatk.archives.context import (
-    BadRecord,
-    Context,
-    doc_scalar_record,
-    group_from,
-    path_groups,
-    require,
-    task_id,
-)
-from passatk.archives.counts import StoredMetric
-from passatk.archives.errors import ArchiveError, kind, location, stored_float
+from passatk.archives.context import BadRecord, Context, group_from, require, task_id
+from passatk.archives.errors import ArchiveError, kind
 from passatk.archives.harnesses import _hints as hints
-from passatk.archives.harnesses._flags import pass_flag
+from passatk.archives.harnesses._flags import Flag, pass_flag
 from passatk.archives.harnesses._patterns import PREFIXED_PASS_AT, stored_numbers
-from passatk.archives.harnesses._writers import WriteOptions, dump_json, mean_pass_at_k
+from passatk.archives.harnesses._typed import Member, begin, means, member, store
+from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
+from passatk.archives.io.documents import load
+
+
+class _Detail(msgspec.Struct):
+    task_id: str | int
+    passed: Flag
+    result: object = None
+
+
+#: the keys the formats probed before need (tau2-bench "info", multipl-e "name", ...)
+view = member("details", dict[str, _Detail] | list[_Detail],
+              frozenset({"eval", "raw_scored_generations", "info", "name"}))
 
 
 def matches(doc: object, file: str = "") -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("details"), (dict, list))
 
 
-def read(file: str, ctx: Context, doc: dict) -> None:
-    ctx.set_metric("pass@k", file)
-    by = ctx.options.by
-    pathvals = path_groups(by, file)
-    top = doc_scalar_record(doc)
-    details = doc.get("details")
+def read(file: str, ctx: Context, doc: dict | Member) -> None:
+    by, pathvals = begin(ctx, file)
+    if isinstance(doc, Member) and set(by) - set(pathvals):
+        doc = load(file)  # group fields of the details: the plain document
+    top, details = Member.of(doc, "details")
     if not details:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
-    groups = set()
-    failures = hints.failures(ctx, file)
-    items = details.items() if isinstance(details, dict) else enumerate(details)
-    for key, d in items:
+    groups, failures = set(), hints.failures(ctx, file)
+    for key, d in details.items() if isinstance(details, dict) else enumerate(details):
+        d = msgspec.structs.asdict(d) if isinstance(d, _Detail) else d
         try:
             if not isinstance(d, dict):
                 raise BadRecord(f"must be an object, got {kind(d)}")
@@ -48,31 +50,23 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         groups.add(group)
         ctx.add(group, task, 1, int(passed))
         failures.add(passed, d.get("result"))
-    for key, k, value in stored_numbers(doc, PREFIXED_PASS_AT):
+    for key, k, value in stored_numbers(top, PREFIXED_PASS_AT):
         for group in sorted(groups, key=repr) or [()]:
-            ctx.stored.append(StoredMetric(group, "pass@k", k,
-                                           stored_float(value, file, (key,)) / 100.0,
-                                           location(file, path=(key,)), "percent"))
+            store(ctx, file, group, k, value, (key,), "percent")
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    details = {}
-    for t, p in zip(tasks, flags, strict=True):
-        for x in p:
-            details[str(len(details))] = {"task_id": t, "completion": "",
-                                          "result": "passed" if x else "failed",
-                                          "passed": x}
-    doc = {"details": details}
-    if opts.stored:
-        doc = {"humaneval_pass@1": 100 * mean_pass_at_k(flags, 1), **doc}
-    dump_json(path, doc)
+    samples = [(t, x) for t, p in zip(tasks, flags, strict=True) for x in p]
+    details = {"details": {str(i): {"task_id": t, "completion": "",
+                                    "result": "passed" if x else "failed", "passed": x}
+                           for i, (t, x) in enumerate(samples)}}
+    dump_json(path, {**(means(flags, (1,), "humaneval_pass@{}", 100) if opts.stored else {}),
+                     **details})
     return [path]
 
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "opencompass", "OpenCompass", "results JSON per (model, dataset)",
-        'JSON document with "details"',
-        'one detail per sample: "passed" is a true pass flag; stored *pass@k in percent'),
-    kind="document", read=read, write=write, probe=matches,
-))
+SPEC = register(FormatSpec(FormatInfo(
+    "opencompass", "OpenCompass", "results JSON per (model, dataset)",
+    'JSON document with "details"',
+    'one detail per sample: "passed" is a true pass flag; stored *pass@k in percent'),
+    kind="document", read=read, write=write, probe=matches, view=view))

@@ -1,24 +1,13 @@
-"""tau2-bench ``Results`` JSON (what ``tau2 run`` writes; pass^k over trials).
-
-``{"timestamp", "info": {"num_trials", "agent_info": {"llm"}, "environment_info":
-{"domain_name"}, ...}, "tasks": [...], "simulations": [{"task_id", "trial", "reward_info":
-{"reward"}, "termination_reason", ...}]}``. As tau2-bench's ``agent_metrics.py`` counts:
-a trial succeeds when ``1 - 1e-6 <= reward <= 1 + 1e-6``; a simulation without
-``reward_info`` is a failure; one that ended ``infrastructure_error`` is left out of n (a
-note says how many). Every row carries the group fields ``model`` (the agent's LLM) and
-``domain``, so runs of different models or domains are never pooled, even with ``merge``.
-``termination_reason`` is a record field for ``by``, and a note counts the failed endings.
-"""
-
-from __future__ import annotations
+"""tau2-bench ``Results`` JSON (``tau2 run``; pass^k over trials), counted as tau2-bench's
+``agent_metrics.py`` counts; groups ``model`` and ``domain`` (docs/formats.md)."""
 
 import math
 from collections import Counter
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, group_from, path_groups, task_id
-from passatk.archives.errors import ArchiveError
+from passatk.archives.context import BadRecord, Context, group_from, task_id
+from passatk.archives.harnesses._typed import begin, fatal, whole
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.views import view
@@ -46,26 +35,21 @@ class _Reward(msgspec.Struct):
     reward: float | None = None
 
 
-class _Simulation(msgspec.Struct):
+class _Trial(msgspec.Struct):
     task_id: str | int
+    trial: int | None = None
+    termination_reason: str | None = None
+
+
+class _Simulation(_Trial):
     reward_info: _Reward | None = None
-    trial: int | None = None
-    termination_reason: str | None = None
 
 
-class _IndexEntry(msgspec.Struct):
-    """A ``simulation_index`` entry: the "dir" format's ``results.json`` (voice runs) keeps
-    the simulations in ``simulations/<id>.json`` and this summary of each beside them."""
-
-    task_id: str | int
-    trial: int | None = None
+class _IndexEntry(_Trial):  # the "dir" format's ``results.json`` (voice runs)
     reward: float | None = None
-    termination_reason: str | None = None
 
 
-class View(msgspec.Struct):
-    """The typed view of a whole ``Results`` document: the messages are skipped, not decoded."""
-
+class View(msgspec.Struct):  # a whole ``Results`` document; the messages are skipped
     info: _Info
     tasks: msgspec.Raw
     simulations: list[_Simulation] | None = None
@@ -75,26 +59,13 @@ class View(msgspec.Struct):
         return getattr(self, key)
 
 
-_DECODER = msgspec.json.Decoder(View)
-
-
-def typed_view(data: bytes) -> View | None:
-    """The typed view of a tau2 ``Results`` document; None when the bytes are not one (or not
-    cleanly: the plain reader then locates what is wrong); not tried without "info" in the
-    first MiB."""
-    if data.find(b'"info"', 0, 1 << 20) < 0:
-        return None
-    try:
-        doc = _DECODER.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        return None
-    return doc if doc.simulations is not None or doc.simulation_index is not None else None
+typed_view = whole(View, b'"info"', lambda d: d.simulations is not None
+                   or d.simulation_index is not None)
 
 
 def _trials(doc: dict | View) -> tuple[str, list, type]:
     """Where the trials are: ``simulations``, or the "dir" format's ``simulation_index``."""
-    sims = doc.get("simulations")
-    index = doc.get("simulation_index")
+    sims, index = doc.get("simulations"), doc.get("simulation_index")
     if isinstance(index, list) and not (isinstance(sims, list) and sims):
         return "simulation_index", index, _IndexEntry
     return "simulations", sims, _Simulation
@@ -107,36 +78,28 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def _extras(file: str, doc: dict | View) -> tuple:
-    try:
+    with fatal(file):
         info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=e.path) from None
-    llm = info.agent_info.llm if info.agent_info is not None else None
-    domain = info.environment_info.domain_name if info.environment_info is not None else None
-    return (("model", llm), ("domain", domain))
+    return (("model", info.agent_info and info.agent_info.llm),
+            ("domain", info.environment_info and info.environment_info.domain_name))
 
 
 def _success(sim: _Simulation | _IndexEntry) -> bool:
-    if isinstance(sim, _IndexEntry):
-        reward = sim.reward
-    else:
-        reward = sim.reward_info.reward if sim.reward_info is not None else None
+    reward, where = (sim.reward, ("reward",)) if isinstance(sim, _IndexEntry) else (
+        sim.reward_info and sim.reward_info.reward, ("reward_info", "reward"))
     if reward is None:
         return False  # tau2: no reward is no success
     if not math.isfinite(reward):
-        where = ("reward",) if isinstance(sim, _IndexEntry) else ("reward_info", "reward")
         raise BadRecord(f"reward must be a finite number, got {reward!r}", where)
     # tau2's is_successful literally: abs(reward - 1) <= 1e-6 differs at 1 - 1e-6 itself
     return (1 - SUCCESS_TOLERANCE) <= reward <= (1 + SUCCESS_TOLERANCE)
 
 
 def read(file: str, ctx: Context, doc: dict | View) -> None:
-    ctx.set_metric("pass^k", file)
-    o = ctx.options
-    pathvals, extras = path_groups(o.by, file), _extras(file, doc)
+    by, pathvals = begin(ctx, file, "pass^k")
+    extras, (key, trials, typ) = _extras(file, doc), _trials(doc)
     endings: Counter = Counter()
     left_out = 0
-    key, trials, typ = _trials(doc)
     for i, raw in enumerate(trials):
         try:
             sim = raw if isinstance(raw, typ) else view(raw, typ)
@@ -144,8 +107,8 @@ def read(file: str, ctx: Context, doc: dict | View) -> None:
                 left_out += 1
                 continue
             ok = _success(sim)
-            record = {"termination_reason": sim.termination_reason, "trial": sim.trial}
-            group = group_from(o.by, pathvals, record, extras, "simulation")
+            group = group_from(by, pathvals, {"termination_reason": sim.termination_reason,
+                                              "trial": sim.trial}, extras, "simulation")
             task = task_id(sim.task_id)
         except BadRecord as e:
             ctx.bad(file, e.what, path=(key, i, *(e.path or ())))
@@ -153,10 +116,6 @@ def read(file: str, ctx: Context, doc: dict | View) -> None:
         ctx.add(group, task, 1, int(ok))
         if not ok:
             endings[sim.termination_reason] += 1
-    _notes(file, ctx, endings, left_out)
-
-
-def _notes(file: str, ctx: Context, endings: Counter, left_out: int) -> None:
     if left_out:
         ctx.notes.append(f"{file}: {left_out} simulation(s) ended infrastructure_error and are "
                          "left out of n, as tau2-bench leaves them out of its metrics")
@@ -167,28 +126,23 @@ def _notes(file: str, ctx: Context, endings: Counter, left_out: int) -> None:
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    trials = max((len(p) for p in flags), default=0)
     sims = [{"id": f"{t}-{j}", "task_id": str(t), "trial": j, "start_time": "", "end_time": "",
              "duration": 1.0, "termination_reason": "user_stop" if x else "max_steps",
-             "reward_info": {"reward": 1.0 if x else 0.0, "reward_basis": ["DB"]},
-             "messages": []}
+             "reward_info": {"reward": 1.0 if x else 0.0, "reward_basis": ["DB"]}, "messages": []}
             for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
-    doc = {"timestamp": "2025-01-01T00:00:00",
-           "info": {"git_commit": "0", "num_trials": trials, "max_steps": 100, "max_errors": 10,
-                    "user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"},
-                    "agent_info": {"implementation": "llm_agent", "llm": "model"},
-                    "environment_info": {"domain_name": "airline"}},
-           "tasks": [{"id": str(t)} for t in tasks], "simulations": sims}
-    dump_json(path, doc)
+    dump_json(path, {"timestamp": "2025-01-01T00:00:00", "info": {
+        "git_commit": "0", "num_trials": max((len(p) for p in flags), default=0), "max_steps": 100,
+        "max_errors": 10, "user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"},
+        "agent_info": {"implementation": "llm_agent", "llm": "model"},
+        "environment_info": {"domain_name": "airline"}},
+        "tasks": [{"id": str(t)} for t in tasks], "simulations": sims})
     return [path]
 
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
-        'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
-        "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
-        "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
+SPEC = register(FormatSpec(FormatInfo(
+    "tau2-bench", "tau2-bench", "results JSON of tau2 run (data/simulations/*.json)",
+    'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
+    "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
+    "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
     kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
-    priority=1, view=typed_view,
-))
+    priority=1, view=typed_view))

@@ -1,20 +1,8 @@
-"""tau-bench trial lists (pass^k): a trial succeeds when ``|reward - 1| <= 1e-6``.
+"""tau-bench trial lists (pass^k): a trial succeeds when ``|reward - 1| <= 1e-6``; n per task."""
 
-n is counted per task, so ragged trial counts are handled exactly.
-"""
-
-from __future__ import annotations
-
-from passatk.archives.context import (
-    BadRecord,
-    Context,
-    finite_number,
-    group_from,
-    path_groups,
-    require,
-    task_id,
-)
+from passatk.archives.context import BadRecord, Context, finite_number, group_from, require, task_id
 from passatk.archives.errors import ArchiveError, kind
+from passatk.archives.harnesses._typed import begin
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 
@@ -27,9 +15,7 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def read(file: str, ctx: Context, doc: list) -> None:
-    ctx.set_metric("pass^k", file)
-    o = ctx.options
-    pathvals = path_groups(o.by, file)
+    by, pathvals = begin(ctx, file, "pass^k")
     if not isinstance(doc, list) or not doc:
         raise ArchiveError(file, "no trials in the list", path=())
     for i, t in enumerate(doc):
@@ -38,7 +24,7 @@ def read(file: str, ctx: Context, doc: list) -> None:
                 raise BadRecord(f"trial must be an object, got {kind(t)}")
             task = task_id(require(t, "task_id"))
             reward = finite_number(require(t, "reward"), "reward")
-            group = group_from(o.by, pathvals, t)
+            group = group_from(by, pathvals, t)
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i,))
             continue
@@ -46,17 +32,15 @@ def read(file: str, ctx: Context, doc: list) -> None:
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    trials = [{"task_id": t, "reward": 1.0 if x else 0.0, "trial": j, "info": {}, "traj": []}
-              for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
-    dump_json(path, trials)
+    dump_json(path, [{"task_id": t, "reward": 1.0 if x else 0.0, "trial": j, "info": {},
+                      "traj": []} for t, p in zip(tasks, flags, strict=True)
+                     for j, x in enumerate(p)])
     return [path]
 
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "tau-bench", "tau-bench", "results JSON (list of trials)",
-        'JSON list of trials with "task_id" and "reward"',
-        "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
+SPEC = register(FormatSpec(FormatInfo(
+    "tau-bench", "tau-bench", "results JSON (list of trials)",
+    'JSON list of trials with "task_id" and "reward"',
+    "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
     kind="document", read=read, write=write, probe=matches,
-    aliases=("taubench", "tau_bench"), native_ids=True,
-))
+    aliases=("taubench", "tau_bench"), native_ids=True))
