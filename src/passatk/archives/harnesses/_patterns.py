@@ -11,13 +11,9 @@ PASS_AT = re.compile(r"pass@([1-9][0-9]*)\Z")
 PASS_UNDERSCORE_AT = re.compile(r"pass_at_([1-9][0-9]*)\Z")
 #: ``pass@1`` or ``humaneval_pass@1`` (OpenCompass)
 PREFIXED_PASS_AT = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
-#: ``pass@1,create_test``: k and the filter (lm-eval ``results_<date>.json``)
-PASS_AT_FILTER = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")
 #: any of the above in a summary file: pass@1, pass_at_1, humaneval_pass@1, pass@1,create_test
 SUMMARY_PASS_KEY = re.compile(
     r"(?:(?P<pre>.+?)[_/ ])?pass(?:@|_at_)(?P<k>[1-9][0-9]*)(?:,(?P<post>.+))?\Z", re.IGNORECASE)
-#: lm-eval ``samples_<task>_<date>.jsonl``
-LM_EVAL_SAMPLES = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
 #: ``YYYY-MM-DD`` at the start of a text (match; fullmatch for a bare date)
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
