@@ -4,7 +4,10 @@ refuses read again line by line by ``json``, which names the bad line (docs/arch
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
+
+import msgspec
 
 from passatk.archives.context import (
     BadRecord,
@@ -16,6 +19,7 @@ from passatk.archives.context import (
     path_groups,
 )
 from passatk.archives.errors import ArchiveError, show
+from passatk.archives.harnesses import _hints as hints
 from passatk.archives.io import lines
 from passatk.errors import Message, Option
 
@@ -116,3 +120,26 @@ class Lines:
             self.block(lineno, block)
         if self.records == 0 and self.ctx.skip_count == skips:
             raise ArchiveError(self.file, "empty file (no records)")
+
+
+def count_tasks(file: str, ctx: Context, group: tuple, archive: str, tasks: Iterable,
+                typ: object, row: Callable, check: Callable) -> None:
+    """Count each ``(path, task, samples)`` of a document: the samples converted to the typed
+    view ``list[typ]`` at once, each made ``(passed, failure text)`` by ``row(task, sample)``;
+    a list refused (by msgspec or ``row``) goes sample by sample through ``check(task, value)``,
+    whose BadRecord skips the one sample (the failure texts are those of ``archive``)."""
+    failures = hints.failures(ctx, archive)
+    for path, task, samples in tasks:
+        try:
+            rows = [row(task, s) for s in msgspec.convert(samples, list[typ])]
+        except (msgspec.ValidationError, BadRecord):
+            rows = []
+            for i, s in enumerate(samples):
+                try:
+                    rows.append(check(task, s))
+                except BadRecord as e:
+                    ctx.bad(file, e.what, path=(*path, i, *(e.path or ())))
+        for passed, text in rows:
+            failures.add(passed, text)
+        if rows:
+            ctx.add(group, task, len(rows), sum(p for p, _ in rows))

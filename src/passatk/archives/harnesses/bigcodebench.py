@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import os
+from typing import Any, Literal
 
-from passatk.archives.context import Context, document_group, find_beside, load_sidecar
+import msgspec
+
+from passatk.archives.context import BadRecord, Context, document_group, find_beside, load_sidecar
 from passatk.archives.counts import StoredMetric
 from passatk.archives.errors import ArchiveError, kind, location, show, stored_float
-from passatk.archives.harnesses import _hints as hints
+from passatk.archives.harnesses._flags import count_tasks
 from passatk.archives.harnesses._patterns import PASS_AT, stored_numbers
 from passatk.archives.harnesses._writers import WriteOptions, dump_json, mean_pass_at_k
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
 
 STATUSES = ("pass", "fail", "timeout")
+
+
+class _Sample(msgspec.Struct, gc=False):
+    status: Literal["pass", "fail", "timeout"]
+    details: Any = None
 
 
 def matches(doc: object, file: str = "") -> bool:
@@ -39,66 +47,60 @@ def _error(details: object) -> object:
     return details.get("ALL") if isinstance(details, dict) else None
 
 
+def _row(task: str, s: _Sample) -> tuple[bool, object]:
+    return s.status == "pass", _error(s.details)
+
+
+def _check(task: str, s: object) -> tuple[bool, object]:
+    if not isinstance(s, dict) or "status" not in s:
+        raise BadRecord('sample must be an object with a "status"')
+    if s["status"] not in STATUSES:
+        raise BadRecord(f'status must be one of "pass", "fail", "timeout", got '
+                        f"{show(s['status'])}", ("status",))
+    return s["status"] == "pass", _error(s.get("details"))
+
+
+def _tasks(file: str, ctx: Context, ev: dict):
+    for task, samples in ev.items():
+        if not isinstance(samples, list):
+            ctx.bad(file, f"must be a list of samples, got {kind(samples)}", path=("eval", task))
+        elif not samples:
+            ctx.bad(file, "no samples for this task", path=("eval", task))
+        else:
+            yield ("eval", task), task, samples
+
+
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
     group = document_group(file, ctx, doc)
     ev = doc.get("eval")
     if not isinstance(ev, dict) or not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
-    _walk(file, ctx, group, ev)
+    count_tasks(file, ctx, group, file, _tasks(file, ctx, ev), _Sample, _row, _check)
     side = sidecar(file)
-    if side is not None:
-        stored = load_sidecar(side)
-        if not isinstance(stored, dict):
-            raise ArchiveError(side, "must be a JSON object", path=())
-        for key, k, value in stored_numbers(stored, PASS_AT):
-            ctx.stored.append(StoredMetric(group, "pass@k", k, stored_float(value, side, (key,)),
-                                           location(side, path=(key,)), "fraction"))
-
-
-def _walk(file: str, ctx: Context, group, ev: dict) -> None:
-    """The exact path: every sample checked in order."""
-    failures = hints.failures(ctx, file)
-    for task, samples in ev.items():
-        if not isinstance(samples, list):
-            ctx.bad(file, f"must be a list of samples, got {kind(samples)}",
-                    path=("eval", task))
-            continue
-        n = c = 0
-        for i, s in enumerate(samples):
-            if not isinstance(s, dict) or "status" not in s:
-                ctx.bad(file, 'sample must be an object with a "status"', path=("eval", task, i))
-                continue
-            if s["status"] not in STATUSES or isinstance(s["status"], bool):
-                ctx.bad(file, f'status must be one of "pass", "fail", "timeout", got '
-                        f"{show(s['status'])}", path=("eval", task, i, "status"))
-                continue
-            n += 1
-            c += s["status"] == "pass"
-            failures.add(s["status"] == "pass", _error(s.get("details")))
-        if not samples:
-            ctx.bad(file, "no samples for this task", path=("eval", task))
-        if n:
-            ctx.add(group, task, n, c)
+    stored = None if side is None else load_sidecar(side)
+    if side is not None and not isinstance(stored, dict):
+        raise ArchiveError(side, "must be a JSON object", path=())
+    for key, k, value in stored_numbers(stored or {}, PASS_AT):
+        ctx.stored.append(StoredMetric(group, "pass@k", k, stored_float(value, side, (key,)),
+                                       location(side, path=(key,)), "fraction"))
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    doc = {"date": "2024-11-30 00:00", "eval": {
+    dump_json(path, {"date": "2024-11-30 00:00", "eval": {
         t: [{"task_id": t, "solution": f"def task_func(): return {j}\n",
              "status": "pass" if x else "fail", "details": {}} for j, x in enumerate(p)]
-        for t, p in zip(tasks, flags, strict=True)}}
-    dump_json(path, doc)
-    out = [path]
+        for t, p in zip(tasks, flags, strict=True)}})
     name = logical_name(path)
-    if opts.stored and name.endswith("_eval_results.json"):
-        side = os.path.join(os.path.dirname(path),
-                            name[: -len("_eval_results.json")] + "_pass_at_k.json")
-        nmin = min(len(p) for p in flags)
-        numbers = {f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin}
-        dump_json(side, {**numbers, "model": "synthetic", "split": "complete",
-                         "subset": "full", "calibrated": True})
-        out.append(side)
-    return out
+    if not (opts.stored and name.endswith("_eval_results.json")):
+        return [path]
+    side = os.path.join(os.path.dirname(path),
+                        name[: -len("_eval_results.json")] + "_pass_at_k.json")
+    nmin = min(len(p) for p in flags)
+    numbers = {f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin}
+    dump_json(side, {**numbers, "model": "synthetic", "split": "complete", "subset": "full",
+                     "calibrated": True})
+    return [path, side]
 
 
 def summary(file: str, doc: object) -> str | None:
