@@ -10,6 +10,8 @@ from itertools import compress
 from operator import attrgetter
 from typing import Any
 
+import msgspec
+
 from passatk.archives.context import BadRecord, Context, group_from, require, task_id
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import Flag, Lines, all_flags, pass_flag
@@ -21,9 +23,7 @@ _TASK, _PASSED = attrgetter("task_id"), attrgetter("passed")
 
 
 @lru_cache(maxsize=2)
-def _decoder(texts: bool):
-    import msgspec
-
+def _decoder(texts: bool) -> msgspec.json.Decoder:
     fields = [("task_id", str | int), ("passed", Flag)] + [("result", Any, None)] * texts
     return msgspec.json.Decoder(msgspec.defstruct("View", fields, gc=False))
 
@@ -34,7 +34,7 @@ class _Reader(Lines):
         self.group = None if self.opts.record_by else group_from(self.opts.by, self.pathvals, None)
         self.failures = hints.failures(ctx, file)
 
-    def view(self):
+    def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _decoder(self.failures.same)
 
     def views(self, views: list) -> bool:
@@ -91,8 +91,7 @@ SPEC = register(FormatSpec(
         'JSON Lines whose first record has "task_id", "passed", and "result" or '
         '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
         'name it is a per-sample table)',
-        'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, '
-        '1.0/0.0)'),
+        'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
     kind="lines", read=read, write=write, probe=looks_like,
     aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True,
 ))

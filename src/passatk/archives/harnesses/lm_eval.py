@@ -1,11 +1,5 @@
 """lm-evaluation-harness ``samples_<task>_<date>.jsonl``: one line per document, grouped by
-``lm_eval_task`` (the file name) and ``filter``.
-
-``pass@1`` is c/n over the n responses of ``resps`` (one request with n responses, or n requests
-with one each): c = round(pass@1 * n), an error unless within 1e-9 of an integer. Another 0/1
-metric (``passed=FIELD``, or the one numeric metric a line lists) scores one sample per document.
-The stored ``pass@1,<filter>`` of ``results_<date>.json`` beside it is kept.
-"""
+``lm_eval_task`` (from the file name) and ``filter``; see docs/formats.md for the counting."""
 
 from __future__ import annotations
 
@@ -36,22 +30,16 @@ from passatk.archives.io.opening import logical_name
 from passatk.errors import Message, Option
 
 INTEGRAL_TOLERANCE = 1e-9
-#: 0/1 metrics looked for when a line has no pass@1 and no "metrics" list
-KNOWN_METRICS = ("exact_match", "acc", "acc_norm", "em")
+KNOWN_METRICS = ("exact_match", "acc", "acc_norm", "em")  # 0/1 metrics, when none is listed
 SAMPLES = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
 PASS_AT_FILTER = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")  # pass@1,create_test: k, filter
 _Scalar = str | int | float | bool | None
 
 
 def task_and_date(file: str) -> tuple[str, str | None]:
-    """The lm-eval task and date from a ``samples_<task>_<date>.jsonl`` name.
-
-    >>> task_and_date("out/samples_humaneval_instruct_2024-05-13T15-20-30.jsonl")
-    ('humaneval_instruct', '2024-05-13T15-20-30')
-    """
-    name = logical_name(file)
-    m = SAMPLES.match(name)
-    return (m.group(1), m.group(2)) if m else (name.removesuffix(".jsonl"), None)
+    """The lm-eval task and date from a ``samples_<task>_<date>.jsonl`` name."""
+    m = SAMPLES.match(logical_name(file))
+    return (m.group(1), m.group(2)) if m else (logical_name(file).removesuffix(".jsonl"), None)
 
 
 def looks_like(record: object, file: str = "") -> bool:
@@ -59,18 +47,15 @@ def looks_like(record: object, file: str = "") -> bool:
 
 
 def _n(resps: object) -> int:
+    """n: ``resps`` is one request with n responses or n requests with one response each."""
     if not isinstance(resps, list) or not resps or not all(isinstance(r, list) for r in resps):
         raise BadRecord(f"resps must be a non-empty list of lists, got {show(resps)}")
-    if len(resps) == 1:
-        n = len(resps[0])
-    elif all(len(r) == 1 for r in resps):
-        n = len(resps)
-    else:
+    if len(resps) > 1 and any(len(r) != 1 for r in resps):
         raise BadRecord("resps must be one request with n responses or n requests with one "
                         f"response each, got lengths {[len(r) for r in resps][:8]}")
-    if n == 0:
+    if not resps[0]:
         raise BadRecord("resps holds no responses")
-    return n
+    return len(resps[0]) if len(resps) == 1 else len(resps)
 
 
 def metric_field(rec: dict) -> str:
@@ -79,17 +64,17 @@ def metric_field(rec: dict) -> str:
     if "pass@1" in rec:
         return "pass@1"
     listed = rec.get("metrics")
-    names = listed if isinstance(listed, list) else KNOWN_METRICS
-    found = [m for m in names if isinstance(m, str) and isinstance(rec.get(m), (int, float))]
+    found = [m for m in (listed if isinstance(listed, list) else KNOWN_METRICS)
+             if isinstance(m, str) and isinstance(rec.get(m), (int, float))]
     if len(found) != 1:
-        what = f"metrics {found}" if found else "no 0/1 metric"
-        raise BadRecord(Message(f"no pass@1, and {what} to read instead; name the field that "
-                                "holds 0/1 with ", Option("passed")))
+        raise BadRecord(Message(f"no pass@1, and {f'metrics {found}' if found else 'no 0/1 metric'}"
+                                " to read instead; name the field that holds 0/1 with ",
+                                Option("passed")))
     return found[0]
 
 
-def _counts(field: str, value: object, resps: object = None) -> tuple[int, int]:
-    """(n, c) of one document: pass@1 is c/n over the responses; any other metric is the 0/1
+def _counts(field: str, value: object, resps: object) -> tuple[int, int]:
+    """(n, c) of one document: pass@1 is c/n over the responses; another metric is the 0/1
     score of one sample (lm-eval scores the filtered response)."""
     if field != "pass@1":
         return 1, int(pass_flag(value, f'field "{field}" (one sample\'s score)'))
@@ -97,16 +82,15 @@ def _counts(field: str, value: object, resps: object = None) -> tuple[int, int]:
     n = _n(resps)
     if not 0.0 <= value <= 1.0:
         raise BadRecord(f'field "pass@1" must be in [0, 1], got {show(value)}')
-    c = round(value * n)
-    if abs(value * n - c) > INTEGRAL_TOLERANCE:
+    if abs(value * n - round(value * n)) > INTEGRAL_TOLERANCE:
         raise BadRecord(f"pass@1 = {value!r} is not c/n for n = {n} responses "
                         f"(pass@1 * n = {value * n!r})")
-    return n, c
+    return n, round(value * n)
 
 
 @lru_cache(maxsize=8)
-def _decoder(field: str):
-    """The view of a line scored by ``field``: only the fields read (``resps``: its lengths)."""
+def _decoder(field: str) -> msgspec.json.Decoder:
+    """The view of a line scored by ``field`` (of ``resps`` only the lengths count)."""
     one = field == "pass@1"
     fields = [("doc_id", str | int), ("score", float if one else Flag),
               ("resps", list[list[msgspec.Raw]] if one else msgspec.Raw, ()),
@@ -122,7 +106,7 @@ class _Reader(Lines):
         self.field, self.groups = self.opts.passed, set()
         self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 
-    def view(self):
+    def view(self) -> msgspec.json.Decoder | None:
         return _decoder(self.field) if self.typed and self.field is not None else None
 
     def views(self, views: list) -> bool:
@@ -131,10 +115,13 @@ class _Reader(Lines):
                      *_counts(self.field, v.score, v.resps)) for v in views]
         except BadRecord:
             return False
-        for group, task, n, c in rows:
-            self.groups.add(group)
-            self.ctx.add(group, task, n, c)
+        for row in rows:
+            self.add(*row)
         return True
+
+    def add(self, group: tuple, task: str, n: int, c: int) -> None:
+        self.groups.add(group)
+        self.ctx.add(group, task, n, c)
 
     def _group(self, rec: dict | None, flt: object) -> tuple:
         if not (flt is msgspec.UNSET or isinstance(flt, (str, int, float, bool, type(None)))):
@@ -147,9 +134,7 @@ class _Reader(Lines):
         self.field = self.field or metric_field(rec)
         n, c = _counts(self.field, require(rec, self.field),
                        require(rec, "resps") if self.field == "pass@1" else None)
-        group = self._group(rec, rec.get("filter", msgspec.UNSET))
-        self.groups.add(group)
-        self.ctx.add(group, task, n, c)
+        self.add(self._group(rec, rec.get("filter", msgspec.UNSET)), task, n, c)
 
     def read(self) -> None:
         super().read()
@@ -158,39 +143,37 @@ class _Reader(Lines):
                                   "as the pass flag (one sample per document); --passed FIELD "
                                   "chooses another")
         if self.date is not None and self.field == "pass@1":
-            _stored(self.file, self.ctx, self.task, self.date, self.groups)
+            self.stored(find_beside(os.path.dirname(self.file), f"results_{self.date}.json"))
+
+    def stored(self, path: str | None) -> None:
+        """The run's ``pass@k,<filter>`` numbers, each of the one group of its filter."""
+        doc = {} if path is None else load_sidecar(path)
+        entry = doc.get("results") if isinstance(doc, dict) else None
+        entry = entry.get(self.task) if isinstance(entry, dict) else None
+        filters = [dict(g).get("filter") for g in self.groups]
+        for key, value in entry.items() if isinstance(entry, dict) else ():
+            m = PASS_AT_FILTER.match(key)
+            if m and filters.count(m.group(2)) == 1 and type(value) in (int, float):
+                group = next(g for g in self.groups if dict(g).get("filter") == m.group(2))
+                where = ("results", self.task, key)
+                self.ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)),
+                                                    stored_float(value, path, where),
+                                                    location(path, path=where), "fraction"))
 
 
 def read(file: str, ctx: Context) -> None:
     _Reader(file, ctx).read()
 
 
-def _stored(file: str, ctx: Context, lm_task: str, date: str, groups: set) -> None:
-    path = find_beside(os.path.dirname(file), f"results_{date}.json")
-    doc = {} if path is None else load_sidecar(path)
-    entry = doc.get("results") if isinstance(doc, dict) else None
-    entry = entry.get(lm_task) if isinstance(entry, dict) else None
-    by_filter: dict = {}
-    for g in groups:
-        by_filter.setdefault(dict(g).get("filter"), []).append(g)
-    for key, value in entry.items() if isinstance(entry, dict) else ():
-        m = PASS_AT_FILTER.match(key)
-        matching = by_filter.get(m.group(2), []) if m else []
-        if len(matching) == 1 and type(value) in (int, float):  # a run's number: one group
-            where = ("results", lm_task, key)
-            ctx.stored.append(StoredMetric(matching[0], "pass@k", int(m.group(1)),
-                                           stored_float(value, path, where),
-                                           location(path, path=where), "fraction"))
-
-
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     with atomic_stream(path) as f:
         for t, p in zip(tasks, flags, strict=True):
             resps = [[f"r{j}" for j in range(len(p))]]
-            rec = {"doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t},
-                   "target": "", "arguments": {}, "resps": resps, "filtered_resps": resps,
-                   "filter": "create_test", "metrics": ["pass@1"], "pass@1": sum(p) / len(p)}
-            f.write(json.dumps(rec).encode() + b"\n")
+            f.write(json.dumps({"doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t},
+                                "target": "", "arguments": {}, "resps": resps,
+                                "filtered_resps": resps, "filter": "create_test",
+                                "metrics": ["pass@1"], "pass@1": sum(p) / len(p)}).encode()
+                    + b"\n")
     m = SAMPLES.match(logical_name(path))
     if not (opts.stored and m):
         return [path]

@@ -1,9 +1,9 @@
 """The Qwen2.5-Math evaluation JSONL (also SimpleRL-Zoo, SkyThought, many RL repositories): one
 line per problem, ``idx`` and ``score``, one pass flag per sample: n = len(score), c = its trues.
 
-Stored: the ``<stem>_<prompt_type>_metrics.json`` beside ``<stem>.jsonl``. Its ``acc`` (percent)
-is the first sample's accuracy (a fork may store the mean over all samples), so it is pass@1 only
-when every problem has one sample; a ``"pass@k": {"1": ...}`` object (percent) is kept as it is.
+Stored: the ``<stem>_<prompt_type>_metrics.json`` beside ``<stem>.jsonl``: its ``acc`` (percent,
+of the first sample of each problem) is pass@1 only when every problem has one sample; its
+``"pass@k": {"1": ...}`` (percent) is kept as it is.
 """
 
 from __future__ import annotations
@@ -28,22 +28,19 @@ class _View(msgspec.Struct, gc=False):
     score: list[Flag]
 
 
-_DECODER = msgspec.json.Decoder(_View)
-
-
 def looks_like(record: object, file: str = "") -> bool:
     return (isinstance(record, dict) and "idx" in record and isinstance(record.get("score"), list)
             and ("gt" in record or "pred" in record))
 
 
-def _flags(score: object) -> list[bool]:
+def _flags(score: object) -> list:
     if not isinstance(score, list) or not score:
         raise BadRecord(f'field "score" must be a non-empty list of pass flags, got {show(score)}')
     for i, x in enumerate(score):
         if not is_flag(x):
             raise BadRecord(f'field "score": each sample must be {RULE}, got {show(x)} '
                             f"(sample {i})")
-    return [x == 1 for x in score]
+    return score
 
 
 class _Reader(Lines):
@@ -52,28 +49,31 @@ class _Reader(Lines):
         self.groups: dict = {}  # group -> the most samples of a problem
         self.group = None if self.opts.record_by else group_from(self.opts.by, self.pathvals, None)
 
-    def view(self):
+    def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _DECODER
 
     def views(self, views: list) -> bool:
         if not all(v.score and all_flags(v.score) for v in views):
             return False
         try:
-            rows = [(task_id(v.idx, "idx"), len(v.score), v.score.count(True)) for v in views]
+            rows = [(task_id(v.idx, "idx"), v.score) for v in views]
         except BadRecord:
             return False
-        for task, n, c in rows:
-            self.add(self.group, task, n, c)
+        for task, score in rows:
+            self.add(self.group, task, score)
         return True
 
-    def add(self, group: tuple, task: str, n: int, c: int) -> None:
-        self.groups[group] = max(self.groups.get(group, 0), n)
-        self.ctx.add(group, task, n, c)
+    def add(self, group: tuple, task: str, score: list) -> None:
+        self.groups[group] = max(self.groups.get(group, 0), len(score))
+        self.ctx.add(group, task, len(score), score.count(True))
 
     def count(self, rec: dict) -> None:
         task = task_id(require(rec, "idx"), "idx")
-        flags = _flags(require(rec, "score"))
-        self.add(group_from(self.opts.by, self.pathvals, rec), task, len(flags), sum(flags))
+        score = _flags(require(rec, "score"))
+        self.add(group_from(self.opts.by, self.pathvals, rec), task, score)
+
+
+_DECODER = msgspec.json.Decoder(_View)
 
 
 def read(file: str, ctx: Context) -> None:
@@ -99,10 +99,9 @@ def _stored(file: str, ctx: Context, group: tuple, max_n: int) -> None:
     if not isinstance(doc, dict):
         return
     ctx.sidecars.add(os.path.normpath(path))
-    per_k = doc.get("pass@k")
+    per_k = doc.get("pass@k") if isinstance(doc.get("pass@k"), dict) else {}
     found = [(1, doc.get("acc"), ("acc",))] * (max_n == 1) + [
-        (int(k), v, ("pass@k", str(k))) for k, v in (per_k.items() if isinstance(per_k, dict)
-                                                     else ()) if str(k).isdigit() and int(k) >= 1]
+        (int(k), v, ("pass@k", k)) for k, v in per_k.items() if k.isdigit() and int(k) >= 1]
     for k, value, where in found:
         if type(value) in (int, float) and 0 <= value <= 100:
             ctx.stored.append(StoredMetric(group, "pass@k", k, value / 100.0,
@@ -112,19 +111,18 @@ def _stored(file: str, ctx: Context, group: tuple, max_n: int) -> None:
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     with atomic_stream(path) as f:
         for t, p in zip(tasks, flags, strict=True):
-            rec = {"idx": int(t) if t.isdigit() else t, "question": f"problem {t}", "gt": "1",
-                   "pred": ["1" if x else "0" for x in p], "score": p}
-            f.write(json.dumps(rec).encode() + b"\n")
+            f.write(json.dumps({"idx": int(t) if t.isdigit() else t, "question": f"problem {t}",
+                                "gt": "1", "pred": ["1" if x else "0" for x in p],
+                                "score": p}).encode() + b"\n")
     name = logical_name(path)
     if not (opts.stored and name.endswith(".jsonl")):
         return [path]
     side = os.path.join(os.path.dirname(path), name.removesuffix(".jsonl") + "_cot_metrics.json")
     nmin = min(len(p) for p in flags)
-    doc = {"num_samples": len(tasks), "num_scores": sum(map(len, flags)), "timeout_samples": 0,
-           "empty_samples": 0, **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1
-                                  else {}),
-           "pass@k": {str(k): 100 * mean(flags, k) for k in (1, 2, 4, 8) if k <= nmin}}
-    dump_json(side, doc)
+    dump_json(side, {"num_samples": len(tasks), "num_scores": sum(map(len, flags)),
+                     "timeout_samples": 0, "empty_samples": 0,
+                     **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
+                     "pass@k": {str(k): 100 * mean(flags, k) for k in (1, 2, 4, 8) if k <= nmin}})
     return [path, side]
 
 
