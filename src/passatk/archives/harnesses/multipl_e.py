@@ -22,15 +22,9 @@ class _Sample(msgspec.Struct, gc=False):
     exit_code: int | None = None
     stderr: Any = None
 
-
 def matches(doc: object, file: str = "") -> bool:
     return (isinstance(doc, dict) and isinstance(doc.get("results"), list)
             and "name" in doc and "eval" not in doc)
-
-
-def _row(task: str, s: _Sample) -> tuple[bool, object]:
-    return s.status == "OK" and s.exit_code == 0, s.stderr
-
 
 def _check(task: str, r: object) -> tuple[bool, object]:
     if not isinstance(r, dict):
@@ -42,7 +36,6 @@ def _check(task: str, r: object) -> tuple[bool, object]:
         raise BadRecord(f"exit_code must be an integer or null, got {show(code)}",
                         ("exit_code",))
     return r["status"] == "OK" and code == 0, r.get("stderr")
-
 
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
@@ -57,8 +50,8 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not isinstance(results, list) or not results:
         raise ArchiveError(file, "no samples under $.results", path=("results",))
     count_tasks(file, ctx, group, os.path.dirname(file) or ".",  # the directory is the run
-                [(("results",), task, results)], _Sample, _row, _check)
-
+                [(("results",), task, results)], _Sample,
+                lambda task, s: (s.status == "OK" and s.exit_code == 0, s.stderr), _check)
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     os.makedirs(path, exist_ok=True)
@@ -73,7 +66,6 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
         out.append(os.path.join(path, re.sub(r"[^A-Za-z0-9_.-]", "_", t) + ".results.json"))
         dump_json(out[-1], doc)
     return out
-
 
 SPEC = register(FormatSpec(
     FormatInfo(

@@ -14,9 +14,9 @@ import os
 import msgspec
 
 from passatk.archives.context import BadRecord, Context, group_from, load_sidecar, require, task_id
-from passatk.archives.counts import StoredMetric
-from passatk.archives.errors import location, show
+from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import RULE, Flag, Lines, all_flags, is_flag
+from passatk.archives.harnesses._patterns import store
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
@@ -27,11 +27,9 @@ class _View(msgspec.Struct, gc=False):
     idx: str | int
     score: list[Flag]
 
-
 def looks_like(record: object, file: str = "") -> bool:
     return (isinstance(record, dict) and "idx" in record and isinstance(record.get("score"), list)
             and ("gt" in record or "pred" in record))
-
 
 def _flags(score: object) -> list:
     if not isinstance(score, list) or not score:
@@ -41,7 +39,6 @@ def _flags(score: object) -> list:
             raise BadRecord(f'field "score": each sample must be {RULE}, got {show(x)} '
                             f"(sample {i})")
     return score
-
 
 class _Reader(Lines):
     def __init__(self, file: str, ctx: Context) -> None:
@@ -72,16 +69,23 @@ class _Reader(Lines):
         score = _flags(require(rec, "score"))
         self.add(group_from(self.opts.by, self.pathvals, rec), task, score)
 
-
 _DECODER = msgspec.json.Decoder(_View)
-
 
 def read(file: str, ctx: Context) -> None:
     reader = _Reader(file, ctx)
     reader.read()
-    if len(reader.groups) == 1:
-        _stored(file, ctx, *next(iter(reader.groups.items())))
-
+    path = metrics_file(file) if len(reader.groups) == 1 else None
+    doc = None if path is None else load_sidecar(path)
+    if not isinstance(doc, dict):
+        return
+    ctx.sidecars.add(os.path.normpath(path))
+    (group, max_n), = reader.groups.items()
+    per_k = doc.get("pass@k") if isinstance(doc.get("pass@k"), dict) else {}
+    found = [(1, doc.get("acc"), ("acc",))] * (max_n == 1) + [
+        (int(k), v, ("pass@k", k)) for k, v in per_k.items() if k.isdigit() and int(k) >= 1]
+    for k, value, where in found:
+        if type(value) in (int, float) and 0 <= value <= 100:
+            store(ctx, group, path, where, k, value / 100.0, "percent")
 
 def metrics_file(file: str) -> str | None:
     """The one ``<stem>_*_metrics.json`` beside ``<stem>.jsonl``, if there is exactly one."""
@@ -91,22 +95,6 @@ def metrics_file(file: str) -> str | None:
     found = [f for f in list_names(os.path.dirname(file) or ".")
              if f.startswith(name[:-len(".jsonl")] + "_") and f.endswith("_metrics.json")]
     return os.path.join(os.path.dirname(file), found[0]) if len(found) == 1 else None
-
-
-def _stored(file: str, ctx: Context, group: tuple, max_n: int) -> None:
-    path = metrics_file(file)
-    doc = None if path is None else load_sidecar(path)
-    if not isinstance(doc, dict):
-        return
-    ctx.sidecars.add(os.path.normpath(path))
-    per_k = doc.get("pass@k") if isinstance(doc.get("pass@k"), dict) else {}
-    found = [(1, doc.get("acc"), ("acc",))] * (max_n == 1) + [
-        (int(k), v, ("pass@k", k)) for k, v in per_k.items() if k.isdigit() and int(k) >= 1]
-    for k, value, where in found:
-        if type(value) in (int, float) and 0 <= value <= 100:
-            ctx.stored.append(StoredMetric(group, "pass@k", k, value / 100.0,
-                                           location(path, path=where), "percent"))
-
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     with atomic_stream(path) as f:
@@ -124,7 +112,6 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
                      **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
                      "pass@k": {str(k): 100 * mean(flags, k) for k in (1, 2, 4, 8) if k <= nmin}})
     return [path, side]
-
 
 SPEC = register(FormatSpec(
     FormatInfo(
