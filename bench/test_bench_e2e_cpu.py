@@ -13,9 +13,10 @@ machine's load than wall time does, but it is not free of it (shared caches): th
 commands in one run is the figure to quote. ``PASSATK_BENCH_BEFORE``, a ``src`` folder of
 another passatk (``git archive``), adds its ``passatk score`` to the same rounds.
 
-``test_where_the_cpu_goes`` splits the command's CPU time in one fresh process: the command's
-start (the bundled example, which imports no numba), ``read_counts``, the first ``passatk.score`` and a second one, against the
-library floor (msgspec typed-Struct decode of the same blocks, a Counter) and the stdlib loop.
+``test_where_the_cpu_goes`` splits the command's CPU time: the command on the bundled example
+(which imports no numba), then in one fresh process the library floor (a msgspec typed-Struct
+decode of the same blocks and a Counter), ``read_counts``, the first ``passatk.score`` and a
+second one; and the stdlib loop.
 """
 
 from __future__ import annotations
