@@ -48,7 +48,8 @@ class Lines:
     def __init__(self, file: str, ctx: cx.Context) -> None:
         self.file, self.ctx, self.opts = file, ctx, ctx.options
         self.pathvals = cx.path_groups(self.opts.by, file)
-        self.records = 0
+        self.records, by = 0, self.opts.by  # group: of every line, when no record field is in by
+        self.group = None if self.opts.record_by else cx.group_from(by, self.pathvals, None)
 
     def view(self) -> msgspec.json.Decoder | None:
         return None

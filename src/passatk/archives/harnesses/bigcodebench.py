@@ -29,15 +29,8 @@ def matches(doc: object, file: str = "") -> bool:
     return (isinstance(first, list) and bool(first) and isinstance(first[0], dict)
             and "status" in first[0] and "base_status" not in first[0])
 
-def sidecar(file: str) -> str | None:
-    """The ``<prefix>_pass_at_k.json`` next to ``<prefix>_eval_results.json``, if it exists."""
-    name = logical_name(file)
-    return (cx.find_beside(os.path.dirname(file), name.removesuffix("_eval_results.json")
-                           + "_pass_at_k.json") if name.endswith("_eval_results.json") else None)
-
 def _error(details: object) -> object:
-    """The harness's error (``details["ALL"]``: the program could not run); per-test tracebacks
-    are the model's own failures."""
+    """``details["ALL"]``: the program could not run (per-test tracebacks are the model's)."""
     return details.get("ALL") if isinstance(details, dict) else None
 
 def _check(task: str, s: object) -> tuple[bool, object]:
@@ -64,7 +57,9 @@ def read(file: str, ctx: cx.Context, doc: dict) -> None:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
     count_tasks(file, ctx, group, file, _tasks(file, ctx, ev), _Sample,
                 lambda task, s: (s.status == "pass", _error(s.details)), _check)
-    side = sidecar(file)
+    name = logical_name(file)  # stored numbers: <prefix>_pass_at_k.json
+    side = cx.find_beside(os.path.dirname(file), name.removesuffix("_eval_results.json")
+                          + "_pass_at_k.json") if name.endswith("_eval_results.json") else None
     stored = {} if side is None else cx.load_sidecar(side)
     if not isinstance(stored, dict):
         raise ArchiveError(side, "must be a JSON object", path=())

@@ -29,7 +29,6 @@ def _decoder(texts: bool) -> msgspec.json.Decoder:
 class _Reader(Lines):
     def __init__(self, file: str, ctx: Context) -> None:
         super().__init__(file, ctx)
-        self.group = None if self.opts.record_by else group_from(self.opts.by, self.pathvals, None)
         self.failures = hints.failures(ctx, file)
 
     def view(self) -> msgspec.json.Decoder | None:

@@ -27,11 +27,6 @@ SAMPLES = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
 PASS_AT_FILTER = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")  # pass@1,create_test: k, filter
 _Scalar = str | int | float | bool | None
 
-def task_and_date(file: str) -> tuple[str, str | None]:
-    """The lm-eval task and date from a ``samples_<task>_<date>.jsonl`` name."""
-    m = SAMPLES.match(logical_name(file))
-    return (m.group(1), m.group(2)) if m else (logical_name(file).removesuffix(".jsonl"), None)
-
 def looks_like(record: object, file: str = "") -> bool:
     return isinstance(record, dict) and "doc_id" in record and "resps" in record
 
@@ -87,7 +82,9 @@ def _decoder(field: str) -> msgspec.json.Decoder:
 class _Reader(Lines):
     def __init__(self, file: str, ctx: cx.Context) -> None:
         super().__init__(file, ctx)
-        self.task, self.date = task_and_date(file)
+        m = SAMPLES.match(logical_name(file))  # the lm-eval task, the date
+        self.task, self.date = m.groups() if m else (logical_name(file).removesuffix(".jsonl"),
+                                                     None)
         self.field, self.groups = self.opts.passed, set()
         self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 

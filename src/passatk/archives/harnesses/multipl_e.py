@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, document_group, task_id
+from passatk.archives.context import BadRecord, Context, document_group, require, task_id
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses._flags import count_tasks
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
@@ -40,9 +40,7 @@ def _check(task: str, r: object) -> tuple[bool, object]:
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
     try:
-        if "name" not in doc:
-            raise BadRecord('missing field "name"')
-        task = task_id(doc["name"], "name")
+        task = task_id(require(doc, "name"), "name")
     except BadRecord as e:
         raise ArchiveError(file, e.what, path=()) from None
     group = document_group(file, ctx, doc)

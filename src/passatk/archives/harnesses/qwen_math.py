@@ -44,7 +44,6 @@ class _Reader(Lines):
     def __init__(self, file: str, ctx: Context) -> None:
         super().__init__(file, ctx)
         self.groups: dict = {}  # group -> the most samples of a problem
-        self.group = None if self.opts.record_by else group_from(self.opts.by, self.pathvals, None)
 
     def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _DECODER
