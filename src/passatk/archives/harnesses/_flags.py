@@ -1,6 +1,6 @@
 """The one pass-flag rule (true/false, or a number exactly 0 or 1), and the loops of the readers
 that decode into typed msgspec views; what a view refuses is read again by plain checks that
-name the bad record (docs/architecture.md)."""
+name the bad record."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, group_from, require, task_id
+from passatk.archives.context import Context, group_from, require, task_id
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import Flag, Lines, all_flags, pass_flag
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
@@ -39,12 +39,8 @@ class _Reader(Lines):
         if not all_flags(passed):
             return False
         n, c = Counter(tasks), Counter(compress(tasks, passed))
-        try:
-            ids = [t if type(t) is str else task_id(t) for t in n]
-        except BadRecord:
-            return False
-        for t, key in zip(n, ids, strict=True):
-            self.ctx.add(self.group, key, n[t], c[t])
+        for t in n:  # (msgspec refuses integers past 64 bits: task_id cannot fail here)
+            self.ctx.add(self.group, t if type(t) is str else task_id(t), n[t], c[t])
         texts = ([v.result for v in compress(views, (not p for p in passed))]
                  if self.failures.same else [None] * (len(passed) - sum(c.values())))
         self.failures.add_all(len(passed), texts)  # once the texts differ, none is looked at

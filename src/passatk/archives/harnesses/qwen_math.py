@@ -51,12 +51,8 @@ class _Reader(Lines):
     def views(self, views: list) -> bool:
         if not all(v.score and all_flags(v.score) for v in views):
             return False
-        try:
-            rows = [(task_id(v.idx, "idx"), v.score) for v in views]
-        except BadRecord:
-            return False
-        for task, score in rows:
-            self.add(self.group, task, score)
+        for v in views:  # (msgspec refuses integers past 64 bits: task_id cannot fail here)
+            self.add(self.group, task_id(v.idx, "idx"), v.score)
         return True
 
     def add(self, group: tuple, task: str, score: list) -> None:
