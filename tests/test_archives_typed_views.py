@@ -1,7 +1,8 @@
 """The typed msgspec views of the BigCodeBench, MultiPL-E and code_eval samples against the plain
 checks on the same documents: ``msgspec.convert`` made to refuse every list, so that each sample
 goes through the reader's own checks, must give identical counts, skips, stored numbers and
-notes (the one-error hint included), on clean documents and on ones with bad samples."""
+notes (the one-error hint included), on clean documents and on ones with bad samples. And
+lm-eval's view of a line scored by a field ``passed`` names, against the plain reading."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from corpus import same
 
 from passatk.archives import ArchiveError, read_counts, write_archive
 from passatk.archives.harnesses import _flags
+from passatk.archives.io import lines
 
 FLAGS = [[True, False, True], [False, False], [True, False, True, True]]
 TASKS = ["T/0", "T/1", "T/2"]
@@ -85,3 +87,20 @@ def test_typed_views_read_as_the_plain_checks(tmp_path, monkeypatch, fmt, name, 
     if not spoiled:
         counts = read_counts(target, format=fmt)
         assert (list(counts.n), list(counts.c)) == ([3, 2, 4], [2, 0, 3])
+
+
+@pytest.mark.parametrize("passed", ["acc", "doc_id", "resps", "filter"])
+def test_lm_eval_views_of_a_named_field(tmp_path, monkeypatch, passed):
+    path = tmp_path / "samples_t_2024-01-01T00-00-00.jsonl"
+    rows = [{"doc_id": i % 2, "resps": [["a"]], "filter": i % 2, "acc": i % 3 == 0}
+            for i in range(9)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for skip_bad in (False, True):
+        typed = _outcome(path, passed=passed, skip_bad=skip_bad)
+        with monkeypatch.context() as m:
+            m.setattr(lines, "decode", lambda dec, block: None)
+            plain = _outcome(path, passed=passed, skip_bad=skip_bad)
+        if isinstance(typed, str) or isinstance(plain, str):
+            assert typed == plain
+        else:
+            same(typed, plain)

@@ -89,7 +89,8 @@ class _Reader(Lines):
         self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 
     def view(self) -> msgspec.json.Decoder | None:
-        return _decoder(self.field) if self.typed and self.field is not None else None
+        typed = self.typed and self.field not in (None, "doc_id", "resps", "filter")
+        return _decoder(self.field) if typed else None  # (a view's names must differ)
 
     def views(self, views: list) -> bool:
         try:
