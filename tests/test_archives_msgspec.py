@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from passatk.archives import ArchiveError, read_counts
 from passatk.archives import context as _common
 from passatk.archives.engine.plan import plan_ranges
-from passatk.archives.harnesses import humaneval
 from passatk.archives.io import lines as _decode
 from passatk.archives.options import Options
 from passatk.archives.parts import counts_of
@@ -349,6 +348,6 @@ def test_exact_path_helper_really_is_exact(tmp_path, monkeypatch):
         assert spy.proved == 0
     calls = []
     real = _common.parse_json_line
-    monkeypatch.setattr(humaneval, "parse_json_line", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(_common, "parse_json_line", lambda *a: calls.append(1) or real(*a))
     _exact(monkeypatch, str(path))
     assert len(calls) == 50

@@ -1,64 +1,101 @@
-"""Pass flags: one rule for every reader.
-
-A pass flag is ``true``/``false``, or a number that is exactly 0 or 1 (``0``, ``1``, ``0.0``,
-``1.0``): lm-eval, verl and many training logs write correctness as the floats 1.0 and 0.0,
-and those are unambiguous. Any other value is an error; a number such as 0.5 is a reward or a
-mean, which only a reader with a threshold (the per-sample tables) may read.
-
-In a msgspec view a flag field has the type :data:`Flag` (msgspec refuses any other JSON
-value), and :func:`all_flags` checks a block's values at once; a block it refuses is read line
-by line, where :func:`pass_flag` names the value and its line.
-"""
+"""The one pass-flag rule (true/false, or a number exactly 0 or 1), and the loops of the readers
+that decode into typed msgspec views; what a view refuses is read again by plain checks that
+name the bad record."""
 
 from __future__ import annotations
 
-from passatk.archives.context import BadRecord
-from passatk.archives.errors import show
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from passatk.archives import context as cx
+from passatk.archives.errors import ArchiveError, show
+from passatk.archives.harnesses import _hints as hints
+from passatk.archives.io import lines
 from passatk.errors import Message, Option
 
-#: the rule, as error messages state it
 RULE = "a pass flag (true/false, 1/0, 1.0/0.0)"
-#: the type of a pass flag field in a msgspec view
-Flag = bool | int | float
-
+Flag = bool | int | float  # a flag field of a view; its values are checked by all_flags
 
 def all_flags(values: list) -> bool:
-    """Whether every value of a view's :data:`Flag` field is a pass flag (1 == 1.0 == True).
-
-    >>> all_flags([True, 0, 1.0, -0.0]), all_flags([True, 0.5]), all_flags([float("nan")])
-    (True, False, False)
-    """
+    """Whether every value is a pass flag (1 == 1.0 == True; NaN is none)."""
     return values.count(True) + values.count(False) == len(values)
 
-
 def is_flag(value: object) -> bool:
-    """Whether ``value`` is a pass flag.
-
-    >>> [is_flag(v) for v in (True, 0, 1.0, 0.5, 2, "1", None)]
-    [True, True, True, False, False, False, False]
-    """
     return isinstance(value, bool) or (isinstance(value, (int, float)) and value in (0, 1))
 
-
 def pass_flag(value: object, name: str = "", threshold: bool = False) -> bool:
-    """``value`` as a pass flag, or BadRecord naming ``name`` (``'field "passed"'``).
-
-    ``threshold``: the reader takes a threshold, so a number that is not a flag is told to
-    give one.
-
-    >>> pass_flag(1.0, 'field "passed"'), pass_flag(0, 'field "passed"')
-    (True, False)
-    >>> try:
-    ...     pass_flag(0.5, 'field "passed"')
-    ... except BadRecord as e:
-    ...     print(e.what)
-    field "passed" must be a pass flag (true/false, 1/0, 1.0/0.0), got 0.5
-    """
+    """``value`` as a pass flag, or BadRecord naming ``name`` (``threshold``: the reader takes
+    one, so a number that is not a flag is told to give it)."""
     if is_flag(value):
         return value == 1
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    subject = f"{name} must be" if name else "must be"
-    what = f"{subject} {RULE}, got {show(value)}"
-    if threshold and number:
-        raise BadRecord(Message(f"{what}; give ", Option("threshold"), " to read it as a reward"))
-    raise BadRecord(what)
+    what = f"{name + ' ' if name else ''}must be {RULE}, got {show(value)}"
+    if threshold and isinstance(value, (int, float)) and not isinstance(value, bool):
+        raise cx.BadRecord(Message(f"{what}; give ", Option("threshold"), " to read it as a "
+                                   "reward"))
+    raise cx.BadRecord(what)
+
+class Lines:
+    """A JSON Lines reader: each block decoded at once by the typed decoder :meth:`view` gives
+    and counted by ``views(values)`` (False: nothing counted), or with no view as plain objects,
+    each through ``count(record)``; a block refused goes line by line (``json`` names the bad
+    line)."""
+
+    views: Callable[[list], bool]
+    count: Callable[[dict], None]
+
+    def __init__(self, file: str, ctx: cx.Context) -> None:
+        self.file, self.ctx, self.opts = file, ctx, ctx.options
+        self.pathvals = cx.path_groups(self.opts.by, file)
+        self.records, by = 0, self.opts.by  # group: of every line, when no record field is in by
+        self.group = None if self.opts.record_by else cx.group_from(by, self.pathvals, None)
+
+    def view(self) -> msgspec.json.Decoder | None:
+        return None
+
+    def block(self, lineno: int, block: bytes) -> None:
+        dec = self.view()
+        values = lines.decode(dec or lines.decoder(Any), block)
+        if dec is not None and values is not None and self.views(values):
+            self.records += len(values)
+            return
+        records = (cx.number_records(lineno, block, values) if dec is None and values is not None
+                   and all(type(v) is dict for v in values)
+                   else cx.block_lines(self.file, lineno, block))  # json, line by line
+        for n, rec in records:
+            try:
+                self.count(rec if type(rec) is dict else cx.parse_json_line(self.file, n, rec))
+                self.records += 1
+            except cx.BadRecord as e:
+                self.ctx.bad(self.file, e.what, line=n)
+
+    def read(self) -> None:
+        self.ctx.set_metric("pass@k", self.file)
+        skips = self.ctx.skip_count
+        for lineno, block in cx.line_blocks(self.file, self.ctx):
+            self.block(lineno, block)
+        if self.records == 0 and self.ctx.skip_count == skips:
+            raise ArchiveError(self.file, "empty file (no records)")
+
+def count_tasks(file: str, ctx: cx.Context, group: tuple, archive: str, tasks: Iterable,
+                typ: object, row: Callable, check: Callable) -> None:
+    """Count each ``(path, task, samples)`` of a document: the samples converted to the typed
+    view ``list[typ]`` at once, each made ``(passed, failure text)`` by ``row(task, sample)``;
+    a list refused (by msgspec or ``row``) goes sample by sample through ``check(task, value)``,
+    whose BadRecord skips the one sample (the failure texts are those of ``archive``)."""
+    failures = hints.failures(ctx, archive)
+    for path, task, samples in tasks:
+        try:
+            rows = [row(task, s) for s in msgspec.convert(samples, list[typ])]
+        except (msgspec.ValidationError, cx.BadRecord):
+            rows = []
+            for i, s in enumerate(samples):
+                try:
+                    rows.append(check(task, s))
+                except cx.BadRecord as e:
+                    ctx.bad(file, e.what, path=(*path, i, *(e.path or ())))
+        for passed, text in rows:
+            failures.add(passed, text)
+        if rows:
+            ctx.add(group, task, len(rows), sum(p for p, _ in rows))

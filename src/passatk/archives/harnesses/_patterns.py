@@ -1,34 +1,33 @@
-"""The regular expressions the readers share: pass@k keys of stored numbers, names, dates."""
+"""The regular expressions the readers share (pass@k keys of stored numbers, dates), and the
+keeping of a stored number."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-#: ``pass@10`` (EvalPlus ``pass_at_k``, BigCodeBench ``*_pass_at_k.json``)
-PASS_AT = re.compile(r"pass@([1-9][0-9]*)\Z")
-#: ``pass_at_5`` (CRUXEval)
-PASS_UNDERSCORE_AT = re.compile(r"pass_at_([1-9][0-9]*)\Z")
-#: ``pass@1`` or ``humaneval_pass@1`` (OpenCompass)
-PREFIXED_PASS_AT = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")
-#: ``pass@1,create_test``: k and the filter (lm-eval ``results_<date>.json``)
-PASS_AT_FILTER = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")
-#: any of the above in a summary file: pass@1, pass_at_1, humaneval_pass@1, pass@1,create_test
+from passatk.archives.counts import StoredMetric
+from passatk.archives.errors import location
+
+if TYPE_CHECKING:
+    from passatk.archives.context import Context
+
+PASS_AT = re.compile(r"pass@([1-9][0-9]*)\Z")  # EvalPlus, BigCodeBench
+PASS_UNDERSCORE_AT = re.compile(r"pass_at_([1-9][0-9]*)\Z")  # CRUXEval
+PREFIXED_PASS_AT = re.compile(r"(?:.*_)?pass@([1-9][0-9]*)\Z")  # OpenCompass humaneval_pass@1
+#: any of them in a summary file, or lm-eval's pass@1,create_test
 SUMMARY_PASS_KEY = re.compile(
     r"(?:(?P<pre>.+?)[_/ ])?pass(?:@|_at_)(?P<k>[1-9][0-9]*)(?:,(?P<post>.+))?\Z", re.IGNORECASE)
-#: lm-eval ``samples_<task>_<date>.jsonl``
-LM_EVAL_SAMPLES = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
-#: ``YYYY-MM-DD`` at the start of a text (match; fullmatch for a bare date)
-DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")  # YYYY-MM-DD (match: at the start of a text)
 
 def stored_numbers(doc: Mapping, pattern: re.Pattern) -> Iterator[tuple[str, int, object]]:
-    """``(key, k, value)`` for each numeric member whose key ``pattern`` matches (k: group 1).
-
-    >>> list(stored_numbers({"pass@1": 0.5, "pass@2": True, "n": 3}, PASS_AT))
-    [('pass@1', 1, 0.5)]
-    """
+    """``(key, k, value)`` for each numeric member whose key ``pattern`` matches (k: group 1)."""
     for key, value in doc.items():
-        m = pattern.match(key)
-        if m and isinstance(value, (int, float)) and not isinstance(value, bool):
+        if (m := pattern.match(key)) and type(value) in (int, float):
             yield key, int(m.group(1)), value
+
+def store(ctx: Context, group: tuple, path: str, where: tuple, k: int, value: float,
+          unit: str) -> None:
+    """Keep the number ``path`` stores at ``where`` as pass@k of ``group``."""
+    ctx.stored.append(StoredMetric(group, "pass@k", k, value, location(path, path=where), unit))

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import os
+from typing import Any, Literal
 
-from passatk.archives.context import Context, document_group, find_beside, load_sidecar
-from passatk.archives.counts import StoredMetric
-from passatk.archives.errors import ArchiveError, kind, location, show, stored_float
-from passatk.archives.harnesses import _hints as hints
-from passatk.archives.harnesses._patterns import PASS_AT, stored_numbers
+import msgspec
+
+from passatk.archives import context as cx
+from passatk.archives.errors import ArchiveError, kind, show, stored_float
+from passatk.archives.harnesses._flags import count_tasks
+from passatk.archives.harnesses._patterns import PASS_AT, store, stored_numbers
 from passatk.archives.harnesses._writers import WriteOptions, dump_json, mean_pass_at_k
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
 
 STATUSES = ("pass", "fail", "timeout")
 
+
+class _Sample(msgspec.Struct, gc=False):
+    status: Literal["pass", "fail", "timeout"]
+    details: Any = None
 
 def matches(doc: object, file: str = "") -> bool:
     if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
@@ -23,90 +29,64 @@ def matches(doc: object, file: str = "") -> bool:
     return (isinstance(first, list) and bool(first) and isinstance(first[0], dict)
             and "status" in first[0] and "base_status" not in first[0])
 
-
-def sidecar(file: str) -> str | None:
-    """The ``<prefix>_pass_at_k.json`` next to ``<prefix>_eval_results.json``, if it exists."""
-    name = logical_name(file)
-    if not name.endswith("_eval_results.json"):
-        return None
-    prefix = name[: -len("_eval_results.json")]
-    return find_beside(os.path.dirname(file), f"{prefix}_pass_at_k.json")
-
-
 def _error(details: object) -> object:
-    """The harness-level error of a sample (``details["ALL"]``: the program could not run);
-    per-test tracebacks are the model's own failures."""
+    """``details["ALL"]``: the program could not run (per-test tracebacks are the model's)."""
     return details.get("ALL") if isinstance(details, dict) else None
 
+def _check(task: str, s: object) -> tuple[bool, object]:
+    if not isinstance(s, dict) or "status" not in s:
+        raise cx.BadRecord('sample must be an object with a "status"')
+    if s["status"] not in STATUSES:
+        raise cx.BadRecord(f'status must be one of "pass", "fail", "timeout", got '
+                           f"{show(s['status'])}", ("status",))
+    return s["status"] == "pass", _error(s.get("details"))
 
-def read(file: str, ctx: Context, doc: dict) -> None:
+def _tasks(file: str, ctx: cx.Context, ev: dict):
+    for task, samples in ev.items():
+        if isinstance(samples, list) and samples:
+            yield ("eval", task), task, samples
+        else:
+            ctx.bad(file, f"must be a list of samples, got {kind(samples)}" if samples != []
+                    else "no samples for this task", path=("eval", task))
+
+def read(file: str, ctx: cx.Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
-    group = document_group(file, ctx, doc)
+    group = cx.document_group(file, ctx, doc)
     ev = doc.get("eval")
     if not isinstance(ev, dict) or not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
-    _walk(file, ctx, group, ev)
-    side = sidecar(file)
-    if side is not None:
-        stored = load_sidecar(side)
-        if not isinstance(stored, dict):
-            raise ArchiveError(side, "must be a JSON object", path=())
-        for key, k, value in stored_numbers(stored, PASS_AT):
-            ctx.stored.append(StoredMetric(group, "pass@k", k, stored_float(value, side, (key,)),
-                                           location(side, path=(key,)), "fraction"))
-
-
-def _walk(file: str, ctx: Context, group, ev: dict) -> None:
-    """The exact path: every sample checked in order."""
-    failures = hints.failures(ctx, file)
-    for task, samples in ev.items():
-        if not isinstance(samples, list):
-            ctx.bad(file, f"must be a list of samples, got {kind(samples)}",
-                    path=("eval", task))
-            continue
-        n = c = 0
-        for i, s in enumerate(samples):
-            if not isinstance(s, dict) or "status" not in s:
-                ctx.bad(file, 'sample must be an object with a "status"', path=("eval", task, i))
-                continue
-            if s["status"] not in STATUSES or isinstance(s["status"], bool):
-                ctx.bad(file, f'status must be one of "pass", "fail", "timeout", got '
-                        f"{show(s['status'])}", path=("eval", task, i, "status"))
-                continue
-            n += 1
-            c += s["status"] == "pass"
-            failures.add(s["status"] == "pass", _error(s.get("details")))
-        if not samples:
-            ctx.bad(file, "no samples for this task", path=("eval", task))
-        if n:
-            ctx.add(group, task, n, c)
-
+    count_tasks(file, ctx, group, file, _tasks(file, ctx, ev), _Sample,
+                lambda task, s: (s.status == "pass", _error(s.details)), _check)
+    name = logical_name(file)  # stored numbers: <prefix>_pass_at_k.json
+    side = cx.find_beside(os.path.dirname(file), name.removesuffix("_eval_results.json")
+                          + "_pass_at_k.json") if name.endswith("_eval_results.json") else None
+    stored = {} if side is None else cx.load_sidecar(side)
+    if not isinstance(stored, dict):
+        raise ArchiveError(side, "must be a JSON object", path=())
+    for key, k, value in stored_numbers(stored, PASS_AT):
+        store(ctx, group, side, (key,), k, stored_float(value, side, (key,)), "fraction")
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    doc = {"date": "2024-11-30 00:00", "eval": {
+    dump_json(path, {"date": "2024-11-30 00:00", "eval": {
         t: [{"task_id": t, "solution": f"def task_func(): return {j}\n",
              "status": "pass" if x else "fail", "details": {}} for j, x in enumerate(p)]
-        for t, p in zip(tasks, flags, strict=True)}}
-    dump_json(path, doc)
-    out = [path]
+        for t, p in zip(tasks, flags, strict=True)}})
     name = logical_name(path)
-    if opts.stored and name.endswith("_eval_results.json"):
-        side = os.path.join(os.path.dirname(path),
-                            name[: -len("_eval_results.json")] + "_pass_at_k.json")
-        nmin = min(len(p) for p in flags)
-        numbers = {f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin}
-        dump_json(side, {**numbers, "model": "synthetic", "split": "complete",
-                         "subset": "full", "calibrated": True})
-        out.append(side)
-    return out
-
+    if not (opts.stored and name.endswith("_eval_results.json")):
+        return [path]
+    side = os.path.join(os.path.dirname(path),
+                        name.removesuffix("_eval_results.json") + "_pass_at_k.json")
+    nmin = min(len(p) for p in flags)
+    dump_json(side, {**{f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin},
+                     "model": "synthetic", "split": "complete", "subset": "full",
+                     "calibrated": True})
+    return [path, side]
 
 def summary(file: str, doc: object) -> str | None:
     if logical_name(file).endswith("_pass_at_k.json"):
         return ("a BigCodeBench pass@k file holds only aggregate numbers; read the "
                 "*_eval_results.json next to it")
     return None
-
 
 SPEC = register(FormatSpec(
     FormatInfo(
