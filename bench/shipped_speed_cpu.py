@@ -14,9 +14,15 @@ ratio has to beat.
 With ``--generic`` a third configuration alternates with them: ``generic``, every kernel
 compiled for LLVM's ``generic`` x86-64 CPU (SSE2, no FMA: ``NUMBA_CPU_NAME=generic``).
 
+Each row also reports the minor page faults of a call. Fresh pages are what glibc hands a
+large array when its dynamic mmap threshold is still low, and that threshold depends on what
+the process freed before (it rises to the size of the largest mmapped block freed, up to 32
+MiB), not on the kernel's code. With ``--primed`` every process first frees one 16 MiB block,
+so that all configurations allocate alike and the rows measure the code.
+
 Usage::
 
-    python bench/shipped_speed_cpu.py [REPEATS] [CALLS] [--generic]    # default 5 and 7
+    python bench/shipped_speed_cpu.py [REPEATS] [CALLS] [--generic] [--primed]   # 5 and 7
 """
 
 from __future__ import annotations
@@ -29,10 +35,13 @@ import sys
 import tempfile
 
 _WORKER = r"""
-import json, statistics, sys, time
+import json, resource, statistics, sys, time
 import numpy as np
 import passatk
 from passatk import rl, _jit
+
+if sys.argv[2] == "primed":  # glibc's dynamic mmap threshold rises to 16 MiB in every process
+    np.empty(16 << 20, np.uint8)  # allocated by mmap and freed at once
 
 _jit.set_num_threads(1)
 calls = int(sys.argv[1])
@@ -63,39 +72,42 @@ out = {}
 for name, call in rows.items():
     call()
     times = []
+    faults = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
     for _ in range(calls):
         t = time.thread_time()
         call()
         times.append(time.thread_time() - t)
     out[name] = statistics.median(times)
+    out["_faults " + name] = (resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - faults) / calls
 d = [f for f in _jit.dispatchers() if getattr(f, "signatures", None)]
 out["_compiled"] = sum(sum(f.stats.cache_misses.values()) for f in d)
 print(json.dumps(out))
 """
 
 
-def _run(config: str, cache: str, calls: int) -> dict[str, float]:
+def _run(config: str, cache: str, calls: int, primed: bool) -> dict[str, float]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
     env["NUMBA_CACHE_DIR"] = os.path.join(cache, config)
     env["PASSATK_SHIPPED_CACHE"] = "1" if config == "shipped" else "0"
     env["NUMBA_NUM_THREADS"] = "1"
     if config == "generic":
         env.update(NUMBA_CPU_NAME="generic", NUMBA_CPU_FEATURES="")
-    out = subprocess.run([sys.executable, "-c", _WORKER, str(calls)], env=env, check=True,
+    out = subprocess.run([sys.executable, "-c", _WORKER, str(calls),
+                          "primed" if primed else "plain"], env=env, check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout.splitlines()[-1])
 
 
-def main(repeats: int, calls: int, configs: tuple[str, ...]) -> None:
+def main(repeats: int, calls: int, configs: tuple[str, ...], primed: bool) -> None:
     with tempfile.TemporaryDirectory() as cache:
         for config in configs:  # compile (host, generic) or load (v3) once, untimed
-            _run(config, cache, 1)
+            _run(config, cache, 1, primed)
         runs: dict[str, list[dict[str, float]]] = {c: [] for c in configs}
         load = []
         for r in range(repeats):
             for config in (configs if r % 2 == 0 else configs[::-1]):
                 load.append(os.getloadavg()[0])
-                runs[config].append(_run(config, cache, calls))
+                runs[config].append(_run(config, cache, calls, primed))
     print(f"{repeats} processes each, alternating; median of {calls} calls per process; "
           f"thread CPU time; load average {min(load):.1f}-{max(load):.1f}")
     print("compiled in the timed processes: " + ", ".join(
@@ -112,10 +124,13 @@ def main(repeats: int, calls: int, configs: tuple[str, ...]) -> None:
         for c in others:
             m = statistics.median(x[row] for x in runs[c])
             line += f" {1e3 * m:11.2f} {m / hm:12.3f}"
-        print(line + f" {max(h) / min(h) - 1:12.1%}")
+        faults = " ".join(f"{c} {statistics.median(x['_faults ' + row] for x in runs[c]):.0f}"
+                          for c in configs)
+        print(line + f" {max(h) / min(h) - 1:12.1%}   page faults a call: {faults}")
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--generic"]
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
     main(int(args[0]) if args else 5, int(args[1]) if len(args) > 1 else 7,
-         ("host", "shipped", "generic") if "--generic" in sys.argv else ("host", "shipped"))
+         ("host", "shipped", "generic") if "--generic" in sys.argv else ("host", "shipped"),
+         "--primed" in sys.argv)
