@@ -69,12 +69,31 @@ def test_a_duplicate_row_still_names_both_lines(tmp_path):
         read_counts(path)
 
 
+_PEAKS = """
+import json, sys, tracemalloc
+import pyarrow as pa
+from passatk.archives import read_counts
+
+pa.set_cpu_count(1)  # Arrow's peak with several threads depends on their scheduling
+pa.set_io_thread_count(1)
+tracemalloc.start()
+counts = read_counts(sys.argv[1])
+python_peak = tracemalloc.get_traced_memory()[1]
+tracemalloc.stop()
+print(json.dumps([len(counts), str(counts.task[-1]), int(counts.c[12]), python_peak,
+                  pa.default_memory_pool().max_memory()]))
+"""
+
+
 @pytest.mark.slow
 def test_a_million_distinct_ids_stay_compact(tmp_path):
-    """Counted deterministically: the peak of the Python heap (NumPy's arrays included, by
-    tracemalloc) and of Arrow's pool: 159 bytes a task, 274 with a str and a dict entry per
+    """Counted deterministically, in a fresh process (Arrow's pool keeps its peak for the life
+    of a process) with one Arrow thread: the peak of the Python heap (NumPy's arrays included,
+    by tracemalloc) and of Arrow's pool: 159 bytes a task, 274 with a str and a dict entry per
     task (docs/benchmarks.md, issue 19 section, reads 10M and records the RSS)."""
-    import tracemalloc
+    import json
+    import subprocess
+    import sys
 
     n = 1_000_000
     path = tmp_path / "ids.csv"
@@ -82,19 +101,8 @@ def test_a_million_distinct_ids_stay_compact(tmp_path):
         f.write("task_id,n,c\n")
         for s in range(0, n, 100_000):
             f.write("".join(f"t{i},10,{i % 11}\n" for i in range(s, s + 100_000)))
-    # Arrow's peak with several threads depends on their scheduling (114-138 MB measured for
-    # this file); with one it is the same every run.
-    threads = pa.cpu_count(), pa.io_thread_count()
-    pa.set_cpu_count(1)
-    pa.set_io_thread_count(1)
-    tracemalloc.start()
-    try:
-        counts = read_counts(path)
-        python_peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-        pa.set_cpu_count(threads[0])
-        pa.set_io_thread_count(threads[1])
-    assert len(counts) == n and counts.task[-1] == f"t{n - 1}" and counts.c[12] == 1
-    arrow_peak = pa.default_memory_pool().max_memory()
+    out = subprocess.run([sys.executable, "-c", _PEAKS, str(path)], check=True,
+                         capture_output=True, text=True).stdout
+    rows, last, c12, python_peak, arrow_peak = json.loads(out)
+    assert (rows, last, c12) == (n, f"t{n - 1}", 1)
     assert python_peak + arrow_peak < 200 * n, (python_peak, arrow_peak)  # was 274 bytes
