@@ -57,11 +57,18 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie has ended (waiting for a reaper)
 
 
+def _default_signals():
+    # A signal ignored by the test's own process (nohup ignores SIGHUP, a background job of a
+    # shell SIGINT) stays ignored in its children, where passatk rightly leaves it so.
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def _start(paths, err):
     # stderr to a file: an orphan holding a pipe open would block the test's read
     proc = subprocess.Popen([sys.executable, "-m", "passatk", "score", *paths, "--jobs", "2",
                              "-q"], stdout=subprocess.DEVNULL, stderr=err,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_default_signals)
     deadline = time.monotonic() + 60
     workers: list[int] = []
     while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
