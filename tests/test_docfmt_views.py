@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_document_views import _set, read_alike
 
 from passatk.archives import ArchiveError, read_counts
 from passatk.archives import detect as _detect
@@ -47,22 +48,12 @@ DAMAGE = {
 CASES = [(kind, i) for kind, damages in DAMAGE.items() for i in range(len(damages))]
 
 
-def _set(doc, path, value):
-    for key in path[:-1]:
-        doc = doc[key]
-    doc[path[-1]] = value
-
-
 def _snapshot(path, **options):
     try:
         c = read_counts(path, **options)
     except ArchiveError as e:
         return "error", str(e)
     return c.to_rows(), c.metric, c.stored, c.skipped, c.notes, c.group_dicts
-
-
-def _plain(file, only=None):
-    return documents.load(file)
 
 
 @pytest.mark.parametrize("kind,case", CASES)
@@ -80,13 +71,7 @@ def test_typed_plain_and_streamed_read_alike(tmp_path, monkeypatch, kind, case, 
     if case == 0:
         assert isinstance(_detect.load_document(str(path)).view, Member)
         assert typed[0] and typed[2]
-    with monkeypatch.context() as m:
-        m.setattr(_detect, "load_document", _plain)
-        assert _snapshot(path, **options) == typed
-    with monkeypatch.context() as m:
-        m.setattr(documents, "WHOLE_BYTES", 0)  # every document streamed
-        m.setattr(documents, "BLOCK", 64)
-        assert _snapshot(path, **options) == typed
+    read_alike(monkeypatch, _snapshot, path, typed, **options)
 
 
 def test_opencompass_group_fields_of_the_details_read_the_plain_document(tmp_path):

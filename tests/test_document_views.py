@@ -92,6 +92,18 @@ def _plain(file, only=None):
     return documents.load(file)  # no typed view
 
 
+def read_alike(monkeypatch, snapshot, path, typed, **options):
+    """``snapshot`` of the read without typed views, then with every document streamed,
+    equals ``typed``."""
+    with monkeypatch.context() as m:
+        m.setattr(_detect, "load_document", _plain)
+        assert snapshot(path, **options) == typed
+    with monkeypatch.context() as m:
+        m.setattr(documents, "WHOLE_BYTES", 0)  # every document streamed
+        m.setattr(documents, "BLOCK", 64)
+        assert snapshot(path, **options) == typed
+
+
 @pytest.mark.parametrize("kind,case", CASES)
 @pytest.mark.parametrize("compress", [False, True])
 def test_typed_plain_and_streamed_read_alike(tmp_path, monkeypatch, kind, case, compress):
@@ -107,13 +119,7 @@ def test_typed_plain_and_streamed_read_alike(tmp_path, monkeypatch, kind, case, 
     typed = _snapshot(path, **options)
     if case == 0:
         assert isinstance(_detect.load_document(str(path)), documents.Typed)
-    with monkeypatch.context() as m:
-        m.setattr(_detect, "load_document", _plain)
-        assert _snapshot(path, **options) == typed
-    with monkeypatch.context() as m:
-        m.setattr(documents, "WHOLE_BYTES", 0)  # every document streamed
-        m.setattr(documents, "BLOCK", 64)
-        assert _snapshot(path, **options) == typed
+    read_alike(monkeypatch, _snapshot, path, typed, **options)
 
 
 def test_a_group_field_outside_the_view_reads_the_plain_document(tmp_path):
