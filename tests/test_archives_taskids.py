@@ -40,6 +40,24 @@ def _check_order(ids, sort_first, groups, data):
     assert got == want
 
 
+_common = st.lists(st.from_regex(r"[aZ/\u00e9_-]{0,3}[0-9]{0,3}", fullmatch=True), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ids=_common, sort_first=st.booleans(), step=st.sampled_from([2, 3, 1 << 20]),
+       groups=st.integers(1, 3), data=st.data())
+def test_the_common_shape_is_the_python_sort(ids, sort_first, step, groups, data):
+    """Ids of text then digits (the shape keyed without strings), repeated and with leading
+    zeros ("a01" and "a1": one key, two ids) or none, in order or not."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(counts_module, "_STEP", step)
+        if ids:
+            assert counts_module._split(pa.array(ids)) is not None
+        order = natural_order(None, pa.array(ids, pa.string()))
+        assert [ids[i] for i in order] == sorted(ids, key=counts_module._sort_key)
+        _check_order(ids, sort_first, groups, data)
+
+
 def test_ids_with_a_nul_are_sorted_in_python():
     ids = ["b\0", "a\0x", "a"]
     assert [ids[i] for i in natural_order(None, pa.array(ids))] == _natural_sorted(ids)
@@ -106,3 +124,32 @@ def test_a_million_distinct_ids_stay_compact(tmp_path):
     rows, last, c12, python_peak, arrow_peak = json.loads(out)
     assert (rows, last, c12) == (n, f"t{n - 1}", 1)
     assert python_peak + arrow_peak < 200 * n, (python_peak, arrow_peak)  # was 274 bytes
+
+
+_RSS = """
+import resource, subprocess, sys
+out = subprocess.run([sys.executable, "-m", "passatk", "score", sys.argv[1], "-q"],
+                     check=True, capture_output=True, text=True).stdout
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)
+print(out)
+"""
+
+
+@pytest.mark.slow
+def test_ten_million_ids_are_scored_in_600_mb(tmp_path):
+    """The command line, end to end, on the audit's 10M distinct ids (issue 25 item 9: 2.45 GB
+    before): the peak RSS of the whole process, measured by the kernel in a fresh parent whose
+    only child it is."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "tasks10m.csv"
+    with open(path, "w") as f:
+        f.write("task_id,n,c\n")
+        for s in range(0, 10_000_000, 500_000):
+            f.write("".join(f"t{i},10,{i % 11}\n" for i in range(s, s + 500_000)))
+    peak, table = subprocess.run([sys.executable, "-c", _RSS, str(path)], check=True,
+                                 capture_output=True, text=True).stdout.split("\n", 1)
+    row = table.splitlines()[1].split()
+    assert row[:3] == ["pass@k", "1", "0.5000"] and row[8:10] == ["10000000", "100000000"]
+    assert int(peak) <= 600, peak

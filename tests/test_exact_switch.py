@@ -130,3 +130,51 @@ def test_the_command_line_scores_the_example_without_numba():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=300, check=True).stdout
     assert out.split() == ["False"]
+
+
+TABLE = _api.TABLE_MIN_SIZE
+
+
+@pytest.mark.parametrize("what", sorted(FUNCS))
+@pytest.mark.parametrize(("ns", "k"), [([1, 10, 200, NMAX], 1), ([20, 21, 500], 7)])
+def test_a_large_call_of_few_n_is_read_from_exact_values(what, ns, k):
+    """One k, few distinct n <= EXACT_MAX_N, at least TABLE_MIN_SIZE triples: each value is the
+    correctly rounded one (the reference, bit for bit)."""
+    rng = np.random.default_rng(len(ns))
+    n = rng.choice(ns, TABLE)
+    c = rng.integers(0, n + 1)
+    got = FUNCS[what](n, c, k)
+    ref = {"pass": reference.pass_at_k_exact, "hat": reference.pass_hat_k_exact,
+           "fail": reference.fail_at_k_exact}[what]
+    pairs = set(zip(n.tolist(), c.tolist(), strict=True))
+    want = {(a, b): reference.to_float(ref(a, b, k)) for a, b in pairs}
+    assert got.tolist() == [want[a, b] for a, b in zip(n.tolist(), c.tolist(), strict=True)]
+
+
+def test_the_table_path_names_an_invalid_triple():
+    n = np.full(TABLE, 10)
+    c = np.arange(TABLE) % 11
+    c[777] = 11
+    with pytest.raises(ValueError, match=r"c <= n.*index 777"):
+        passatk.pass_at_k(n, c, 3)
+    got = passatk.pass_at_k(n, c, 3, errors="nan")
+    assert np.isnan(got[777]) and np.isfinite(np.delete(got, 777)).all()
+    assert got[778] == reference.pass_at_k(10, int(c[778]), 3)
+
+
+_NUMBA = """
+import sys
+import numpy as np
+import passatk
+size, top = int(sys.argv[1]), int(sys.argv[2])
+passatk.pass_at_k(np.full(size, top), np.arange(size) % (top + 1), 1)
+print("numba" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize(("size", "top", "loads"), [
+    (TABLE, NMAX, False), (TABLE - 1, NMAX, True), (TABLE, NMAX + 1, True)])
+def test_the_table_path_never_starts_numba(size, top, loads):
+    out = subprocess.run([sys.executable, "-c", _NUMBA, str(size), str(top)], check=True,
+                         capture_output=True, text=True).stdout
+    assert out.split() == [str(loads)]

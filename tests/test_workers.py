@@ -193,9 +193,19 @@ def test_after_start_runs_once_the_workers_run(tmp_path):
     path = _lines(tmp_path, bad=False)
     started = []
     with _processes.launching(after_start=lambda: started.append(1)):
-        counts = read_counts(path, workers=2)
+        counts = read_counts(path, workers=2, split_bytes=1 << 12)  # ranges: two units
     assert started == [1]
     _same(counts, read_counts(path))
+
+
+def test_one_unit_is_read_in_this_process(tmp_path, monkeypatch):
+    """A lone file read whole, or a count table (its ranges do not stand alone): no worker
+    would share the work, and one would hold a second copy of the counts."""
+    table = tmp_path / "c.csv"
+    table.write_text("task_id,n,c\n" + "".join(f"T/{i},3,1\n" for i in range(5000)))
+    monkeypatch.setattr(_pipeline, "map_processes", lambda *a, **k: pytest.fail("forked"))
+    for path, split in ((_lines(tmp_path, bad=False), None), (table, 1 << 12)):
+        _same(read_counts(path, workers=2, split_bytes=split), read_counts(path))
 
 
 @settings(max_examples=200, deadline=None)

@@ -35,6 +35,13 @@ _Floats: TypeAlias = NDArray[np.float64]
 #: within their 2-ulp contract (tests/test_exact_switch.py shows both sides of the switch).
 EXACT_MAX_SIZE = 64
 EXACT_MAX_N = 1000
+#: A call of at least TABLE_MIN_SIZE triples and one k, whose n are few values of at most
+#: EXACT_MAX_N (an archive: one n per run), reads each value from a table of the exact values
+#: for every (n, c) seen: correctly rounded, and numba is never started (an archive of 10M tasks
+#: is scored without the kernels' 130 MB and 0.7 s start; docs/estimator.md, "Speed paths").
+TABLE_MIN_SIZE = 1 << 16
+TABLE_MAX_VALUES = 1 << 16  # values in the table, over every n seen
+_TABLE_BLOCK = 1 << 18  # triples read at a time (the index temporaries stay 2 MB)
 
 
 def _exact(n: int, c: int, k: int, mode: int) -> float:
@@ -68,6 +75,28 @@ def _exact_fill(flat, mode, out) -> int:
             bad += 1
     out[:] = vals
     return bad
+
+
+def _table_fill(flat, mode, out) -> int | None:
+    """The values of a large call of one k and few distinct small n, read from the exact
+    values for every (n, c) seen; None when the call is not of that shape or a triple is
+    invalid (the kernels then count it)."""
+    n, c, k = flat
+    if out.size < TABLE_MIN_SIZE or k.size != 1 or not n.size == c.size == out.size:
+        return None
+    top, kk = int(n.max()), int(k[0])
+    if top > EXACT_MAX_N or not 1 <= kk <= int(n.min()) or int(c.min()) < 0:
+        return None
+    seen = np.flatnonzero(np.bincount(n, minlength=top + 1))
+    if int((seen + 1).sum()) > TABLE_MAX_VALUES or bool(np.any(c > n)):
+        return None
+    start = np.zeros(top + 1, np.int64)
+    start[seen] = np.cumsum(seen + 1) - (seen + 1)
+    values = np.array([_exact(m, j, kk, mode) for m in seen.tolist() for j in range(m + 1)])
+    for s in range(0, out.size, _TABLE_BLOCK):
+        at = slice(s, s + _TABLE_BLOCK)
+        out[at] = values[start[n[at]] + c[at]]
+    return 0
 
 
 def _raise_invalid(n, c, k, originals, shape):
@@ -149,6 +178,8 @@ def _fill(flat, mode, out):
     """Values of the flat triples into ``out``: exact for a small call, else the kernels."""
     if out.size <= EXACT_MAX_SIZE and max(int(a.max()) for a in flat) <= EXACT_MAX_N:
         return _exact_fill(flat, mode, out)
+    if (bad := _table_fill(flat, mode, out)) is not None:
+        return bad
     th, tl = table()
     return _dispatch(flat, mode, th, tl, out)
 

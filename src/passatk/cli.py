@@ -314,11 +314,9 @@ def _score_counts(args: argparse.Namespace, counts: Any, metric: str | list[str]
 
     rows = []
     for i, g in enumerate(counts.iter_groups()):
-        result = _named(
-            _run_label(args, dict(g.group)), passatk.score,
-            g.n, g.c, k(g) if callable(k) else k,
+        result = _named(  # a group of a Counts: its ids are distinct, so none is sorted
+            _run_label(args, dict(g.group)), passatk.score, g, None, k(g) if callable(k) else k,
             metric=counts.metric_of(i) if metric == "mixed" else metric,
-            task_ids=g.task,
             clusters=_clusters(args, g.task),
             interval=_INTERVALS[args.ci],
             confidence=args.level,

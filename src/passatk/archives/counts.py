@@ -22,7 +22,8 @@ __all__ = ["Counts", "GroupCounts", "StoredMetric", "merge_counts"]
 GroupKey = tuple[tuple[str, object], ...]
 _DIGITS = re.compile(r"([0-9]+)")
 _CHUNK = 1 << 16  # ids converted at a time from Arrow to NumPy
-_STEP = 1 << 20  # ids keyed or compared at a time
+_STEP = 1 << 18  # ids keyed or compared at a time
+_FEW_HEADS = 1 << 12  # texts before the digits past which ids are keyed by regex
 _BIG = 1 << 18  # rows past which a dict Tally is sorted by pyarrow (a key str per id is 80 B)
 
 
@@ -103,8 +104,10 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     import pyarrow as pa
     import pyarrow.compute as pc
     t = t if isinstance(t, pa.ChunkedArray) else pa.chunked_array([t])
-    width = _key_width(t)
     small = np.int32 if len(t) < 1 << 31 else np.int64
+    if (order := _common_order(g, t)) is not None:  # the common shape: no key string made
+        return order.astype(small, copy=False)
+    width = _key_width(t)
     if width is None:
         ids = t.to_pylist()
         gs = g.tolist() if g is not None else [0] * len(ids)
@@ -118,6 +121,96 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     order = pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols])
     del cols, key
     return order.to_numpy().astype(small)
+
+
+def _split(ids: Any) -> tuple[np.ndarray, np.ndarray, Any, bool] | None:
+    """Per id the rank of its text before a final run of at most 18 digits among those texts
+    (the third item, sorted), and that run's value (-1: none); fourth, whether a run has a
+    leading zero. None when an id has another digit, or the texts are many."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    head = pc.utf8_rtrim(ids, characters="0123456789")
+    enc = pc.dictionary_encode(head)
+    digits = np.subtract(pc.binary_length(ids), pc.binary_length(head))
+    if len(enc.dictionary) > _FEW_HEADS or digits.max(initial=0) > 18 or pc.any(
+            pc.match_substring_regex(enc.dictionary, "[0-9]")).as_py():
+        return None
+    chars = "".join(set("".join(enc.dictionary.to_pylist())))
+    tail = pc.utf8_ltrim(ids, characters=chars) if chars else ids
+    padded = bool(np.any(pc.starts_with(tail, "0").to_numpy(zero_copy_only=False) & (digits > 1)))
+    tail = pc.binary_join_element_wise(pa.scalar("0", tail.type), tail, pa.scalar("", tail.type))
+    by = pc.sort_indices(enc.dictionary).to_numpy()
+    rank = np.empty(len(by), np.int32)
+    rank[by] = np.arange(len(by), dtype=np.int32)
+    return (rank[enc.indices.to_numpy()], np.where(digits > 0, pc.cast(tail, pa.int64()), -1),
+            enc.dictionary.take(by), padded)
+
+
+def _common_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
+    """:func:`natural_order` when every id is a text then at most 18 digits, else None; rows in
+    order are found a step at a time, keeping nothing."""
+    import numpy as np
+    last = None  # the key of the previous step's last row
+    for s in range(0, len(t), _STEP):
+        ids = t.slice(s, _STEP).combine_chunks()
+        if (split := _split(ids)) is None:
+            return None
+        gs = None if g is None else g[s:s + len(ids)]
+        keys = [x for x in (gs, *split[:2]) if x is not None]
+        if (last is not None and last >= _row_key(gs, split, ids, 0)) or not _ascending(
+                keys, ids):
+            return _sorted_order(g, t)
+        last = _row_key(gs, split, ids, -1)
+    return np.arange(len(t))
+
+
+def _row_key(gs: np.ndarray | None, split: tuple, ids: Any, i: int) -> tuple:
+    """The natural key of row ``i`` of a step (group, text, digit value, id) in Python."""
+    rank, value, heads, _ = split
+    return (0 if gs is None else gs[i], heads[rank[i]].as_py(), value[i], ids[i].as_py())
+
+
+def _sorted_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
+    """:func:`_common_order` of rows not in order: sorted on (group, text rank, digit value),
+    then by id where a leading zero makes two ids of one key."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    rank, value, heads = np.empty(len(t), np.int32), np.empty(len(t), np.int32), []
+    padded = False
+    for s in range(0, len(t), _STEP):
+        if (split := _split(t.slice(s, _STEP).combine_chunks())) is None:
+            return None
+        if split[1].size and split[1].max() >= 1 << 31 and value.dtype == np.int32:
+            value = value.astype(np.int64)  # int32 holds the values of at most 9 digits
+        rank[s:s + _STEP], value[s:s + _STEP] = split[:2]
+        heads.append(split[2])
+        padded = padded or split[3]
+    known = pc.unique(pa.concat_arrays(heads))
+    known = known.take(pc.sort_indices(known))
+    for i, h in enumerate(heads):  # each step's ranks become ranks among all the texts
+        at = slice(i * _STEP, (i + 1) * _STEP)
+        rank[at] = pc.index_in(h, known).to_numpy()[rank[at]]
+    if not padded:  # one key, one id: NumPy's stable sort of the keys is the order
+        return np.lexsort((value, rank) if g is None else (value, rank, g))
+    cols = {"r": rank, "v": value, "t": t} if g is None else {"g": g, "r": rank, "v": value,
+                                                               "t": t}
+    return pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols]).to_numpy()
+
+
+def _ascending(keys: list[np.ndarray], t: Any) -> bool:
+    """Whether the rows are strictly sorted by ``keys``, then by id ``t``."""
+    import numpy as np
+    import pyarrow.compute as pc
+    less, equal = np.zeros(max(len(t) - 1, 0), bool), np.ones(max(len(t) - 1, 0), bool)
+    for x in keys:
+        less |= equal & (x[:-1] < x[1:])
+        equal &= x[:-1] == x[1:]
+    if not (less | equal).all():
+        return False
+    at = np.flatnonzero(equal)
+    return not at.size or pc.all(pc.less(_take(t, at), _take(t, at + 1))).as_py()
 
 
 def _key_width(t: Any) -> int | None:
@@ -186,22 +279,51 @@ def _taken(blocks: list[Block]) -> tuple:
     """(group, task, n, c) of the ordered block popped from ``blocks``, in order: each array
     goes as soon as its sorted copy is made, the Arrow ids (and their pages) first."""
     import numpy as np
-    import pyarrow as pa
     groups, g, task, n, c, order = blocks.pop()
+    release_memory()  # what Arrow freed: NumPy allocates ``out``
     same = len(order) == len(n) and np.array_equal(order, np.arange(len(n), dtype=order.dtype))
     if len(groups) == 1:  # a read of millions of tasks is one group: no array of zeros
         g = np.broadcast_to(np.int64(0), (len(order),))
     else:
         g = (g if same else g[order]).astype(np.int64, copy=False)
     out = np.empty(len(order), _str_dtype())
-    for s in range(0, len(order), _CHUNK):
-        out[s:s + _CHUNK] = (task.slice(s, _CHUNK) if same
-                             else _take(task, order[s:s + _CHUNK])).to_pylist()
-    del task
-    pa.default_memory_pool().release_unused()
+    if same:  # each chunk of ids goes once converted
+        chunks, at = list(getattr(task, "chunks", [task])), 0
+        del task
+        while chunks:
+            chunk = chunks.pop(0)
+            for s in range(0, len(chunk), _CHUNK):
+                out[at + s:at + min(s + _CHUNK, len(chunk))] = chunk.slice(s, _CHUNK).to_pylist()
+            at += len(chunk)
+            del chunk
+            if not len(chunks) % 16:
+                release_memory()
+    else:
+        for s in range(0, len(order), _CHUNK):
+            out[s:s + _CHUNK] = _take(task, order[s:s + _CHUNK]).to_pylist()
+        del task
+    release_memory()
     n = (n if same else n[order]).astype(np.int64, copy=False)
     c = (c if same else c[order]).astype(np.int64, copy=False)
     return g, out, n, c
+
+
+def release_memory() -> None:
+    """Hand what Arrow's pool and the C allocator hold free back to the system (glibc's
+    ``malloc_trim``, where there is one): large columns freed a piece at a time are then
+    not counted twice while their copies grow."""
+    import ctypes
+
+    import pyarrow as pa
+    pa.default_memory_pool().release_unused()
+    global _TRIM
+    if _TRIM is None:
+        _TRIM = getattr(ctypes.CDLL(None), "malloc_trim", False)
+    if _TRIM:
+        _TRIM(0)
+
+
+_TRIM = None
 
 
 def _value_key(value: object) -> tuple:

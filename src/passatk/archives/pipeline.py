@@ -119,18 +119,26 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
         split = [f for f in files if _splittable(f)]
         known = dict(zip(split, _sizes(split), strict=True))  # the others need no size
         units, _ = _units(files, [known.get(f, 0) for f in files], 1,
-                          split_bytes or plan.DEFAULT_SPLIT_BYTES, batched=False)
+                          split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
         results = map_dask(read, units, scheduler=scheduler, progress=progress)
         return counts_of(_parts_of(units, results, options), options, files)
     sizes = _sizes(files)
-    if (workers := _pool_size(files, sizes, workers)) > 1:
+    if (workers := _pool_size(files, sizes, workers)) > 1 and _shared(
+            cut := _units(files, sizes, workers, split_bytes, options)):
         from concurrent.futures.process import BrokenProcessPool
-        units, weights = _units(files, sizes, workers, split_bytes)
+        units, weights = cut
         with contextlib.suppress(BrokenProcessPool):  # a worker died or could not start
             results = map_processes(read, units, workers=workers, weights=weights,
                                     progress=progress, preload=PRELOAD)
             return counts_of(_parts_of(units, results, options), options, files)
     return counts_of(_read_here(files, sizes, options, progress), options, files)
+
+
+def _shared(cut: tuple[list[Unit], list[int]]) -> bool:
+    """Whether the units are for workers: not one file read whole (a count table, whose ranges
+    do not stand alone), which is read here, so that no worker holds a copy of its counts."""
+    units = cut[0]
+    return len(units) > 1 or (bool(units) and len(units[0].files) > 1)
 
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
@@ -182,9 +190,13 @@ def _splittable(file: str) -> bool:
 
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
-           batched: bool = True) -> tuple[list[Unit], list[int]]:
-    """The units and their bytes: ranges of a large file (pinned to a URL's ETag), batches."""
-    plans = plan.plan_files(sizes, [_splittable(f) for f in files], workers, split_bytes)
+           options: Options, batched: bool = True) -> tuple[list[Unit], list[int]]:
+    """The units and their bytes: ranges of a large file whose ranges stand alone (pinned to a
+    URL's ETag), batches."""
+    least = split_bytes or plan.DEFAULT_SPLIT_BYTES
+    split = [_splittable(f) and size > least and split_plan(f, options) is not None
+             for f, size in zip(files, sizes, strict=True)]
+    plans = plan.plan_files(sizes, split, workers, split_bytes)
     one_each = [[i] for i in range(len(files))]
     batches = plan.plan_batches(sizes, plans, workers) if batched else one_each
     units, weights = [], []

@@ -101,6 +101,11 @@ def combined_rows(groups, metrics, ks_of, combine, confidence, tau):
     return out
 
 
+def is_group_counts(x: Any) -> bool:
+    """Whether ``x`` is one group of a ``Counts`` (a ``GroupCounts`` from ``iter_groups``)."""
+    return isinstance(x, tuple) and getattr(x, "_fields", None) == ("group", "task", "n", "c")
+
+
 def is_counts(x: Any) -> bool:
     """Whether ``x`` is a ``Counts`` (from :func:`passatk.archives.read_counts`)."""
     return hasattr(x, "iter_groups") and hasattr(x, "groups") and hasattr(x, "task")

@@ -268,7 +268,8 @@ def _cluster_se(d, cl):
 
 def _all_equal(x):
     """Whether the values are equal up to rounding (0.6 - 0.2 and 1.0 - 0.6 are both 0.4)."""
-    return float(np.ptp(x)) <= 1e-12 * max(1.0, float(np.max(np.abs(x))))
+    lo, hi = np.min(x), np.max(x)  # np.ptp and np.abs would each make a copy of x
+    return float(hi - lo) <= 1e-12 * max(1.0, float(abs(lo)), float(abs(hi)))
 
 
 def _replace(row, **kw):

@@ -47,7 +47,7 @@ from ._common import (
 )
 from ._dist import norm_cdf, norm_ppf, t_ppf
 from ._results import ScoreResult, ScoreRow
-from ._task import _theta, _vhat_blocks
+from ._task import _BLOCK, _theta, _vhat_sum
 
 
 def _quantile(sorted_reps, prob):
@@ -184,7 +184,9 @@ def score(n: ArrayLike, c: ArrayLike | None = None, k: KSpec = 1, *,
     ----------
     n, c : array_like of int, or a Counts and no c
         Samples and correct samples per task (1-d; ragged n is fine), or a ``Counts`` from
-        :func:`passatk.archives.read_counts` alone: rows per group, named by its fields.
+        :func:`passatk.archives.read_counts` alone: rows per group, named by its fields; or
+        one group of it (from ``Counts.iter_groups``, metric pass@k unless given): its ids
+        are distinct, so none is sorted or merged.
     k : int, sequence of int, "ladder" (1, 2, 5, 10, ... and min(n)) or "all" (1..min(n))
     metric : str or sequence of str, optional
         ``"pass@k"`` (default; a Counts' own), ``"pass^k"``, ``"plugin"`` (biased low),
@@ -235,13 +237,24 @@ def _score_any(n, c, k, task_ids, groups, clusters, combine, kw):
     """``score`` of a Counts, or of arrays."""
     if CMB.is_counts(n):
         return _score_counts(n, c, k, task_ids, groups, clusters, combine, kw)
+    if CMB.is_group_counts(n):  # one group of a Counts: its ids are distinct, none sorted
+        _from_counts(c, task_ids, groups)
+        if combine is not None:
+            raise ValueError("combine= pools the groups of a Counts; one group was given")
+        out = _score_distinct(n, k, clusters, kw)
+        return dataclasses.replace(out, rows=tuple(_replace(r, group=dict(n.group))
+                                                   for r in out.rows))
     if c is None:
         raise TypeError("score needs c (the correct samples per task), unless n is a Counts")
+    return _score_arrays(_args(n, c, k, task_ids, groups, clusters, kw), combine)
+
+
+def _args(n, c, k, task_ids, groups, clusters, kw):
     metric = "pass@k" if kw["metric"] is None else kw["metric"]
-    return _score_arrays(_score_iv(
+    return _score_iv(
         n, c, k, metric, task_ids, groups, clusters, kw["interval"], kw["confidence"],
         kw["n_resamples"], kw["rng"], kw["seed"], kw["prior"], kw["missing"], kw["duplicates"],
-        kw["tau"]), combine)
+        kw["tau"])
 
 
 def _score_arrays(a, combine):
@@ -276,9 +289,7 @@ def _combined(parts, metrics, ks, combine, confidence, tau):
 
 def _score_counts(counts, c, k, task_ids, groups, clusters, combine, kw):
     """``score(counts)``: each group of the Counts scored, its rows named by its fields."""
-    for name, v in (("c", c), ("task_ids", task_ids), ("groups", groups)):
-        if v is not None:
-            raise TypeError(f"score(counts) takes its {name} from the Counts; pass {name}=None")
+    _from_counts(c, task_ids, groups)
     own = kw["metric"] is None  # each group's own metric (pass^k for tau-bench trials)
     if own and counts.group_metrics and combine is not None:
         raise ValueError("combine= cannot pool groups of different metrics "
@@ -293,7 +304,7 @@ def _score_counts(counts, c, k, task_ids, groups, clusters, combine, kw):
         sel = None if clusters is None else clusters[np.asarray(counts.group) == i]
         if own:
             kw["metric"] = counts.metric_of(i)
-        out = score(g.n, g.c, k, task_ids=g.task, clusters=sel, **kw)
+        out = _score_distinct(g, k, sel, kw)
         rows.extend(_replace(r, group=dict(g.group)) for r in out.rows)
         parts.append(CMB.GroupData(dict(g.group), g.n, g.c, np.asarray(g.task)))
     if out is None:
@@ -303,6 +314,18 @@ def _score_counts(counts, c, k, task_ids, groups, clusters, combine, kw):
         rows.extend(_combined(parts, metrics, _k_spec(k), combine, out.confidence,
                               _tau(kw["tau"])))
     return dataclasses.replace(out, rows=tuple(rows))
+
+
+def _from_counts(c, task_ids, groups):
+    for name, v in (("c", c), ("task_ids", task_ids), ("groups", groups)):
+        if v is not None:
+            raise TypeError(f"score(counts) takes its {name} from the Counts; pass {name}=None")
+
+
+def _score_distinct(g, k, clusters, kw):
+    """``score`` of one ``GroupCounts``: its ids are distinct, so none is sorted or merged."""
+    a = _args(g.n, g.c, k, g.task, None, clusters, kw)
+    return _score_arrays(a._replace(duplicates="distinct"), None)
 
 
 def _group(a, labels, idx):
@@ -315,7 +338,9 @@ def _group(a, labels, idx):
         pos = np.arange(a.n.size) if idx is None else idx
         return _Group(labels, n, c, cl, pos, "task positions", where), []
     ids = a.ids if idx is None else a.ids[idx]
-    ids, n, c, cl, dup = _dedupe(ids, n, c, cl, a.duplicates, where)
+    dup = []
+    if a.duplicates != "distinct":  # a Counts' ids are distinct in each group: no sorted copy
+        ids, n, c, cl, dup = _dedupe(ids, n, c, cl, a.duplicates, where)
     return _Group(labels, n, c, cl, ids, "task ids", where), dup
 
 
@@ -375,16 +400,26 @@ def _fixed_se(metric, n, c, k, tau, s2):
         short = int(np.count_nonzero(n < 2 * k))
         return None, None, (f"no unbiased estimate of the fixed-benchmark variance exists: "
                             f"{short} of {size} tasks have n < 2k = {2 * k}")
-    v = _vhat_blocks(metric, n, c, k, tau)
-    se_fixed = math.sqrt(max(float(np.sum(v)), 0.0)) / size
-    sd_between = None if s2 is None else math.sqrt(max(s2 - float(np.mean(v)), 0.0))
+    v = _vhat_sum(metric, n, c, k, tau)
+    se_fixed = math.sqrt(max(v, 0.0)) / size
+    sd_between = None if s2 is None else math.sqrt(max(s2 - v / size, 0.0))
     return se_fixed, sd_between, None
+
+
+def _variance(x):
+    """``np.var(x, ddof=1)``, a block at a time past one block (no temporary the size of
+    ``x``: 80 MB for 10M tasks)."""
+    if x.size <= _BLOCK:
+        return float(np.var(x, ddof=1))
+    mean = np.mean(x)
+    return sum(float(np.sum(np.square(x[lo:lo + _BLOCK] - mean)))
+               for lo in range(0, x.size, _BLOCK)) / (x.size - 1)
 
 
 def _score_row(metric, g, k, a, theta, common):
     size = theta.size
     value = float(np.mean(theta))
-    s2 = None if size < 2 else 0.0 if _all_equal(theta) else float(np.var(theta, ddof=1))
+    s2 = None if size < 2 else 0.0 if _all_equal(theta) else _variance(theta)
     se_super = None if s2 is None else math.sqrt(s2 / size)
     se_fixed, sd_between, fixed_reason = _fixed_se(metric, g.n, g.c, k, a.tau, s2)
     se_cl, n_cl = (None, None) if g.cl is None else _cluster_se(theta, g.cl)

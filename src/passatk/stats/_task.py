@@ -30,19 +30,15 @@ def _theta(metric, n, c, k, tau=None):
     return pass_at_k_plugin(n, c, kk)
 
 
-#: Tasks per block of :func:`_vhat_blocks`: its temporaries stay a few MB whatever the size.
+#: Tasks per block of :func:`_vhat_sum`: its temporaries stay a few MB whatever the size.
 _BLOCK = 1 << 18
 
 
-def _vhat_blocks(metric, n, c, k, tau=None):
-    """:func:`_vhat` computed a block of tasks at a time into one array: the same values, but
-    the temporaries (five arrays per task for k = 1) are those of one block, not of 10M tasks."""
-    if n.size <= _BLOCK:
-        return _vhat(metric, n, c, k, tau)
-    out = np.empty(n.size, dtype=np.float64)
-    for lo in range(0, n.size, _BLOCK):
-        out[lo:lo + _BLOCK] = _vhat(metric, n[lo:lo + _BLOCK], c[lo:lo + _BLOCK], k, tau)
-    return out
+def _vhat_sum(metric, n, c, k, tau=None):
+    """The sum of :func:`_vhat` over the tasks, a block at a time: the temporaries (five arrays
+    per task for k = 1) and the values are those of one block, not of 10M tasks."""
+    return sum(float(np.sum(_vhat(metric, n[lo:lo + _BLOCK], c[lo:lo + _BLOCK], k, tau)))
+               for lo in range(0, n.size, _BLOCK))
 
 
 def _vhat(metric, n, c, k, tau=None):

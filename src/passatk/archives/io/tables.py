@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from passatk.archives.context import BadRecord, Context, group_from, path_groups
-from passatk.archives.counts import Block, _group_key, natural_order
+from passatk.archives.counts import Block, _group_key, natural_order, release_memory, run_starts
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._table_rules import MAX_COUNT, _flag, _plan, _reward
 from passatk.archives.io.opening import logical_name, open_raw
@@ -67,7 +67,8 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
             convert_options=pacsv.ConvertOptions(
                 include_columns=plan.columns, column_types=types, null_values=[],
                 true_values=_TRUE, false_values=_FALSE,
-                strings_can_be_null=False, quoted_strings_can_be_null=False))
+                strings_can_be_null=False, quoted_strings_can_be_null=False),
+            memory_pool=pa.system_memory_pool())  # freed pages go back (10M ids: 100 MB)
         with reader:
             for batch in reader:
                 yield batch
@@ -135,7 +136,7 @@ def _counts(arr: pa.Array, strings: bool) -> np.ndarray:
     x = _np(pc.cast(arr, pa.int64()))
     if (np.abs(x) >= MAX_COUNT).any():
         raise Locate
-    return x
+    return x.astype(np.int32) if x.size and -1 << 31 <= x.min() and x.max() < 1 << 31 else x
 
 def _sums(table: pa.Table, keys: list[str], count: bool = False) -> pa.Table:
     """Per key the sums of columns n and c (``count``: n is the number of rows)."""
@@ -178,6 +179,7 @@ class _Plan:
             if sum(b.nbytes for b in held) >= self.step:
                 self.add(pa.Table.from_batches(held))
                 held = []
+                release_memory()  # the step's temporaries
         if held:
             self.add(pa.Table.from_batches(held))
 
@@ -258,27 +260,39 @@ class _Plan:
 
     def block(self) -> Block:
         """The sums per (group, task) of the whole file, checked, as one Block."""
+        table = self._summed()
+        tasks = _tasks(table.column("t"))
+        g, groups = self._groups(table)
+        n, c = (table.column(k).chunks for k in ("n", "c"))
+        del table
+        n, c = _joined(n), _joined(c)
+        rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
+        one = len(groups) == 1
+        g = g if one else np.argsort(rank)[g]  # the inverse of the ranking
+        order = natural_order(None if one else g, tasks)
+        if self.counts and len(self.runs) == len(self.keys):
+            _distinct(order, None if one else g, tasks)
+        return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
+
+    def _summed(self) -> pa.Table:
+        """The rows of the whole file, summed per (group, task) and run columns checked."""
         if not self.parts:
             raise Locate  # no rows: the row reader says how the file is empty
         table = pa.concat_tables(self.parts)
-        self.parts = []
-        if self.counts and _most(table, self.keys) > 1:
+        self.parts, watched = [], len(self.runs) > len(self.keys)
+        if self.counts and watched and _most(table, self.keys) > 1:
             raise Locate  # a (group, task) twice: the row reader names both lines
         table = table if self.counts else _sums(table, self.runs)
         for w in self.runs[len(self.keys):]:
             if _most(table.group_by(["t", w]).aggregate([]), ["t"]) > 1:
                 raise Locate  # rows of a task differ in a run column
-        table = _sums(table, self.keys) if len(self.runs) > len(self.keys) else table
-        tasks = _tasks(table.column("t"))
-        g, groups = self._groups(table)
-        n, c = (_np(table.column(k)).astype(np.int64) for k in ("n", "c"))
-        rank = sorted(range(len(groups)), key=lambda i: _group_key(groups[i]))
-        g = np.argsort(rank)[g]  # the inverse of the ranking
-        order = natural_order(g if len(groups) > 1 else None, tasks)
-        return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
+        return _sums(table, self.keys) if watched else table
 
     def _groups(self, table: pa.Table) -> tuple[np.ndarray, list[tuple]]:
         """Per row the index of its group key (``group_from`` once per combination)."""
+        if len(self.keys) == 1:  # one group: no array of zeros (a read of 10M tasks)
+            return np.broadcast_to(np.int64(0), (table.num_rows,)), [
+                group_from(self.by, self.pathvals, {}, (), what="row")]
         code, radix, columns = np.zeros(table.num_rows, np.int64), 1, []
         for k in self.keys[1:]:
             enc = pc.dictionary_encode(table.column(k).combine_chunks(), null_encoding="encode")
@@ -295,6 +309,25 @@ class _Plan:
             extra = tuple((a, record[a]) for a in self.auto)
             groups.append(group_from(self.by, self.pathvals, record, extra, what="row"))
         return index, groups
+
+def _distinct(order: np.ndarray, g: np.ndarray | None, tasks: pa.ChunkedArray) -> None:
+    """A (group, task) twice raises Locate (the row reader names both lines): equal rows are
+    neighbours in the natural order."""
+    if run_starts(order, g, tasks) is not None:
+        raise Locate
+
+def _joined(chunks: list[pa.Array]) -> np.ndarray:
+    """One array of ``chunks`` (int32 if all are: counts read from a CSV, half the memory until
+    Counts), each freed once copied (no second copy of a column)."""
+    small = all(pa.types.is_int32(c.type) for c in chunks)
+    out, at = np.empty(sum(map(len, chunks)), np.int32 if small else np.int64), 0
+    while chunks:
+        x = _np(chunks.pop(0))
+        out[at:at + len(x)], at = x, at + len(x)
+        del x
+        if not len(chunks) % 16:
+            release_memory()
+    return out
 
 def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """The task ids as text, none blank (``str.strip`` judges those without a printable
