@@ -404,3 +404,29 @@ def test_reading_a_csv_does_not_start_numba(tmp_path):
     seen = [subprocess.run([sys.executable, "-c", code, str(p)], capture_output=True, text=True,
                            check=True).stdout.split() for p in (plain, quoted)]
     assert seen == [["False"], ["False"]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.sampled_from(["T/1", "T/01", "T/2", "a", "b7", "T/10"]),
+                               st.sampled_from(["m", "n", ""]), st.booleans()),
+                     min_size=1, max_size=40),
+       by_model=st.booleans(), mostly=st.integers(0, 1))
+def test_tables_of_many_distinct_ids_sum_by_a_sort_as_by_a_hash(tmp_path_factory, rows,
+                                                                 by_model, mostly):
+    """Past _HASHED_ROWS (here 0) mostly distinct keys are summed by a sort and sums of
+    equal neighbours (Arrow's hash aggregation costs 240 B a key): the same Counts as the
+    stdlib reader and as the hash aggregation."""
+    import passatk.archives.io.tables as arrow_tables
+
+    folder = tmp_path_factory.mktemp("many")
+    (folder / "s.csv").write_text("task_id,model,passed\n" + "".join(
+        f"{t},{m},{int(p)}\n" for t, m, p in rows))
+    (folder / "t.csv").write_text("task_id,passed\n" + "".join(f"{t},{int(p)}\n"
+                                                               for t, _, p in rows))
+    for name, kw in (("s.csv", {"by": ["model"]} if by_model else {}), ("t.csv", {})):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(arrow_tables, "_HASHED_ROWS", 0)
+            mp.setattr(arrow_tables, "_mostly_distinct", lambda table, keys: bool(mostly))
+            mp.setattr(arrow_tables, "_NEIGHBOURS", 3)
+            fast, slow, finished = both(str(folder / name), **kw)
+        assert finished and fast == slow
