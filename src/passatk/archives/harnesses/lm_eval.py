@@ -56,8 +56,7 @@ def metric_field(rec: dict) -> str:
     return found[0]
 
 def _counts(field: str, value: object, resps: object) -> tuple[int, int]:
-    """(n, c) of one document: pass@1 is c/n over the responses; another metric is the 0/1
-    score of one sample (lm-eval scores the filtered response)."""
+    """(n, c) of one document: pass@1 is c/n of its responses, another metric one sample's 0/1."""
     if field != "pass@1":
         return 1, int(pass_flag(value, f'field "{field}" (one sample\'s score)'))
     value = cx.finite_number(value, field)
