@@ -21,7 +21,7 @@ from passatk.archives.errors import (
     show,
 )
 from passatk.archives.io import opening
-from passatk.archives.io.lines import blocks, newlines, objects
+from passatk.archives.io.lines import blocks, newlines
 from passatk.archives.io.paths import is_path_spec, path_group_value
 from passatk.archives.options import Options
 
@@ -161,20 +161,6 @@ def iter_lines(file: str, ctx: Context) -> Iterator[tuple[int, bytes]]:
     """(line number, line) for the non-blank lines of ``file``."""
     for lineno, block in line_blocks(file, ctx):
         yield from block_lines(file, lineno, block)
-
-
-def json_records(file: str, ctx: Context) -> Iterator[tuple[int, dict | BadRecord]]:
-    """(line number, its JSON object or the BadRecord that says why there is none) for the
-    non-blank lines of ``file`` (a block msgspec refuses is read line by line by ``json``)."""
-    for lineno, block in line_blocks(file, ctx):
-        if (records := objects(block)) is not None:
-            yield from number_records(lineno, block, records)
-            continue
-        for n, line in block_lines(file, lineno, block):
-            try:
-                yield n, parse_json_line(file, n, line)
-            except BadRecord as e:
-                yield n, e
 
 
 def number_records(lineno: int, piece: bytes, records: list) -> Iterator[tuple[int, object]]:

@@ -298,11 +298,8 @@ def _walked_document(file: str, kind: str) -> object:
 def _strict(file: str, kind: str, ctx: Context) -> None:
     """strict_json: refuse a key given twice in a JSON file (io/strict.py)."""
     from passatk.archives.io import strict
-    if kind == "document":
-        strict.check_document(file)
-    elif kind == "lines" or (kind == "table" and tables.container(file) == "jsonl"):
-        with ctx.open(file) as f:
-            strict.check_lines(f.stream, file)
+    jsonl = kind == "table" and tables.container(file) == "jsonl"  # a JSON Lines table
+    strict.check(file, "lines" if jsonl else kind, ctx.open)
 
 
 def _check_options(file: str, kind: str, o: Options) -> None:

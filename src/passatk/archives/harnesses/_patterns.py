@@ -1,17 +1,9 @@
-"""The regular expressions the readers share (pass@k keys of stored numbers, dates), and the
-keeping of a stored number."""
+"""The regular expressions the readers share: pass@k keys of stored numbers, dates."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
-
-from passatk.archives.counts import StoredMetric
-from passatk.archives.errors import location
-
-if TYPE_CHECKING:
-    from passatk.archives.context import Context
 
 PASS_AT = re.compile(r"pass@([1-9][0-9]*)\Z")  # EvalPlus, BigCodeBench
 PASS_UNDERSCORE_AT = re.compile(r"pass_at_([1-9][0-9]*)\Z")  # CRUXEval
@@ -26,8 +18,3 @@ def stored_numbers(doc: Mapping, pattern: re.Pattern) -> Iterator[tuple[str, int
     for key, value in doc.items():
         if (m := pattern.match(key)) and type(value) in (int, float):
             yield key, int(m.group(1)), value
-
-def store(ctx: Context, group: tuple, path: str, where: tuple, k: int, value: float,
-          unit: str) -> None:
-    """Keep the number ``path`` stores at ``where`` as pass@k of ``group``."""
-    ctx.stored.append(StoredMetric(group, "pass@k", k, value, location(path, path=where), unit))

@@ -8,10 +8,11 @@ from typing import Any, Literal
 import msgspec
 
 from passatk.archives import context as cx
-from passatk.archives.errors import ArchiveError, kind, show, stored_float
+from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses._flags import count_tasks
-from passatk.archives.harnesses._patterns import PASS_AT, store, stored_numbers
-from passatk.archives.harnesses._writers import WriteOptions, dump_json, mean_pass_at_k
+from passatk.archives.harnesses._patterns import PASS_AT, stored_numbers
+from passatk.archives.harnesses._typed import means, store
+from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
 
@@ -64,7 +65,7 @@ def read(file: str, ctx: cx.Context, doc: dict) -> None:
     if not isinstance(stored, dict):
         raise ArchiveError(side, "must be a JSON object", path=())
     for key, k, value in stored_numbers(stored, PASS_AT):
-        store(ctx, group, side, (key,), k, stored_float(value, side, (key,)), "fraction")
+        store(ctx, side, group, k, value, (key,))
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     dump_json(path, {"date": "2024-11-30 00:00", "eval": {
@@ -76,8 +77,7 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
         return [path]
     side = os.path.join(os.path.dirname(path),
                         name.removesuffix("_eval_results.json") + "_pass_at_k.json")
-    nmin = min(len(p) for p in flags)
-    dump_json(side, {**{f"pass@{k}": mean_pass_at_k(flags, k) for k in (1, 5, 10) if k <= nmin},
+    dump_json(side, {**means(flags, (1, 5, 10)),
                      "model": "synthetic", "split": "complete", "subset": "full",
                      "calibrated": True})
     return [path, side]

@@ -19,8 +19,7 @@ def matches(doc: object, file: str = "") -> bool:
 
 
 def _error(meta: object) -> object:
-    """The exception of a failed sample: ``metadata`` entries are JSON text or objects whose
-    ``error`` is its repr (a wrong answer has none)."""
+    """A failed sample's exception: ``error`` in its ``metadata`` entry (JSON text or object)."""
     if isinstance(meta, str):
         try:
             meta = json.loads(meta)

@@ -12,9 +12,9 @@ import msgspec
 
 from passatk.archives import context as cx
 from passatk.archives.context import BadRecord
-from passatk.archives.errors import show, stored_float
+from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import Flag, Lines, pass_flag
-from passatk.archives.harnesses._patterns import store
+from passatk.archives.harnesses._typed import store
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
@@ -56,8 +56,7 @@ def metric_field(rec: dict) -> str:
     return found[0]
 
 def _counts(field: str, value: object, resps: object) -> tuple[int, int]:
-    """(n, c) of one document: pass@1 is c/n over the responses; another metric is the 0/1
-    score of one sample (lm-eval scores the filtered response)."""
+    """(n, c) of one document: pass@1 is c/n of its responses, another metric one sample's 0/1."""
     if field != "pass@1":
         return 1, int(pass_flag(value, f'field "{field}" (one sample\'s score)'))
     value = cx.finite_number(value, field)
@@ -138,9 +137,7 @@ class _Reader(Lines):
             m = PASS_AT_FILTER.match(key)
             if m and filters.count(m.group(2)) == 1 and type(value) in (int, float):
                 group = next(g for g in self.groups if dict(g).get("filter") == m.group(2))
-                where = ("results", self.task, key)
-                store(self.ctx, group, path, where, int(m.group(1)),
-                      stored_float(value, path, where), "fraction")
+                store(self.ctx, path, group, int(m.group(1)), value, ("results", self.task, key))
 
 def read(file: str, ctx: cx.Context) -> None:
     _Reader(file, ctx).read()

@@ -13,6 +13,7 @@ import msgspec
 from passatk.archives.context import BadRecord, Context, document_group, require, task_id
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses._flags import count_tasks
+from passatk.archives.harnesses._typed import fatal
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 
@@ -39,10 +40,8 @@ def _check(task: str, r: object) -> tuple[bool, object]:
 
 def read(file: str, ctx: Context, doc: dict) -> None:
     ctx.set_metric("pass@k", file)
-    try:
+    with fatal(file, ()):
         task = task_id(require(doc, "name"), "name")
-    except BadRecord as e:
-        raise ArchiveError(file, e.what, path=()) from None
     group = document_group(file, ctx, doc)
     results = doc.get("results")
     if not isinstance(results, list) or not results:

@@ -16,7 +16,7 @@ import msgspec
 from passatk.archives.context import BadRecord, Context, group_from, load_sidecar, require, task_id
 from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import RULE, Flag, Lines, all_flags, is_flag
-from passatk.archives.harnesses._patterns import store
+from passatk.archives.harnesses._typed import means, store
 from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
@@ -80,7 +80,7 @@ def read(file: str, ctx: Context) -> None:
         (int(k), v, ("pass@k", k)) for k, v in per_k.items() if k.isdigit() and int(k) >= 1]
     for k, value, where in found:
         if type(value) in (int, float) and 0 <= value <= 100:
-            store(ctx, group, path, where, k, value / 100.0, "percent")
+            store(ctx, path, group, k, value, where, "percent")
 
 def metrics_file(file: str) -> str | None:
     """The one ``<stem>_*_metrics.json`` beside ``<stem>.jsonl``, if there is exactly one."""
@@ -101,11 +101,10 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     if not (opts.stored and name.endswith(".jsonl")):
         return [path]
     side = os.path.join(os.path.dirname(path), name.removesuffix(".jsonl") + "_cot_metrics.json")
-    nmin = min(len(p) for p in flags)
     dump_json(side, {"num_samples": len(tasks), "num_scores": sum(map(len, flags)),
                      "timeout_samples": 0, "empty_samples": 0,
                      **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
-                     "pass@k": {str(k): 100 * mean(flags, k) for k in (1, 2, 4, 8) if k <= nmin}})
+                     "pass@k": means(flags, (1, 2, 4, 8), "{}", 100)})
     return [path, side]
 
 SPEC = register(FormatSpec(

@@ -9,7 +9,7 @@ from typing import Any
 
 from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, too_long
 
-__all__ = ["BLOCK", "blocks", "decode", "decoder", "newlines", "objects"]
+__all__ = ["BLOCK", "blocks", "decode", "decoder", "newlines"]
 
 #: bytes read at once: 512 KiB, below where each new buffer costs page faults (2 MiB blocks
 #: took 0.98 s of CPU for 600 MB against 0.60 s, measured: docs/benchmarks.md)
@@ -45,14 +45,6 @@ def decode(dec, block: bytes) -> list | None:
         return dec.decode_lines(block)
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
-
-
-def objects(block: bytes) -> list[dict] | None:
-    """The JSON objects on the non-blank lines of ``block``; None when a line is not one."""
-    values = decode(decoder(Any), block)
-    if values is None or not all(type(v) is dict for v in values):
-        return None
-    return values
 
 
 def newlines(buf: bytes) -> int:

@@ -4,12 +4,13 @@ with an ``object_pairs_hook``; the one such check, for every format (docs/robust
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from passatk.archives.errors import ArchiveError, json_path, show
 from passatk.archives.io.lines import blocks
 from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, open_binary
 
-__all__ = ["check_document", "check_lines", "duplicate_key"]
+__all__ = ["check", "duplicate_key"]
 
 RULE = "strict_json refuses a key given twice"
 
@@ -26,12 +27,11 @@ def _decoder(found: dict) -> json.JSONDecoder:
 
 
 def _first(value: object, found: dict) -> tuple[tuple, str]:
-    """(JSON path, key) of the first object of ``found`` in ``value``, in document order (an
-    object dropped as a duplicate's value has its dropper in ``found`` too); no recursion."""
+    """(JSON path, key) of the first object of ``found`` in ``value``, in document order."""
     stack: list[tuple[object, tuple]] = [(value, ())]
     while stack:
         node, path = stack.pop()
-        if id(node) in found:
+        if id(node) in found:  # an object dropped as a duplicate's value: its dropper is too
             return path, found[id(node)][1]
         items = node.items() if isinstance(node, dict) else enumerate(node)  # type: ignore
         stack.extend(reversed([(v, (*path, k)) for k, v in items if isinstance(v, (dict, list))]))
@@ -59,17 +59,18 @@ def duplicate_key(text: bytes | str) -> str | None:
         f" ({RULE})"
 
 
-def check_lines(stream, file: str) -> None:
-    """Refuse the first line of the JSON Lines ``stream`` with a key given twice."""
-    for lineno, block in blocks(stream, file):
-        for n, line in enumerate(block.split(b"\n"), lineno + 1):
-            if line.strip() and (what := duplicate_key(line)) is not None:
-                raise ArchiveError(file, what, line=n)
-
-
-def check_document(file: str) -> None:
-    """Refuse the JSON document ``file`` when an object in it gives a key twice (held whole:
-    refused past the record cap)."""
+def check(file: str, kind: str, open_lines: Callable = open_binary) -> None:
+    """Refuse ``file`` when a JSON object in it gives a key twice: a ``"document"`` held whole
+    (refused past the record cap), ``"lines"`` (read by ``open_lines``) line by line; any other
+    ``kind`` holds no JSON to check."""
+    if kind == "lines":
+        with open_lines(file) as f:
+            for lineno, block in blocks(f.stream, file):
+                for n, line in enumerate(block.split(b"\n"), lineno + 1):
+                    if line.strip() and (what := duplicate_key(line)) is not None:
+                        raise ArchiveError(file, what, line=n)
+    if kind != "document":
+        return
     cap = max_record_bytes()
     with open_binary(file) as f:
         data = f.stream.read(cap + 1)
