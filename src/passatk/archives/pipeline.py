@@ -24,7 +24,6 @@ from passatk.archives.io import documents, opening, ranges, remote
 from passatk.archives.io.paths import expand_paths, named_files
 from passatk.archives.options import Options, make_options
 from passatk.archives.parts import Part, RangeResult, counts_of, join_ranges, part_of
-from passatk.errors import Message, Option
 
 SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")  # names that may be read in byte ranges
 #: imported once by the fork server, so that each worker forked from it starts warm
@@ -263,7 +262,7 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
     elif not named and opening.logical_name(file).endswith(".json"):
         doc = _walked_document(file, fmt)
     spec = lookup.get(fmt)
-    _check_options(file, fmt, ctx.options)
+    spec.check_options(file, ctx.options)
     if ctx.options.strict_json:
         _strict(file, spec.kind, ctx)
     if spec.kind == "document":
@@ -303,23 +302,6 @@ def _strict(file: str, kind: str, ctx: Context) -> None:
     elif kind == "lines" or (kind == "table" and tables.container(file) == "jsonl"):
         with ctx.open(file) as f:
             strict.check_lines(f.stream, file)
-
-
-def _check_options(file: str, kind: str, o: Options) -> None:
-    """Column options only for tables (or a format that takes them), filters likewise."""
-    spec = lookup.get(kind)
-    mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
-              if getattr(o, name) is not None and name not in spec.column_options]
-    if spec.kind != "table" and mapped:
-        named = [part for m in mapped for part in (", ", Option(m))][1:]
-        raise ArchiveError(file, Message(
-            f"is a {kind} archive, but column options (", *named, ") apply only to count "
-            "and per-sample tables; pass ", Option("format", "samples"), " or ",
-            Option("format", "counts"), " to read it as a table"))
-    if {o.since, o.until, o.difficulty} != {None} and not spec.filters:
-        takers = ", ".join(s.info.harness for s in lookup.specs() if s.filters)
-        raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
-                           f"apply only to {takers}")
 
 
 # ------------------------------------------------------------------ byte ranges
