@@ -18,7 +18,7 @@ from passatk.archives.context import Context
 from passatk.archives.counts import Counts
 from passatk.archives.engine import plan, processes
 from passatk.archives.engine.processes import map_processes
-from passatk.archives.errors import MAX_SKIPPED_KEPT, ArchiveError
+from passatk.archives.errors import ArchiveError, SkippedRecord
 from passatk.archives.harnesses import _table_rules, lookup, registry, tables
 from passatk.archives.io import documents, opening, ranges, remote
 from passatk.archives.io.paths import expand_paths, named_files
@@ -306,28 +306,25 @@ def _strict(file: str, kind: str, ctx: Context) -> None:
 
 # ------------------------------------------------------------------ byte ranges
 @dataclasses.dataclass
-class _RangeContext(Context):
-    """A Context whose line readers see one byte range, and whose skips keep raw lines."""
-    start: int = 0
-    end: int = 0
-    prefix: bytes = b""
+class _Range:
+    """Opens the lines of a file that start in ``[start, end)``, after ``prefix``."""
+    start: int
+    end: int
+    prefix: bytes
     lines: ranges.LineRange | None = None
-    raw_skips: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
     @contextlib.contextmanager
-    def open(self, file: str) -> Any:
+    def __call__(self, file: str) -> Any:
         with opening.open_raw(file) as raw:
             self.lines = ranges.LineRange(raw, self.start, self.end, self.prefix)
             stream = io.BufferedReader(self.lines, buffer_size=1 << 20)
             yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
 
-    def bad(self, file: str, what: str, *, line: int | None = None,
-            path: tuple | None = None) -> None:
-        if not self.options.skip_bad or line is None:
-            raise ArchiveError(file, what, line=line, path=path)
-        self.skip_count += 1
-        if len(self.raw_skips) < MAX_SKIPPED_KEPT:
-            self.raw_skips.append((line, what))
+
+def _range_skip(file: str, record: SkippedRecord) -> tuple[int, str] | None:
+    """A range's skip as (its line in the range, why); None: a skip without a line."""
+    line = record.location.removeprefix(f"{file}:")
+    return (int(line), record.reason) if line != record.location and line.isdigit() else None
 
 
 def split_plan(file: str, options: Options) -> tuple[str, bytes, Any] | None:
@@ -378,16 +375,17 @@ def _read_range(file: str, start: int, end: int, options: Options) -> RangeResul
             whole=_read_file(file, Context(options)))
     kind, header, names = how
     prefix = header if start > 0 else b""
-    ctx = _RangeContext(options, start=start, end=end, prefix=prefix, first_names=names)
+    ctx = Context(options, first_names=names, opener=(cut := _Range(start, end, prefix)))
     try:
         _read_one(file, kind, ctx, os.path.normpath(file) in options.named)
     except ArchiveError:
         return RangeResult(fallback=True)
-    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars or ctx.layout_seen
-            or set(ctx.failures) - {file}):  # pragma: no cover - not a plain line reader
+    skips = [_range_skip(file, record) for record in ctx.skip_records]
+    if (cut.lines is None or None in skips or ctx.notes or ctx.stored or ctx.sidecars
+            or ctx.layout_seen or set(ctx.failures) - {file}):  # pragma: no cover - not lines
         return RangeResult(fallback=True)
     return RangeResult(
         part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count, first=ctx.lines.first,
-        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=ctx.lines.quote_or_cr,
+        skips=tuple(skips), skip_count=ctx.skip_count, first=cut.lines.first,
+        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut.lines.quote_or_cr,
         failures=ctx.failures.get(file))
