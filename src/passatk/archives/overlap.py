@@ -87,8 +87,7 @@ def _apart(one: Tally, other: Tally) -> bool:
 
 
 def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
-    """(line in ``later``, line in ``first``) of the first record of ``later`` that ``first``
-    holds byte for byte among the ``shared`` hashes (None: collisions), BATCH records at once."""
+    """(line in ``later``, line in ``first``) of the first shared record; None: collisions."""
     for at in range(0, len(shared), BATCH):
         wanted = set(shared[at:at + BATCH])
         held: dict[bytes, int] = {}

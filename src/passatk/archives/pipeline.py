@@ -134,16 +134,14 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
 
 
 def _shared(cut: tuple[list[Unit], list[int]]) -> bool:
-    """Whether the units are for workers: not one file read whole (a count table, whose ranges
-    do not stand alone), which is read here, so that no worker holds a copy of its counts."""
+    """Whether the units are for workers: not one file read whole (read here: no copy)."""
     units = cut[0]
     return len(units) > 1 or (bool(units) and len(units[0].files) > 1)
 
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
                progress: Callable | None) -> list[Part]:
-    """In this process, progress within each file (in bytes), to the first failed part: an
-    error, or, pooling, a metric other than the first (nothing after it changes the outcome)."""
+    """In this process, to the first failed part (an error, or pooled, a second metric)."""
     starts, parts, first = list(itertools.accumulate(sizes, initial=0)), [], None
     for i, file in enumerate(files):
         ctx = Context(options, progress=progress, total_bytes=starts[-1], done_bytes=starts[i])
@@ -190,8 +188,7 @@ def _splittable(file: str) -> bool:
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
            options: Options, batched: bool = True) -> tuple[list[Unit], list[int]]:
-    """The units and their bytes: ranges of a large file whose ranges stand alone (pinned to a
-    URL's ETag), batches."""
+    """The units and their bytes: ranges of a large file (pinned to a URL's ETag), batches."""
     least = split_bytes or plan.DEFAULT_SPLIT_BYTES
     split = [_splittable(f) and size > least and split_plan(f, options) is not None
              for f, size in zip(files, sizes, strict=True)]
