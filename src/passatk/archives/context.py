@@ -45,9 +45,10 @@ class Context:
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
     first_names: list[str] | None = None  # a JSON Lines table's range: its first record's
     layout_seen: bool = False  # a JSON Lines table row held a group or run column
+    opener: Callable[[str], Any] | None = None  # a byte range's (pipeline._Range)
 
     def open(self, file: str) -> Any:
-        return opening.open_binary(file)  # a byte-range reader overrides this
+        return opening.open_binary(file) if self.opener is None else self.opener(file)
 
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
         return self.acc.add(group, task, n, c)

@@ -7,6 +7,7 @@ from itertools import chain
 
 from passatk.archives.counts import Tally
 from passatk.archives.errors import ArchiveError
+from passatk.archives.io.lines import blocks
 from passatk.archives.io.opening import is_regular, logical_name, open_binary
 from passatk.errors import Message, Option
 
@@ -86,8 +87,7 @@ def _apart(one: Tally, other: Tally) -> bool:
 
 
 def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] | None:
-    """(line in ``later``, line in ``first``) of the first record of ``later`` that ``first``
-    holds byte for byte among the ``shared`` hashes (None: collisions), BATCH records at once."""
+    """(line in ``later``, line in ``first``) of the first shared record; None: collisions."""
     for at in range(0, len(shared), BATCH):
         wanted = set(shared[at:at + BATCH])
         held: dict[bytes, int] = {}
@@ -103,13 +103,8 @@ def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] 
 def _blocks(file: str) -> Iterator[list[bytes]]:
     """The lines of ``file``, without their newlines, a block at a time."""
     with open_binary(file) as f:
-        rest = b""
-        while block := f.stream.read(1 << 23):
-            lines = (rest + block).split(b"\n")
-            rest = lines.pop()  # a part line, completed by the next block
-            yield lines
-        if rest:
-            yield [rest]
+        for _, block in blocks(f.stream, file):
+            yield block.split(b"\n")[:-1] if block.endswith(b"\n") else block.split(b"\n")
 
 
 def _lines(file: str) -> Iterator[tuple[int, bytes]]:

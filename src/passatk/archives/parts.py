@@ -151,8 +151,7 @@ def _shown(group: tuple) -> str:
 
 
 def _group_metrics(metrics: dict, groups: dict) -> dict | None:
-    """group -> metric of the archives read (None: all pass@k); one group holding two
-    metrics is refused, naming a file of each."""
+    """group -> metric (None: all pass@k); one group holding two metrics is refused."""
     if not any(m == "pass^k" for m, _ in metrics.values()):
         return None
     out: dict = {}
@@ -209,8 +208,7 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
 
 
 def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:
-    """Each archive's path relative to the common parent folder of all, when several are kept
-    apart by it."""
+    """Each archive's path relative to the common parent folder, when it keeps them apart."""
     if len(runs) < 2 or merge:
         return {}
     if any(is_path_spec(b) for b in by):

@@ -18,13 +18,12 @@ from passatk.archives.context import Context
 from passatk.archives.counts import Counts
 from passatk.archives.engine import plan, processes
 from passatk.archives.engine.processes import map_processes
-from passatk.archives.errors import MAX_SKIPPED_KEPT, ArchiveError
+from passatk.archives.errors import ArchiveError, SkippedRecord
 from passatk.archives.harnesses import _table_rules, lookup, registry, tables
 from passatk.archives.io import documents, opening, ranges, remote
 from passatk.archives.io.paths import expand_paths, named_files
 from passatk.archives.options import Options, make_options
 from passatk.archives.parts import Part, RangeResult, counts_of, join_ranges, part_of
-from passatk.errors import Message, Option
 
 SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")  # names that may be read in byte ranges
 #: imported once by the fork server, so that each worker forked from it starts warm
@@ -135,16 +134,14 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
 
 
 def _shared(cut: tuple[list[Unit], list[int]]) -> bool:
-    """Whether the units are for workers: not one file read whole (a count table, whose ranges
-    do not stand alone), which is read here, so that no worker holds a copy of its counts."""
+    """Whether the units are for workers: not one file read whole (read here: no copy)."""
     units = cut[0]
     return len(units) > 1 or (bool(units) and len(units[0].files) > 1)
 
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
                progress: Callable | None) -> list[Part]:
-    """In this process, progress within each file (in bytes), to the first failed part: an
-    error, or, pooling, a metric other than the first (nothing after it changes the outcome)."""
+    """In this process, to the first failed part (an error, or pooled, a second metric)."""
     starts, parts, first = list(itertools.accumulate(sizes, initial=0)), [], None
     for i, file in enumerate(files):
         ctx = Context(options, progress=progress, total_bytes=starts[-1], done_bytes=starts[i])
@@ -191,8 +188,7 @@ def _splittable(file: str) -> bool:
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
            options: Options, batched: bool = True) -> tuple[list[Unit], list[int]]:
-    """The units and their bytes: ranges of a large file whose ranges stand alone (pinned to a
-    URL's ETag), batches."""
+    """The units and their bytes: ranges of a large file (pinned to a URL's ETag), batches."""
     least = split_bytes or plan.DEFAULT_SPLIT_BYTES
     split = [_splittable(f) and size > least and split_plan(f, options) is not None
              for f, size in zip(files, sizes, strict=True)]
@@ -263,7 +259,7 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
     elif not named and opening.logical_name(file).endswith(".json"):
         doc = _walked_document(file, fmt)
     spec = lookup.get(fmt)
-    _check_options(file, fmt, ctx.options)
+    spec.check_options(file, ctx.options)
     if ctx.options.strict_json:
         _strict(file, spec.kind, ctx)
     if spec.kind == "document":
@@ -302,47 +298,27 @@ def _strict(file: str, kind: str, ctx: Context) -> None:
     strict.check(file, "lines" if jsonl else kind, ctx.open)
 
 
-def _check_options(file: str, kind: str, o: Options) -> None:
-    """Column options only for tables (or a format that takes them), filters likewise."""
-    spec = lookup.get(kind)
-    mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
-              if getattr(o, name) is not None and name not in spec.column_options]
-    if spec.kind != "table" and mapped:
-        named = [part for m in mapped for part in (", ", Option(m))][1:]
-        raise ArchiveError(file, Message(
-            f"is a {kind} archive, but column options (", *named, ") apply only to count "
-            "and per-sample tables; pass ", Option("format", "samples"), " or ",
-            Option("format", "counts"), " to read it as a table"))
-    if {o.since, o.until, o.difficulty} != {None} and not spec.filters:
-        takers = ", ".join(s.info.harness for s in lookup.specs() if s.filters)
-        raise ArchiveError(file, f"is a {kind} archive, but filters (since, until, difficulty) "
-                           f"apply only to {takers}")
-
-
 # ------------------------------------------------------------------ byte ranges
 @dataclasses.dataclass
-class _RangeContext(Context):
-    """A Context whose line readers see one byte range, and whose skips keep raw lines."""
-    start: int = 0
-    end: int = 0
-    prefix: bytes = b""
+class _Range:
+    """Opens the lines of a file that start in ``[start, end)``, after ``prefix``."""
+    start: int
+    end: int
+    prefix: bytes
     lines: ranges.LineRange | None = None
-    raw_skips: list[tuple[int, str]] = dataclasses.field(default_factory=list)
 
     @contextlib.contextmanager
-    def open(self, file: str) -> Any:
+    def __call__(self, file: str) -> Any:
         with opening.open_raw(file) as raw:
             self.lines = ranges.LineRange(raw, self.start, self.end, self.prefix)
             stream = io.BufferedReader(self.lines, buffer_size=1 << 20)
             yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
 
-    def bad(self, file: str, what: str, *, line: int | None = None,
-            path: tuple | None = None) -> None:
-        if not self.options.skip_bad or line is None:
-            raise ArchiveError(file, what, line=line, path=path)
-        self.skip_count += 1
-        if len(self.raw_skips) < MAX_SKIPPED_KEPT:
-            self.raw_skips.append((line, what))
+
+def _range_skip(file: str, record: SkippedRecord) -> tuple[int, str] | None:
+    """A range's skip as (its line in the range, why); None: a skip without a line."""
+    line = record.location.removeprefix(f"{file}:")
+    return (int(line), record.reason) if line != record.location and line.isdigit() else None
 
 
 def split_plan(file: str, options: Options) -> tuple[str, bytes, Any] | None:
@@ -393,16 +369,17 @@ def _read_range(file: str, start: int, end: int, options: Options) -> RangeResul
             whole=_read_file(file, Context(options)))
     kind, header, names = how
     prefix = header if start > 0 else b""
-    ctx = _RangeContext(options, start=start, end=end, prefix=prefix, first_names=names)
+    ctx = Context(options, first_names=names, opener=(cut := _Range(start, end, prefix)))
     try:
         _read_one(file, kind, ctx, os.path.normpath(file) in options.named)
     except ArchiveError:
         return RangeResult(fallback=True)
-    if (ctx.lines is None or ctx.notes or ctx.stored or ctx.sidecars or ctx.layout_seen
-            or set(ctx.failures) - {file}):  # pragma: no cover - not a plain line reader
+    skips = [_range_skip(file, record) for record in ctx.skip_records]
+    if (cut.lines is None or None in skips or ctx.notes or ctx.stored or ctx.sidecars
+            or ctx.layout_seen or set(ctx.failures) - {file}):  # pragma: no cover - not lines
         return RangeResult(fallback=True)
     return RangeResult(
         part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(ctx.raw_skips), skip_count=ctx.skip_count, first=ctx.lines.first,
-        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=ctx.lines.quote_or_cr,
+        skips=tuple(skips), skip_count=ctx.skip_count, first=cut.lines.first,
+        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut.lines.quote_or_cr,
         failures=ctx.failures.get(file))

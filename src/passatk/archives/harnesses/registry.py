@@ -3,6 +3,9 @@
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from passatk.archives.errors import ArchiveError
+from passatk.errors import Message, Option
+
 #: the harness modules, in the order of ``passatk formats``; a new harness adds one line
 HARNESSES = (
     "humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
@@ -56,6 +59,21 @@ class FormatSpec:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
         if self.kind != "table" and self.probe is None:
             raise ValueError(f"format {self.name!r}: a {self.kind} format needs a probe")
+
+    def check_options(self, file: str, o: object) -> None:
+        """Column options only for tables (or a format that takes them), filters likewise."""
+        mapped = [name for name in ("task", "passed", "reward", "threshold", "n", "c")
+                  if getattr(o, name) is not None and name not in self.column_options]
+        if self.kind != "table" and mapped:
+            named = [part for m in mapped for part in (", ", Option(m))][1:]
+            raise ArchiveError(file, Message(
+                f"is a {self.name} archive, but column options (", *named, ") apply only to "
+                "count and per-sample tables; pass ", Option("format", "samples"), " or ",
+                Option("format", "counts"), " to read it as a table"))
+        if {o.since, o.until, o.difficulty} != {None} and not self.filters:
+            takers = ", ".join(s.info.harness for s in SPECS.values() if s.filters)
+            raise ArchiveError(file, f"is a {self.name} archive, but filters (since, until, "
+                               f"difficulty) apply only to {takers}")
 
 
 SPECS: dict[str, FormatSpec] = {}  # in the order they came in

@@ -96,8 +96,7 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
 
 
 class _Cursor:
-    """The bytes of a document from the value being read on, block by block (each block
-    also written to ``copy`` when given: a pipe's document, kept for the reader)."""
+    """A document's bytes from the value being read on (each block also written to ``copy``)."""
 
     def __init__(self, file: str, stream, head: bytes = b"", copy=None) -> None:
         self.file, self.stream, self.copy = file, stream, copy
@@ -267,8 +266,7 @@ def members(file: str, cur: _Cursor | None = None) -> Iterator[Member]:
 
 
 class _Streamed:
-    """A container read member by member: the one under the top-level ``key``, or the top
-    level (``key`` None); ``index``: where the first pass found its members."""
+    """The container under the top-level ``key`` (None: the top level), member by member."""
 
     index: list | None = None  # None: they are split again
 
@@ -342,8 +340,7 @@ def _open(file: str):
 
 
 def _spooled(file: str, stream, head: bytes) -> object:
-    """A document from a pipe past the threshold, copied to a temporary file as the skeleton
-    is read (what is not JSON stops the copy) and streamed from there while it lives."""
+    """A pipe's document past the threshold, copied to a temporary file as it is checked."""
     spool = tempfile.TemporaryFile()
     _SPOOLS[file] = spool
     try:

@@ -69,8 +69,7 @@ def _zstandard(path: str):
 
 
 class _Zstd:
-    """zstd frames, one decompressobj each; zstandard's own reader calls a file that ends inside
-    a frame complete, here it is an error."""
+    """zstd frames, one decompressobj each; a file that ends inside a frame is an error."""
 
     def __init__(self, read, path: str, zstandard) -> None:
         self._read, self._path = read, path
@@ -94,8 +93,7 @@ class _Zstd:
 
 
 class _Opened(contextlib.ExitStack):
-    """``stream``: the decompressed bytes (errors in them are one ArchiveError); ``raw``: the
-    file itself, whose position gives progress; ``compression``: None, "gzip" or "zstd"."""
+    """``stream``: the decompressed bytes; ``raw``: the file (progress); ``compression``."""
 
     def __init__(self, path: str) -> None:
         super().__init__()
@@ -206,11 +204,6 @@ def is_file(path: str) -> bool:
 
 
 open_binary = _Opened  # a file opened for reading, gzip and zstd decompressed (by magic bytes)
-
-
-def read_into(stream: Any, view: memoryview) -> int:
-    """Read at most ``len(view)`` bytes into ``view``, memory the caller reuses (0 at the end)."""
-    return stream.readinto(view) or 0
 
 
 def max_record_bytes() -> int:

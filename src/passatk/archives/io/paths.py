@@ -24,8 +24,7 @@ def stem(path: str | os.PathLike) -> str:
 
 
 def _walked(path: str, exists: Callable[[str], bool]) -> bool:
-    """Whether a walk reads ``path``: a data file, not hidden, neither stored numbers read with
-    their archive nor a harness's input beside its results (see docs/formats.md)."""
+    """Whether a walk reads ``path`` (the rules: the top of docs/formats.md)."""
     name, prefix = opening.logical_name(path), path[:len(path) - len(Path(path).name)]
     if not name.endswith(opening.DATA_SUFFIXES) or Path(path).name.startswith("."):
         return False

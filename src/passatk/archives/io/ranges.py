@@ -6,8 +6,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from passatk.archives.io.opening import read_into
-
 __all__ = ["LineRange", "newlines_before"]
 
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
@@ -55,7 +53,7 @@ class LineRange(io.RawIOBase):
             return k
         if self._done or not len(view):
             return 0
-        got = read_into(self._raw, view)  # into the caller's buffer: no copy
+        got = self._raw.readinto(view) or 0  # into the caller's buffer: no copy
         self._done = not got
         if self._pos + got >= self._end:  # the range may stop in this chunk
             if (i := view[:got].tobytes().find(b"\n", max(self._end - 1 - self._pos, 0))) >= 0:
