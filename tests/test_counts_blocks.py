@@ -76,3 +76,41 @@ def test_a_big_dict_tally_sorted_by_pyarrow_is_the_python_sort(rows):
     assert got.groups == plain.groups and got.group.tolist() == plain.group.tolist()
     assert got.task.tolist() == plain.task.tolist()
     assert got.n.tolist() == plain.n.tolist() and got.c.tolist() == plain.c.tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=_rows, more=_rows, flush=st.integers(1, 6), label=st.booleans())
+def test_a_tally_past_its_flush_sums_as_the_dict_tally(rows, more, flush, label):
+    """Past _FLUSH rows a Tally keeps them as a Block (no str per id) and sums its blocks
+    when they outgrow the last sum: the same Counts as a Tally that never does."""
+    rows, more = ([(g, t, n, min(c, n)) for g, t, n, c in r] for r in (rows, more))
+    tag = (("run", "x"),) if label else ()
+    plain = Tally(compact=False)
+    for row in rows:
+        plain.add(*row)
+    for g, t, n, c in more:
+        plain.add(tag + g, t, n, c)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(counts_module, "_FLUSH", flush)
+        acc, other = Tally(), Tally()
+        for row in rows:
+            acc.add(*row)
+        for row in more:
+            other.add(*row)
+        acc.merge(other, tag)
+        if len(rows) > 4 * flush:
+            assert acc.blocks
+        assert sorted(_summed(acc.items())) == sorted(_summed(plain.items()))
+        got = Counts._from_acc(acc, metric="pass@k")
+    want = Counts._from_acc(plain, metric="pass@k")
+    assert (got.groups, got.group.tolist(), got.task.tolist()) == (
+        want.groups, want.group.tolist(), want.task.tolist())
+    assert got.n.tolist() == want.n.tolist() and got.c.tolist() == want.c.tolist()
+
+
+def _summed(items):
+    out: dict = {}
+    for key, (n, c) in items:
+        a, b = out.get(key, (0, 0))
+        out[key] = (a + n, b + c)
+    return [(repr(k), v) for k, v in out.items()]

@@ -24,6 +24,7 @@ _DIGITS = re.compile(r"([0-9]+)")
 _CHUNK = 1 << 16  # ids converted at a time from Arrow to NumPy
 _STEP = 1 << 18  # ids keyed or compared at a time
 _FEW_HEADS = 1 << 12  # texts before the digits past which ids are keyed by regex
+_FLUSH = 1 << 18  # rows of a dict Tally past which they become a Block
 _BIG = 1 << 18  # rows past which a dict Tally is sorted by pyarrow (a key str per id is 80 B)
 
 
@@ -341,11 +342,15 @@ class Tally:
     """Sums of n and c per (group, task): row numbers per group, the sums in two int64 arrays,
     and the blocks the pyarrow readers add."""
 
-    def __init__(self) -> None:
+    def __init__(self, compact: bool = True) -> None:
         self.rows: dict[GroupKey, dict[str, int]] = {}
         self.n = array("q")
         self.c = array("q")
         self.blocks: list[Block] = []
+        #: past _FLUSH rows they become a Block (no str per id kept); row numbers then hold
+        #: only until the next one, so a reader that keeps them makes ``Tally(compact=False)``
+        self.compact = compact and find_spec("pyarrow") is not None
+        self.merged = 0
 
     def __len__(self) -> int:
         return len(self.n) + sum(len(b.n) for b in self.blocks)
@@ -385,6 +390,16 @@ class Tally:
             self.add(new, task, self.n[i], self.c[i])
             self.n[i] = self.c[i] = 0
 
+    def _flush(self) -> None:
+        """The rows become a Block; the blocks are summed into one when they outgrow what the
+        last sum left (their rows stay about those of the distinct keys)."""
+        self.blocks.append(_dict_block(self))
+        self.rows, self.n, self.c = {}, array("q"), array("q")
+        if sum(len(b.n) for b in self.blocks) > 4 * max(self.merged, _FLUSH):
+            groups = sorted(self.group_keys(), key=_group_key)
+            self.blocks = [_compacted(_merged_block(self.blocks, groups))]
+            self.merged = len(self.blocks[0].n)
+
     def find(self, group: GroupKey, task: str) -> int | None:
         """The row number of (group, task), or None."""
         return self.rows.get(group, {}).get(task)
@@ -400,6 +415,8 @@ class Tally:
                 i = rows[task] = len(self.n)
                 self.n.append(n)
                 self.c.append(c)
+                if self.compact and i + 1 >= _FLUSH:
+                    self._flush()
             else:
                 self.n[i] += n
                 self.c[i] += c
@@ -601,6 +618,15 @@ def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
         n, c = np.zeros(len(n), np.int64), np.zeros(len(n), np.int64)
         n[order], c[order] = sums
     return Block(tuple(groups), g, t, n, c, order)
+
+
+def _compacted(b: Block) -> Block:
+    """The rows of a merged Block that hold its sums, in order (the others go)."""
+    import numpy as np
+    at = b.order
+    g = np.broadcast_to(np.int64(0), (len(at),)) if b.g is None else b.g[at]
+    return Block(b.groups, g, _take(b.task, at), b.n[at], b.c[at],
+                 np.arange(len(at), dtype=at.dtype))
 
 
 def merge_counts(parts: Iterable[Counts]) -> Counts:

@@ -213,6 +213,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     """Add a count or per-sample table to ``ctx`` (``kind=None``: as its columns say); return
     the kind. CSV/Parquet rows are read here when pyarrow is missing or cannot (a pipe), or
     again to name the row that breaks a rule."""
+    ctx.acc.compact = False  # rows are found again by number and relabelled (union_groups)
     box = container(file)
     if box == "jsonl":
         return _read_jsonl(file, ctx, kind)
