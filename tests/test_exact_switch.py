@@ -166,8 +166,8 @@ _NUMBA = """
 import sys
 import numpy as np
 import passatk
-size, top = int(sys.argv[1]), int(sys.argv[2])
-passatk.pass_at_k(np.full(size, top), np.arange(size) % (top + 1), 1)
+size, top, k = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+passatk.pass_at_k(np.full(size, top), np.arange(size) % (top + 1), k)
 print("numba" in sys.modules)
 """
 
@@ -175,6 +175,28 @@ print("numba" in sys.modules)
 @pytest.mark.parametrize(("size", "top", "loads"), [
     (TABLE, NMAX, False), (TABLE - 1, NMAX, True), (TABLE, NMAX + 1, True)])
 def test_the_table_path_never_starts_numba(size, top, loads):
-    out = subprocess.run([sys.executable, "-c", _NUMBA, str(size), str(top)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run([sys.executable, "-c", _NUMBA, str(size), str(top), "2"],
+                         check=True, capture_output=True, text=True).stdout
     assert out.split() == [str(loads)]
+
+
+@pytest.mark.parametrize("what", sorted(FUNCS))
+def test_k_1_is_one_correctly_rounded_division(what):
+    """pass@1 = pass^1 = c/n and P0 = (n-c)/n: one division of exact doubles, at any size and
+    any n below 2**53 (the reference, bit for bit)."""
+    rng = np.random.default_rng(7)
+    n = np.exp(rng.uniform(0, np.log(2.0**53 - 1), 3000)).astype(np.int64)
+    c = (rng.random(3000) * (n + 1)).astype(np.int64).clip(0, n)
+    ref = {"pass": reference.pass_at_k_exact, "hat": reference.pass_hat_k_exact,
+           "fail": reference.fail_at_k_exact}[what]
+    want = [reference.to_float(ref(a, b, 1)) for a, b in zip(n.tolist(), c.tolist(), strict=True)]
+    assert FUNCS[what](n, c, 1).tolist() == want
+    c[5] = n[5] + 1
+    with pytest.raises(ValueError, match=r"index 5"):
+        FUNCS[what](n, c, 1)
+
+
+def test_k_1_never_starts_numba():
+    out = subprocess.run([sys.executable, "-c", _NUMBA, "5000", "123456789", "1"],
+                         check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["False"]

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from . import _kernels as K
 from ._jit import threads_usable
+from ._limits import MAX_N
 from ._lnfact import table
 from ._validation import as_int, check_errors, count_rules, counts_ok, fmt_index, show
 
@@ -75,6 +76,17 @@ def _exact_fill(flat, mode, out) -> int:
             bad += 1
     out[:] = vals
     return bad
+
+
+def _k1_fill(flat, mode, out) -> int | None:
+    """k = 1: pass@1 = pass^1 = c/n and P0 = (n-c)/n, one division of exact doubles (n < 2**53),
+    so correctly rounded; None when k is not 1 or a triple is invalid (the kernels name it)."""
+    n, c, k = flat
+    if k.size != 1 or int(k[0]) != 1 or int(n.min()) < 1 or int(n.max()) >= MAX_N or int(
+            c.min()) < 0 or bool(np.any(c > n)):
+        return None
+    np.divide(n - c if mode == K.MODE_FAIL else c, n, out=out)
+    return 0
 
 
 def _table_fill(flat, mode, out) -> int | None:
@@ -178,7 +190,8 @@ def _fill(flat, mode, out):
     """Values of the flat triples into ``out``: exact for a small call, else the kernels."""
     if out.size <= EXACT_MAX_SIZE and max(int(a.max()) for a in flat) <= EXACT_MAX_N:
         return _exact_fill(flat, mode, out)
-    if (bad := _table_fill(flat, mode, out)) is not None:
+    if (bad := _k1_fill(flat, mode, out)) is not None or (
+            bad := _table_fill(flat, mode, out)) is not None:
         return bad
     th, tl = table()
     return _dispatch(flat, mode, th, tl, out)

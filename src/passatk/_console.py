@@ -94,11 +94,12 @@ class Warm:
     >>> w.join()  # never started: nothing to wait for
     """
 
-    def __init__(self) -> None:
+    def __init__(self, wanted: bool = True) -> None:
         self.thread: Any = None
+        self.wanted = wanted  # False: the command calls no kernel (its load would only compete)
 
     def start(self) -> None:
-        if self.thread is None:
+        if self.thread is None and self.wanted:
             self.thread = start_warm_thread()
 
     def join(self) -> None:

@@ -60,6 +60,14 @@ def _note(args: argparse.Namespace, message: str) -> None:
     print(f"{PROG}: {message}", file=sys.stderr)
 
 
+def _kernels_wanted(args: argparse.Namespace) -> bool:
+    """Whether the command calls numba's kernels (their load overlaps the workers' reading):
+    not ``score`` at k = 1 with a closed-form interval, whose c/n and variance need none."""
+    return not (args.command == "score" and set(args.k or [1]) == {1}
+                and getattr(args, "metric", None) in (None, "pass@k", "pass^k")
+                and getattr(args, "ci", "auto") in ("auto", "t", "wilson", "fixed"))
+
+
 def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None) -> Any:
     """Read archives with the reader flags of ``args``; report skipped records on stderr.
     The files read are kept in ``args._files`` (with ``run``) for the JSON envelope."""
@@ -81,7 +89,7 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
                                                                 if str(p).startswith("file://")])
     from .archives.engine.processes import launching
 
-    warm = Warm()
+    warm = Warm(wanted=_kernels_wanted(args))
     if args.scheduler is not None:
         warm.start()  # the cluster reads; this process only waits
     progress = Progress(enabled=not args.quiet, units="tasks" if args.scheduler else None,
