@@ -136,7 +136,7 @@ TABLE = _api.TABLE_MIN_SIZE
 
 
 @pytest.mark.parametrize("what", sorted(FUNCS))
-@pytest.mark.parametrize(("ns", "k"), [([1, 10, 200, NMAX], 1), ([20, 21, 500], 7)])
+@pytest.mark.parametrize(("ns", "k"), [([1, 10, 200, NMAX], 1), ([20, 21, 500], 7), ([NMAX], 3)])
 def test_a_large_call_of_few_n_is_read_from_exact_values(what, ns, k):
     """One k, few distinct n <= EXACT_MAX_N, at least TABLE_MIN_SIZE triples: each value is the
     correctly rounded one (the reference, bit for bit)."""

@@ -96,9 +96,14 @@ def _table_fill(flat, mode, out) -> int | None:
     n, c, k = flat
     if out.size < TABLE_MIN_SIZE or k.size != 1 or not n.size == c.size == out.size:
         return None
-    top, kk = int(n.max()), int(k[0])
-    if top > EXACT_MAX_N or not 1 <= kk <= int(n.min()) or int(c.min()) < 0:
+    top, low, kk = int(n.max()), int(n.min()), int(k[0])
+    if top > EXACT_MAX_N or not 1 <= kk <= low or int(c.min()) < 0:
         return None
+    if low == top:  # one n (an archive's run): each value is values[c]
+        if int(c.max()) > top:
+            return None
+        np.take(np.array([_exact(top, j, kk, mode) for j in range(top + 1)]), c, out=out)
+        return 0
     seen = np.flatnonzero(np.bincount(n, minlength=top + 1))
     if int((seen + 1).sum()) > TABLE_MAX_VALUES or bool(np.any(c > n)):
         return None
@@ -107,7 +112,9 @@ def _table_fill(flat, mode, out) -> int | None:
     values = np.array([_exact(m, j, kk, mode) for m in seen.tolist() for j in range(m + 1)])
     for s in range(0, out.size, _TABLE_BLOCK):
         at = slice(s, s + _TABLE_BLOCK)
-        out[at] = values[start[n[at]] + c[at]]
+        index = start.take(n[at])
+        index += c[at]
+        np.take(values, index, out=out[at])
     return 0
 
 
