@@ -306,6 +306,7 @@ def _taken(blocks: list[Block]) -> tuple:
     release_memory()
     n = (n if same else n[order]).astype(np.int64, copy=False)
     c = (c if same else c[order]).astype(np.int64, copy=False)
+    release_memory()  # what the read leaves free goes back before scoring
     return g, out, n, c
 
 
