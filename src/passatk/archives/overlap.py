@@ -103,7 +103,8 @@ def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] 
 def _blocks(file: str) -> Iterator[list[bytes]]:
     """The lines of ``file``, without their newlines, a block at a time."""
     with open_binary(file) as f:
-        for _, block in blocks(f.stream, file):
+        for _, buf in blocks(f.stream, file):
+            block = bytes(buf)  # lines are hashed and kept
             yield block.split(b"\n")[:-1] if block.endswith(b"\n") else block.split(b"\n")
 
 

@@ -38,7 +38,7 @@ def _first(value: object, found: dict) -> tuple[tuple, str]:
     raise AssertionError("an object of found is in the value")  # pragma: no cover
 
 
-def duplicate_key(text: bytes | str) -> str | None:
+def duplicate_key(text: bytes | bytearray | str) -> str | None:
     """The first key of ``text`` given twice and where; None when there is none or ``json``
     cannot parse it (its reader says why).
 
@@ -47,7 +47,7 @@ def duplicate_key(text: bytes | str) -> str | None:
     """
     found: dict = {}
     try:
-        if isinstance(text, bytes):
+        if isinstance(text, (bytes, bytearray)):
             text = text.removeprefix(UTF8_BOM).decode("utf-8")
         value = _decoder(found).decode(text)
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are too
