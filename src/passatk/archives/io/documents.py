@@ -3,7 +3,9 @@ first), streamed member by member past it, parsed once (docs/architecture.md).""
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
 import json
 import os
 import re
@@ -83,9 +85,9 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
             data += more  # a pipe or a decompressor may return less than asked
         if len(data) > whole and not opening.is_regular(file):
             return _spooled(file, f.stream, data)
-    if _BLANK.fullmatch(data := data.removeprefix(BOM) if len(data) <= whole else data):
-        raise ArchiveError(file, "empty file (no records)")
     if len(data) <= whole:
+        if _BLANK.fullmatch(data := data.removeprefix(BOM)):
+            raise ArchiveError(file, "empty file (no records)")
         for name, view in views:
             if (value := view(data)) is not None:
                 return Typed(name, value)
@@ -123,9 +125,6 @@ class _Cursor:
     def offset(self) -> int:
         return self.base + self.pos
 
-    def line_at(self) -> int:
-        return line_of(self.file, self.offset)
-
     def peek(self) -> bytes:
         """The next non-blank byte (b"" at the end), not consumed."""
         while True:
@@ -145,14 +144,14 @@ class _Cursor:
         self.peek()
         while (end := self._end(view := memoryview(self.data)[self.pos:])) is None:
             if len(view) > self.cap:
-                raise opening.too_long(self.file, self.line_at(), self.cap)
+                raise opening.too_long(self.file, line_of(self.file, self.offset), self.cap)
             if not self.more(max(BLOCK, len(view))):
                 if (end := self._end(view)) is None:  # at the end of the file now
                     end = len(view)
                     decode(self.file, view, offset=self.offset)  # raises unless it is whole
                 break
         if end > self.cap:
-            raise opening.too_long(self.file, self.line_at(), self.cap)
+            raise opening.too_long(self.file, line_of(self.file, self.offset), self.cap)
         self.pos += end
         return view[:end]
 
@@ -173,7 +172,8 @@ class _Cursor:
         except msgspec.DecodeError as e:
             error = str(e)
         except RecursionError:
-            raise ArchiveError(self.file, "JSON nested too deeply", line=self.line_at()) from None
+            raise ArchiveError(self.file, "JSON nested too deeply",
+                               line=line_of(self.file, self.offset)) from None
         if m := _TRAILING.search(error):
             return int(m.group(1)) - 1
         far = (m := _AT_BYTE.search(error)) is not None and int(m.group(1)) + 64 < len(view)
@@ -182,19 +182,17 @@ class _Cursor:
         text = bytes(view).decode("utf-8", "surrogateescape")
         try:
             end = _STDLIB.raw_decode(text)[1]
-        except json.JSONDecodeError as e:  # msgspec refused early (a lone surrogate): the
-            if not self.eof and (e.msg.startswith("Unterminated string")  # stdlib needs more
-                                 or e.pos + 64 >= len(text)):
+        except (ValueError, RecursionError) as e:  # msgspec refused early (a lone surrogate):
+            if isinstance(e, json.JSONDecodeError) and not self.eof and (  # the stdlib needs more
+                    e.msg.startswith("Unterminated string") or e.pos + 64 >= len(text)):
                 return None
             decode(self.file, view, offset=self.offset)  # the stdlib words the error
-            raise
-        except (ValueError, RecursionError):
-            decode(self.file, view, offset=self.offset)
             raise
         return len(text[:end].encode("utf-8", "surrogateescape"))
 
     def bad(self, what: str):
-        raise ArchiveError(self.file, f"malformed JSON: {what}", line=self.line_at())
+        raise ArchiveError(self.file, f"malformed JSON: {what}",
+                           line=line_of(self.file, self.offset))
 
 
 class Member(NamedTuple):
@@ -212,25 +210,20 @@ class Member(NamedTuple):
         return decode(file, self.text, offset=self.offset)  # type: ignore[arg-type]
 
 
-def _key(cur: _Cursor) -> str:
-    cur.peek()
-    at = cur.offset
-    if not isinstance(key := decode(cur.file, cur.value(), offset=at), str):
-        raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
-                           line=line_of(cur.file, at))
-    cur.expect(b":")
-    return key
-
-
 def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
     """The members of the container just opened; consumes its closing bracket."""
     close = b"}" if is_object else b"]"
     if cur.peek() == close:
         cur.pos += 1
         return
-    index = 0
-    while True:
-        key = _key(cur) if is_object else index
+    for index in itertools.count():
+        cur.peek()
+        key, at = index, cur.offset
+        if is_object and not isinstance(key := decode(cur.file, cur.value(), offset=at), str):
+            raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
+                               line=line_of(cur.file, at))
+        if is_object:
+            cur.expect(b":")
         start, at = cur.peek(), cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
             cur.pos += 1
@@ -238,7 +231,6 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
             yield from _container(cur, (key,), start == b"{")
         else:
             yield Member(path, key, cur.value(), at)
-        index += 1
         if cur.expect(b"," + close) == close:
             return
 
@@ -277,8 +269,7 @@ class _Streamed:
     def _members(self) -> Iterator[Member]:
         if self.index is not None:
             return self._indexed(self.index)
-        return (m for m in members(self.file)
-                if m.path == self.path and m.text is not None and m.key is not None)
+        return (m for m in members(self.file) if m.path == self.path and m.text is not None)
 
     def _indexed(self, index: list) -> Iterator[Member]:
         with _open(self.file) as f:
@@ -309,8 +300,7 @@ class StreamedDict(_Streamed, dict):
     def keys(self):  # type: ignore[override]
         return (k for k, _ in self.items())
 
-    def __iter__(self):
-        return self.keys()
+    __iter__ = keys
 
 
 class StreamedList(_Streamed, list):
@@ -347,12 +337,11 @@ def _spooled(file: str, stream, head: bytes) -> object:
         spool.write(head)
         found = members(file, _Cursor(file, stream, head, spool))
         top = _skeleton(file, found)
-        for _ in found:  # the rest, checked, into the copy
-            pass
+        collections.deque(found, maxlen=0)  # the rest, checked, into the copy
     except BaseException:
         _unspool(file, spool)
         raise
-    if isinstance(top, (_Skeleton, StreamedDict, StreamedList)):
+    if isinstance(top, (dict, list)):
         weakref.finalize(top, _unspool, file, spool)
     else:  # a scalar: nothing reads the copy again
         _unspool(file, spool)
@@ -373,16 +362,16 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
     """The top level, its small members decoded, its per-task containers streamed (holding
     their first member, for detection; indexed, for the reader). A top level larger than the
     record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
-    top: dict = _Skeleton()
-    budget = opening.max_record_bytes()
+    if (first := next(found := members(file) if found is None else found)).text is not None:
+        return first.decode(file)  # a scalar
+    if first.kind == "array":
+        items = StreamedList(file, None)
+        if (m := next(found, None)) is not None:
+            list.append(items, m.decode(file))
+        return items
+    top, budget = _Skeleton(), opening.max_record_bytes()
     places: dict = {}  # a streamed key -> (its container, its index)
-    for m in (found := members(file) if found is None else found):
-        if m.key is None and m.text is not None:
-            return m.decode(file)
-        if m.key is None and m.kind == "array":
-            return _array_top(file, found)
-        if m.key is None:
-            continue
+    for m in found:
         if m.text is None:  # a streamed container opens
             top[m.key] = (StreamedDict if m.kind == "object" else StreamedList)(file, m.key)
             places[m.key] = (top[m.key], [])
@@ -409,9 +398,3 @@ def _place(file: str, places: dict, m: Member) -> None:
         if len(index) > INDEXED:
             places[m.path[0]] = (holder, None)
 
-
-def _array_top(file: str, found: Iterator[Member]) -> list:
-    top = StreamedList(file, None)
-    if (first := next((m for m in found if m.path == () and m.text), None)) is not None:
-        list.append(top, first.decode(file))
-    return top
