@@ -102,9 +102,9 @@ class _Cursor:
 
     def __init__(self, file: str, stream, head: bytes = b"", copy=None) -> None:
         self.file, self.stream, self.copy = file, stream, copy
-        self.data, self.pos, self.base = head.removeprefix(BOM), 0, 0  # data[0] is at base
-        self.eof, self.started = False, bool(head)
-        self.cap = opening.max_record_bytes()
+        self.data = (head or stream.read(BLOCK)).removeprefix(BOM)  # data[0] is at base
+        self.pos = self.base = 0
+        self.eof, self.cap = False, opening.max_record_bytes()
 
     def more(self, size: int = 0) -> bool:
         if self.eof or not (block := self.stream.read(size or BLOCK)):
@@ -117,8 +117,7 @@ class _Cursor:
             self.base += self.pos
             self.data = self.data[self.pos:]
             self.pos = 0
-        self.data += block if self.started else block.removeprefix(BOM)
-        self.started = True
+        self.data += block
         return True
 
     @property
