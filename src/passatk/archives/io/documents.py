@@ -266,14 +266,12 @@ class _Streamed:
         self.file, self.path = file, () if key is None else (key,)
 
     def _members(self) -> Iterator[Member]:
-        if self.index is not None:
-            return self._indexed(self.index)
-        return (m for m in members(self.file) if m.path == self.path and m.text is not None)
-
-    def _indexed(self, index: list) -> Iterator[Member]:
+        if self.index is None:
+            yield from (m for m in members(self.file) if m.path == self.path and m.text)
+            return
         with _open(self.file) as f:
             cur = _Cursor(self.file, f.stream)
-            for key, at, size in index:
+            for key, at, size in self.index:
                 yield Member(self.path, key, cur.take(at, size), at)
 
 
