@@ -188,9 +188,7 @@ def _task(version: int, i: int, t: str, base: list, plus: list | None) -> object
         both = [] if plus is None else [b and p for b, p in zip(base, plus, strict=True)]
         return {"nfiles": len(base), "base": [["success" if b else "failed", [b]] for b in base],
                 "plus": [["success" if x else "failed", [x]] for x in both]}
-
-    def status(x: bool | None) -> str | None:
-        return None if x is None else "pass" if x else "fail"
+    status = {True: "pass", False: "fail", None: None}.get
     return [{"task_id": t, "solution": f"def f_{i}_{j}(): pass\n", "base_status": status(b),
              "plus_status": status(None if plus is None else plus[j]),
              "base_fail_tests": [] if b else [[j]],
