@@ -12,7 +12,7 @@ import re
 import tempfile
 import weakref
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 import msgspec
 
@@ -217,8 +217,9 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
         return
     for index in itertools.count():
         cur.peek()
-        key, at = index, cur.offset
-        if is_object and not isinstance(key := decode(cur.file, cur.value(), offset=at), str):
+        at = cur.offset
+        key = decode(cur.file, cur.value(), offset=at) if is_object else index
+        if is_object and not isinstance(key, str):
             raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
                                line=line_of(cur.file, at))
         if is_object:
@@ -307,7 +308,7 @@ class StreamedList(_Streamed, list):
         return (m.decode(self.file) for m in self._members())
 
 
-_SPOOLS: dict[str, object] = {}  # a pipe's name -> the temporary file its document went to
+_SPOOLS: dict[str, IO[bytes]] = {}  # a pipe's name -> the temporary file its document went to
 
 
 class _Reread:
@@ -322,33 +323,27 @@ class _Reread:
 
 
 def _open(file: str):
-    spool = _SPOOLS.get(file)
-    return opening.open_binary(file) if spool is None else contextlib.nullcontext(_Reread(spool))
+    if (spool := _SPOOLS.get(file)) is None or spool.closed:
+        return opening.open_binary(file)
+    return contextlib.nullcontext(_Reread(spool))
 
 
 def _spooled(file: str, stream, head: bytes) -> object:
     """A pipe's document past the threshold, copied to a temporary file as it is checked."""
-    spool = tempfile.TemporaryFile()
-    _SPOOLS[file] = spool
+    spool = _SPOOLS[file] = tempfile.TemporaryFile()
     try:
         spool.write(head)
         found = members(file, _Cursor(file, stream, head, spool))
         top = _skeleton(file, found)
         collections.deque(found, maxlen=0)  # the rest, checked, into the copy
     except BaseException:
-        _unspool(file, spool)
+        spool.close()
         raise
     if isinstance(top, (dict, list)):
-        weakref.finalize(top, _unspool, file, spool)
+        weakref.finalize(top, spool.close)  # the copy goes with the document
     else:  # a scalar: nothing reads the copy again
-        _unspool(file, spool)
+        spool.close()
     return top
-
-
-def _unspool(file: str, spool) -> None:
-    if _SPOOLS.get(file) is spool:
-        del _SPOOLS[file]
-    spool.close()
 
 
 class _Skeleton(dict):
