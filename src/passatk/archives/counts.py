@@ -259,21 +259,10 @@ def _taken(blocks: list[Block]) -> tuple:
     else:
         g = (g if same else g[order]).astype(np.int64, copy=False)
     out = np.empty(len(order), _str_dtype())
-    if same:  # each chunk of ids goes once converted
-        chunks, at = list(getattr(task, "chunks", [task])), 0
-        del task
-        while chunks:
-            chunk = chunks.pop(0)
-            for s in range(0, len(chunk), _CHUNK):
-                out[at + s:at + min(s + _CHUNK, len(chunk))] = chunk.slice(s, _CHUNK).to_pylist()
-            at += len(chunk)
-            del chunk
-            if not len(chunks) % 16:
-                release_memory()
-    else:
-        for s in range(0, len(order), _CHUNK):
-            out[s:s + _CHUNK] = _take(task, order[s:s + _CHUNK]).to_pylist()
-        del task
+    for s in range(0, len(order), _CHUNK):
+        ids = task.slice(s, _CHUNK) if same else _take(task, order[s:s + _CHUNK])
+        out[s:s + _CHUNK] = ids.to_pylist()
+    del task
     release_memory()
     n = (n if same else n[order]).astype(np.int64, copy=False)
     c = (c if same else c[order]).astype(np.int64, copy=False)
