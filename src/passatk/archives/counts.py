@@ -490,25 +490,29 @@ class Counts:
     @classmethod
     def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
         """The Counts of a Tally with blocks (consumed): sorted by pyarrow, no str per id."""
-        blocks, acc.blocks = list(acc.blocks), []
-        if acc.rows:
-            blocks.append(_dict_block(acc))
+        blocks, acc.blocks = acc.blocks + ([_dict_block(acc)] if acc.rows else []), []
         groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
-        if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
-            return cls._made(groups, *_taken(blocks), about)
-        return cls._made(groups, *_taken([_merged_block(blocks, groups)]), about)
+        if len(blocks) > 1 or blocks[0].order is None or list(blocks[0].groups) != groups:
+            blocks = [_merged_block(blocks, groups)]
+        return cls._made(groups, *_taken(blocks), about)
 
     @classmethod
     def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
-        """The Counts of sorted columns; ``about``: metric, stored, skipped, files, metrics."""
+        """The Counts of sorted columns; ``about``: metric, stored, skipped, files and
+        group_metrics (group -> metric, else the metric; ``"mixed"`` when the groups differ)."""
         import numpy as np
         big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
         if big.size:
             raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
         for a in (group, task, n, c):
             a.flags.writeable = False
-        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c,
-                   **_metrics_of(tuple(groups), about))
+        given = about.pop("group_metrics", None)
+        per = tuple(given.get(g, about["metric"]) for g in groups) if given else ()
+        if len(set(per)) > 1:
+            about.update(metric="mixed", group_metrics=per)
+        elif per:
+            about["metric"] = per[0]
+        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c, **about)
 
     def __len__(self) -> int:
         return int(self.task.shape[0])
@@ -609,17 +613,16 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
         if not isinstance(p, Counts):
             raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
     group_metric = _merged_metrics(parts)
-    metrics = set(group_metric.values()) or {parts[0].metric}
     acc = Tally()
     for p in parts:
         for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
                               strict=True):
             acc.add(p.groups[g], t, n, c)
-    skipped = sum((p.skipped for p in parts), Skipped())
-    return Counts._from_acc(acc, metric=min(metrics) if len(metrics) == 1 else "pass@k",
-                            stored=tuple(s for p in parts for s in p.stored), skipped=skipped,
+    return Counts._from_acc(acc, metric=next(iter(group_metric.values()), parts[0].metric),
+                            stored=tuple(s for p in parts for s in p.stored),
+                            skipped=sum((p.skipped for p in parts), Skipped()),
                             files=tuple(f for p in parts for f in p.files),
-                            group_metric=group_metric if len(metrics) > 1 else None)
+                            group_metric=group_metric)
 
 
 def _merged_metrics(parts: list[Counts]) -> dict:
@@ -634,15 +637,3 @@ def _merged_metrics(parts: list[Counts]) -> dict:
                     f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
                     "separately")
     return out
-
-
-def _metrics_of(groups: tuple, about: dict) -> dict:
-    """``about`` with ``group_metrics`` (group -> metric, else ``about["metric"]``) as a tuple
-    and metric ``"mixed"`` when the groups differ."""
-    given = about.pop("group_metrics", None)
-    if not given:
-        return about
-    per = tuple(given.get(g, about["metric"]) for g in groups)
-    if len(set(per)) > 1:
-        return {**about, "metric": "mixed", "group_metrics": per}
-    return {**about, "metric": per[0] if per else about["metric"]}
