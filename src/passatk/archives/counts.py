@@ -204,8 +204,6 @@ def _ascending(cols: list) -> bool:
 
 def _key_width(t: Any) -> int | None:
     import pyarrow.compute as pc
-    if not len(t):
-        return 8
     if pc.any(pc.match_substring(t, "\0")).as_py():
         return None
     for width in (8, 16, 32, 64):
