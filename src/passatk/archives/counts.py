@@ -252,10 +252,8 @@ def _taken(blocks: list[Block]) -> tuple:
     groups, g, task, n, c, order = blocks.pop()
     release_memory()  # what Arrow freed: NumPy allocates ``out``
     same = len(order) == len(n) and np.array_equal(order, np.arange(len(n), dtype=order.dtype))
-    if len(groups) == 1:  # a read of millions of tasks is one group: no array of zeros
-        g = np.broadcast_to(np.int64(0), (len(order),))
-    else:
-        g = (g if same else g[order]).astype(np.int64, copy=False)
+    g = np.broadcast_to(np.int64(0), (len(order),)) if len(groups) == 1 else (
+        g if same else g[order]).astype(np.int64, copy=False)  # one group: no array of zeros
     out = np.empty(len(order), _str_dtype())
     for s in range(0, len(order), _CHUNK):
         ids = task.slice(s, _CHUNK) if same else _take(task, order[s:s + _CHUNK])
@@ -365,9 +363,7 @@ class Tally:
 
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
         """Add to the row of (group, task); return its row number."""
-        rows = self.rows.get(group)
-        if rows is None:
-            rows = self.rows[group] = {}
+        rows = self.rows.get(group) or self.rows.setdefault(group, {})
         i = rows.get(task)
         try:
             if i is None:
