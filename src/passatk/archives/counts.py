@@ -93,8 +93,9 @@ def _take(arr: Any, at: np.ndarray) -> Any:
 def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     """The permutation that sorts rows by (group ``g`` or None, :func:`_sort_key` of task ``t``).
 
-    pyarrow keys each id: every ASCII digit run, its leading zeros dropped, padded to the width
-    of the longest run, between NULs (ids with a NUL or a run over 64 digits: sorted in Python).
+    Ids of the common shape are keyed by :func:`_split`, others by a pyarrow key string: every
+    ASCII digit run, its leading zeros dropped, padded to the width of the longest run, between
+    NULs (ids with a NUL or a run over 64 digits: sorted in Python).
 
     >>> import pyarrow as pa
     >>> ids = ["T/10", "T/9", "T/09", "x1\u00b2", "U", "a0", "a000"]
@@ -103,31 +104,37 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     """
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
     t = t if isinstance(t, pa.ChunkedArray) else pa.chunked_array([t])
-    small = np.int32 if len(t) < 1 << 31 else np.int64
-    if (order := _common_order(g, t)) is not None:  # the common shape: no key string made
-        return order.astype(small, copy=False)
-    width = _key_width(t)
-    if width is None:
+    order = _ordered(g, t, None)
+    if order is None and (width := _key_width(t)) is not None:
+        order = _ordered(g, t, width)
+    if order is None:
         ids = t.to_pylist()
         gs = g.tolist() if g is not None else [0] * len(ids)
         return np.array(sorted(range(len(ids)), key=lambda i: (gs[i], _sort_key(ids[i]))),
                         np.int64)
-    if _in_order(g, t, width):  # files are mostly written in task order: no key kept
-        return np.arange(len(t), dtype=small)
-    key = pa.chunked_array([c for s in range(0, len(t), _STEP)
-                            for c in _key(t.slice(s, _STEP), width).chunks], t.type)
-    cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
-    order = pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols])
-    del cols, key
-    return order.to_numpy().astype(small)
+    return order.astype(np.int32 if len(t) < 1 << 31 else np.int64, copy=False)
 
 
-def _split(ids: Any) -> tuple[np.ndarray, np.ndarray, Any, bool] | None:
-    """Per id the rank of its text before a final run of at most 18 digits among those texts
-    (the third item, sorted), and that run's value (-1: none); fourth, whether a run has a
-    leading zero. None when an id has another digit, or the texts are many."""
+def _ordered(g: np.ndarray | None, t: Any, width: int | None) -> np.ndarray | None:
+    """:func:`natural_order` by :func:`_split` (``width`` None) or by key strings of ``width``;
+    None: not that shape. Rows in order are found a step (and the next id) at a time, keeping
+    nothing."""
+    import numpy as np
+    for s in range(0, len(t) - 1, _STEP):
+        ids = t.slice(s, _STEP + 1).combine_chunks()
+        keys = _split(ids) if width is None else [_key(ids, width), ids]
+        if keys is None:
+            return None
+        if not _ascending(keys[:3] if g is None else [g[s:s + len(ids)], *keys[:3]]):
+            return _split_order(g, t) if width is None else _key_order(g, t, width)
+    return np.arange(len(t))
+
+
+def _split(ids: Any) -> tuple | None:
+    """Per id the rank of its text before a final run of at most 18 digits among those texts,
+    that run's value (-1: none), a tie-break of ids that differ in leading zeros (0 for the
+    others); fourth, the texts sorted. None when an id has another digit, or the texts are many."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -139,85 +146,64 @@ def _split(ids: Any) -> tuple[np.ndarray, np.ndarray, Any, bool] | None:
         return None
     chars = "".join(set("".join(enc.dictionary.to_pylist())))
     tail = pc.utf8_ltrim(ids, characters=chars) if chars else ids
-    padded = bool(np.any(pc.starts_with(tail, "0").to_numpy(zero_copy_only=False) & (digits > 1)))
+    padded = pc.starts_with(tail, "0").to_numpy(zero_copy_only=False) & (digits > 1)
     tail = pc.binary_join_element_wise(pa.scalar("0", tail.type), tail, pa.scalar("", tail.type))
+    value = np.where(digits > 0, pc.cast(tail, pa.int64()), -1)
     by = pc.sort_indices(enc.dictionary).to_numpy()
     rank = np.empty(len(by), np.int32)
     rank[by] = np.arange(len(by), dtype=np.int32)
-    return (rank[enc.indices.to_numpy()], np.where(digits > 0, pc.cast(tail, pa.int64()), -1),
-            enc.dictionary.take(by), padded)
+    return (rank[enc.indices.to_numpy()], value,
+            (np.where(value > 0, -digits, digits) * padded).astype(np.int8),
+            enc.dictionary.take(by))
 
 
-def _common_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
-    """:func:`natural_order` when every id is a text then at most 18 digits, else None; rows in
-    order are found a step at a time, keeping nothing."""
-    import numpy as np
-    last = None  # the key of the previous step's last row
-    for s in range(0, len(t), _STEP):
-        ids = t.slice(s, _STEP).combine_chunks()
-        if (split := _split(ids)) is None:
-            return None
-        gs = None if g is None else g[s:s + len(ids)]
-        keys = [x for x in (gs, *split[:2]) if x is not None]
-        if (last is not None and last >= _row_key(gs, split, ids, 0)) or not _ascending(
-                keys, ids):
-            return _sorted_order(g, t)
-        last = _row_key(gs, split, ids, -1)
-    return np.arange(len(t))
-
-
-def _row_key(gs: np.ndarray | None, split: tuple, ids: Any, i: int) -> tuple:
-    """The natural key of row ``i`` of a step (group, text, digit value, id) in Python."""
-    rank, value, heads, _ = split
-    return (0 if gs is None else gs[i], heads[rank[i]].as_py(), value[i], ids[i].as_py())
-
-
-def _sorted_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
-    """:func:`_common_order` of rows not in order: sorted on (group, text rank, digit value),
-    then by id where a leading zero makes two ids of one key."""
+def _split_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
+    """:func:`natural_order` by :func:`_split` of each step, its ranks made ranks among all the
+    texts; None: not that shape."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-    rank, value, heads = np.empty(len(t), np.int32), np.empty(len(t), np.int32), []
-    padded = False
+    rank, value, tie = (np.empty(len(t), x) for x in (np.int32, np.int32, np.int8))
+    heads = []
     for s in range(0, len(t), _STEP):
         if (split := _split(t.slice(s, _STEP).combine_chunks())) is None:
             return None
         if split[1].size and split[1].max() >= 1 << 31 and value.dtype == np.int32:
             value = value.astype(np.int64)  # int32 holds the values of at most 9 digits
-        rank[s:s + _STEP], value[s:s + _STEP] = split[:2]
-        heads.append(split[2])
-        padded = padded or split[3]
+        rank[s:s + _STEP], value[s:s + _STEP], tie[s:s + _STEP] = split[:3]
+        heads.append(split[3])
     known = pc.unique(pa.concat_arrays(heads))
     known = known.take(pc.sort_indices(known))
-    for i, h in enumerate(heads):  # each step's ranks become ranks among all the texts
+    for i, h in enumerate(heads):
         at = slice(i * _STEP, (i + 1) * _STEP)
         rank[at] = pc.index_in(h, known).to_numpy()[rank[at]]
-    if not padded:  # one key, one id: NumPy's stable sort of the keys is the order
-        return np.lexsort((value, rank) if g is None else (value, rank, g))
-    cols = {"r": rank, "v": value, "t": t} if g is None else {"g": g, "r": rank, "v": value,
-                                                               "t": t}
+    keys = (tie, value, rank)[0 if tie.any() else 1:]  # tie: 0 unless a run has a leading 0
+    return np.lexsort(keys if g is None else (*keys, g))
+
+
+def _key_order(g: np.ndarray | None, t: Any, width: int) -> np.ndarray:
+    """:func:`natural_order` by key strings of ``width``, made a step at a time."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    key = pa.chunked_array([c for s in range(0, len(t), _STEP)
+                            for c in _key(t.slice(s, _STEP), width).chunks], t.type)
+    cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
     return pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols]).to_numpy()
 
 
-def _ascending(keys: list[np.ndarray], t: Any) -> bool:
-    """Whether the rows are strictly sorted by ``keys``, then by id ``t``."""
+def _ascending(cols: list) -> bool:
+    """Whether the rows are strictly sorted by ``cols`` (NumPy or Arrow arrays)."""
     import numpy as np
     import pyarrow.compute as pc
-    less, equal = np.zeros(max(len(t) - 1, 0), bool), np.ones(max(len(t) - 1, 0), bool)
-    for x in keys:
-        less |= equal & (x[:-1] < x[1:])
-        equal &= x[:-1] == x[1:]
-    if not (less | equal).all():
-        return False
-    at = np.flatnonzero(equal)
-    return not at.size or pc.all(pc.less(_take(t, at), _take(t, at + 1))).as_py()
+    less, equal = np.zeros(max(len(cols[0]) - 1, 0), bool), np.ones(max(len(cols[0]) - 1, 0), bool)
+    for x in cols:
+        less |= equal & np.asarray(pc.less(x[:-1], x[1:]))
+        equal &= np.asarray(pc.equal(x[:-1], x[1:]))
+    return bool(less.all())
 
 
 def _key_width(t: Any) -> int | None:
     import pyarrow.compute as pc
-    if not len(t):
-        return 8
     if pc.any(pc.match_substring(t, "\0")).as_py():
         return None
     for width in (8, 16, 32, 64):
@@ -231,23 +217,6 @@ def _key(t: Any, width: int) -> Any:
     import pyarrow.compute as pc
     a = pc.replace_substring_regex(t, "0*([0-9]+)", "\0" + "0" * width + r"\1" + "\0")
     return pc.replace_substring_regex(a, f"[0-9]*([0-9]{{{width}}})\\x00", r"\1" + "\0")
-
-
-def _in_order(g: np.ndarray | None, t: Any, width: int) -> bool:
-    """Whether the rows are sorted already, every (group, id) once (a step of keys at a time)."""
-    import pyarrow.compute as pc
-    for s in range(0, len(t) - 1, _STEP):
-        ids = t.slice(s, _STEP + 1)  # a step and the first id of the next
-        k, m = _key(ids, width), len(ids) - 1
-        k0, k1, i0, i1 = k.slice(0, m), k.slice(1), ids.slice(0, m), ids.slice(1)
-        after = pc.or_(pc.less(k0, k1), pc.and_(pc.equal(k0, k1), pc.less(i0, i1)))
-        after = after.to_numpy(zero_copy_only=False)
-        if g is not None:
-            gs = g[s:s + _STEP + 1]
-            after = (gs[1:] > gs[:-1]) | ((gs[1:] == gs[:-1]) & after)
-        if not after.all():
-            return False
-    return True
 
 
 def run_starts(order: np.ndarray, g: np.ndarray | None, t: Any) -> np.ndarray | None:
@@ -283,26 +252,13 @@ def _taken(blocks: list[Block]) -> tuple:
     groups, g, task, n, c, order = blocks.pop()
     release_memory()  # what Arrow freed: NumPy allocates ``out``
     same = len(order) == len(n) and np.array_equal(order, np.arange(len(n), dtype=order.dtype))
-    if len(groups) == 1:  # a read of millions of tasks is one group: no array of zeros
-        g = np.broadcast_to(np.int64(0), (len(order),))
-    else:
-        g = (g if same else g[order]).astype(np.int64, copy=False)
+    g = np.broadcast_to(np.int64(0), (len(order),)) if len(groups) == 1 else (
+        g if same else g[order]).astype(np.int64, copy=False)  # one group: no array of zeros
     out = np.empty(len(order), _str_dtype())
-    if same:  # each chunk of ids goes once converted
-        chunks, at = list(getattr(task, "chunks", [task])), 0
-        del task
-        while chunks:
-            chunk = chunks.pop(0)
-            for s in range(0, len(chunk), _CHUNK):
-                out[at + s:at + min(s + _CHUNK, len(chunk))] = chunk.slice(s, _CHUNK).to_pylist()
-            at += len(chunk)
-            del chunk
-            if not len(chunks) % 16:
-                release_memory()
-    else:
-        for s in range(0, len(order), _CHUNK):
-            out[s:s + _CHUNK] = _take(task, order[s:s + _CHUNK]).to_pylist()
-        del task
+    for s in range(0, len(order), _CHUNK):
+        ids = task.slice(s, _CHUNK) if same else _take(task, order[s:s + _CHUNK])
+        out[s:s + _CHUNK] = ids.to_pylist()
+    del task
     release_memory()
     n = (n if same else n[order]).astype(np.int64, copy=False)
     c = (c if same else c[order]).astype(np.int64, copy=False)
@@ -407,9 +363,7 @@ class Tally:
 
     def add(self, group: GroupKey, task: str, n: int, c: int) -> int:
         """Add to the row of (group, task); return its row number."""
-        rows = self.rows.get(group)
-        if rows is None:
-            rows = self.rows[group] = {}
+        rows = self.rows.get(group) or self.rows.setdefault(group, {})
         i = rows.get(task)
         try:
             if i is None:
@@ -530,25 +484,29 @@ class Counts:
     @classmethod
     def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
         """The Counts of a Tally with blocks (consumed): sorted by pyarrow, no str per id."""
-        blocks, acc.blocks = list(acc.blocks), []
-        if acc.rows:
-            blocks.append(_dict_block(acc))
+        blocks, acc.blocks = acc.blocks + ([_dict_block(acc)] if acc.rows else []), []
         groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
-        if len(blocks) == 1 and blocks[0].order is not None and list(blocks[0].groups) == groups:
-            return cls._made(groups, *_taken(blocks), about)
-        return cls._made(groups, *_taken([_merged_block(blocks, groups)]), about)
+        if len(blocks) > 1 or blocks[0].order is None or list(blocks[0].groups) != groups:
+            blocks = [_merged_block(blocks, groups)]
+        return cls._made(groups, *_taken(blocks), about)
 
     @classmethod
     def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
-        """The Counts of sorted columns; ``about``: metric, stored, skipped, files, metrics."""
+        """The Counts of sorted columns; ``about``: metric, stored, skipped, files and
+        group_metrics (group -> metric, else the metric; ``"mixed"`` when the groups differ)."""
         import numpy as np
         big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
         if big.size:
             raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
         for a in (group, task, n, c):
             a.flags.writeable = False
-        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c,
-                   **_metrics_of(tuple(groups), about))
+        given = about.pop("group_metrics", None)
+        per = tuple(given.get(g, about["metric"]) for g in groups) if given else ()
+        if len(set(per)) > 1:
+            about.update(metric="mixed", group_metrics=per)
+        elif per:
+            about["metric"] = per[0]
+        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c, **about)
 
     def __len__(self) -> int:
         return int(self.task.shape[0])
@@ -649,17 +607,16 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
         if not isinstance(p, Counts):
             raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
     group_metric = _merged_metrics(parts)
-    metrics = set(group_metric.values()) or {parts[0].metric}
     acc = Tally()
     for p in parts:
         for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
                               strict=True):
             acc.add(p.groups[g], t, n, c)
-    skipped = sum((p.skipped for p in parts), Skipped())
-    return Counts._from_acc(acc, metric=min(metrics) if len(metrics) == 1 else "pass@k",
-                            stored=tuple(s for p in parts for s in p.stored), skipped=skipped,
+    return Counts._from_acc(acc, metric=next(iter(group_metric.values()), parts[0].metric),
+                            stored=tuple(s for p in parts for s in p.stored),
+                            skipped=sum((p.skipped for p in parts), Skipped()),
                             files=tuple(f for p in parts for f in p.files),
-                            group_metric=group_metric if len(metrics) > 1 else None)
+                            group_metric=group_metric)
 
 
 def _merged_metrics(parts: list[Counts]) -> dict:
@@ -674,15 +631,3 @@ def _merged_metrics(parts: list[Counts]) -> dict:
                     f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
                     "separately")
     return out
-
-
-def _metrics_of(groups: tuple, about: dict) -> dict:
-    """``about`` with ``group_metrics`` (group -> metric, else ``about["metric"]``) as a tuple
-    and metric ``"mixed"`` when the groups differ."""
-    given = about.pop("group_metrics", None)
-    if not given:
-        return about
-    per = tuple(given.get(g, about["metric"]) for g in groups)
-    if len(set(per)) > 1:
-        return {**about, "metric": "mixed", "group_metrics": per}
-    return {**about, "metric": per[0] if per else about["metric"]}

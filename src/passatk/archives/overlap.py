@@ -3,7 +3,6 @@ copied run): refused, not counted twice (docs/formats.md, "Several archives").""
 
 from collections import defaultdict
 from collections.abc import Iterator
-from itertools import chain
 
 from passatk.archives.counts import Tally
 from passatk.archives.errors import ArchiveError
@@ -56,7 +55,8 @@ def check_repeated_records(files: list[str], runs: dict[str, Tally]) -> None:
              and logical_name(f).endswith((".jsonl", ".ndjson"))]
     if len(lines) < 2:
         return
-    per_file = [h[(h != hash(b"")) & (h != hash(b"\r"))] for h in map(_line_hashes, lines)]
+    per_file = [np.unique(np.fromiter(map(hash, _lines(f)), np.int64)) for f in lines]
+    per_file = [h[(h != hash(b"")) & (h != hash(b"\r"))] for h in per_file]
     every = np.concatenate(per_file)
     order = np.argsort(every, kind="stable")
     every = every[order]
@@ -91,27 +91,17 @@ def _first_repeat(first: str, later: str, shared: list[int]) -> tuple[int, int] 
     for at in range(0, len(shared), BATCH):
         wanted = set(shared[at:at + BATCH])
         held: dict[bytes, int] = {}
-        for number, line in _lines(first):
+        for number, line in enumerate(_lines(first), 1):
             if hash(line) in wanted:
                 held.setdefault(line, number)
-        for number, line in _lines(later):
+        for number, line in enumerate(_lines(later), 1):
             if hash(line) in wanted and line in held and line.strip():
                 return number, held[line]
     return None
 
 
-def _blocks(file: str) -> Iterator[list[bytes]]:
-    """The lines of ``file``, without their newlines, a block at a time."""
+def _lines(file: str) -> Iterator[bytes]:
+    """The lines of ``file``, without their newlines (hashed and kept: bytes)."""
     with open_binary(file) as f:
         for _, buf in blocks(f.stream, file):
-            block = bytes(buf)  # lines are hashed and kept
-            yield block.split(b"\n")[:-1] if block.endswith(b"\n") else block.split(b"\n")
-
-
-def _lines(file: str) -> Iterator[tuple[int, bytes]]:
-    return enumerate(chain.from_iterable(_blocks(file)), 1)
-
-
-def _line_hashes(file: str):
-    import numpy as np
-    return np.unique(np.fromiter(map(hash, chain.from_iterable(_blocks(file))), dtype=np.int64))
+            yield from bytes(buf).removesuffix(b"\n").split(b"\n")
