@@ -19,6 +19,11 @@ Run:
   1,10`` (default ``--jobs``, and ``--jobs 1``) against a fresh ``python`` running the stdlib
   ``json.loads`` loop. Target: 3x, with the peak RSS of every process at most 300 MB.
 
+Every command imports passatk from compiled bytecode, as after ``pip install``, which
+compiles it: this machine sets ``PYTHONDONTWRITEBYTECODE=1``, and with an editable install
+nothing else writes it, so each process compiled every module again (0.46-0.52 s of CPU for
+a small file, against 0.28-0.29 s). ``PASSATK_BENCH_NO_BYTECODE=1`` measures without it.
+
 Wall times of fresh processes, interleaved, best of ``RUNS``; the peak RSS is the largest of
 the process and its descendants (the workers), from ``os.wait4`` in a small launcher. The
 load average is printed: on a shared machine the ratios move with it.
@@ -26,6 +31,7 @@ load average is printed: on a shared machine the ratios move with it.
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import subprocess
@@ -52,6 +58,15 @@ print(len(n), sum(n.values()), sum(c.values()))
 """
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "wait4"), reason="needs os.wait4")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _bytecode():
+    """passatk's modules compiled once, as ``pip install`` leaves them (see the top)."""
+    if os.environ.get("PASSATK_BENCH_NO_BYTECODE") != "1":
+        import passatk
+
+        assert compileall.compile_dir(Path(passatk.__file__).parent, quiet=1)
 
 
 #: forks and execs the command, and writes its wall time, peak RSS and exit code to a file:
