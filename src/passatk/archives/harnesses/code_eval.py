@@ -62,10 +62,9 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     count_tasks(file, ctx, group, file, _tasks(file, ctx, doc), tuple[Any, _Result], _row, _check)
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    dump_json(path, {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x else
-                              "failed: ", "passed": x}] for j, x in enumerate(p)]
-                     for t, p in zip(tasks, flags, strict=True)})
-    return [path]
+    return dump_json(path, {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x
+                                     else "failed: ", "passed": x}] for j, x in enumerate(p)]
+                            for t, p in zip(tasks, flags, strict=True)})
 
 SPEC = register(FormatSpec(
     FormatInfo(

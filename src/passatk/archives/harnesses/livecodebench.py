@@ -13,11 +13,6 @@ from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 
 
-def matches(doc: object, file: str = "") -> bool:
-    return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
-            and "graded_list" in doc[0])
-
-
 def _error(meta: object) -> object:
     """A failed sample's exception: ``error`` in its ``metadata`` entry (JSON text or object)."""
     if isinstance(meta, str):
@@ -93,12 +88,13 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
                     "difficulty": ("easy", "medium", "hard")[i % 3] if opts.difficulties is None
                     else opts.difficulties[i], "graded_list": p, "code_list": ["" for _ in p],
                     **({"pass@1": sum(p) / len(p)} if opts.stored else {})})
-    dump_json(path, doc)
-    return [path]
+    return dump_json(path, doc)
 
 
 SPEC = register(FormatSpec(FormatInfo(
     "livecodebench", "LiveCodeBench", "*_eval_all.json", 'JSON list of problems with "graded_list"',
     "true entries of graded_list; filters: since, until (contest_date), difficulty"),
-    kind="document", read=read, write=write, probe=matches,
+    kind="document", read=read, write=write,
+    probe=lambda doc, file: (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
+                             and "graded_list" in doc[0]),
     aliases=("lcb",), names=("*_eval_all.json",), filters=True))

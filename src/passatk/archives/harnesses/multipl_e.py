@@ -23,10 +23,6 @@ class _Sample(msgspec.Struct, gc=False):
     exit_code: int | None = None
     stderr: Any = None
 
-def matches(doc: object, file: str = "") -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("results"), list)
-            and "name" in doc and "eval" not in doc)
-
 def _check(task: str, r: object) -> tuple[bool, object]:
     if not isinstance(r, dict):
         raise BadRecord(f"sample must be an object, got {kind(r)}")
@@ -52,23 +48,21 @@ def read(file: str, ctx: Context, doc: dict) -> None:
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     os.makedirs(path, exist_ok=True)
-    out = []
-    for t, p in zip(tasks, flags, strict=True):
-        doc = {"name": t, "language": "py", "temperature": 0.2, "prompt": "def f():\n",
-               "tests": "assert f()\n", "results": [
-                   {"program": f"def f():\n    return {j}\n", "timestamp": 0,
-                    "stdout": "", "stderr": "" if x else "AssertionError",
-                    "exit_code": 0 if x else 1, "status": "OK" if x else "Exception"}
-                   for j, x in enumerate(p)]}
-        out.append(os.path.join(path, re.sub(r"[^A-Za-z0-9_.-]", "_", t) + ".results.json"))
-        dump_json(out[-1], doc)
-    return out
+    return [file for t, p in zip(tasks, flags, strict=True) for file in dump_json(
+        os.path.join(path, re.sub(r"[^A-Za-z0-9_.-]", "_", t) + ".results.json"),
+        {"name": t, "language": "py", "temperature": 0.2, "prompt": "def f():\n",
+         "tests": "assert f()\n", "results": [
+             {"program": f"def f():\n    return {j}\n", "timestamp": 0, "stdout": "",
+              "stderr": "" if x else "AssertionError", "exit_code": 0 if x else 1,
+              "status": "OK" if x else "Exception"} for j, x in enumerate(p)]})]
 
 SPEC = register(FormatSpec(
     FormatInfo(
         "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
         'JSON document with "name" and a "results" list',
         'status "OK" and exit_code 0; the task is "name"'),
-    kind="document", read=read, write=write, probe=matches,
+    kind="document", read=read, write=write,
+    probe=lambda doc, file: (isinstance(doc, dict) and isinstance(doc.get("results"), list)
+                             and "name" in doc and "eval" not in doc),
     aliases=("multiple", "multipl_e"), per_directory=True,
 ))

@@ -8,7 +8,6 @@ of the first sample of each problem) is pass@1 only when every problem has one s
 
 from __future__ import annotations
 
-import json
 import os
 
 import msgspec
@@ -17,7 +16,7 @@ from passatk.archives.context import BadRecord, Context, group_from, load_sideca
 from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import RULE, Flag, Lines, all_flags, is_flag
 from passatk.archives.harnesses._typed import means, store
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
+from passatk.archives.harnesses._writers import WriteOptions, dump_json, dump_lines
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import list_names, logical_name
@@ -26,10 +25,6 @@ from passatk.archives.io.opening import list_names, logical_name
 class _View(msgspec.Struct, gc=False):
     idx: str | int
     score: list[Flag]
-
-def looks_like(record: object, file: str = "") -> bool:
-    return (isinstance(record, dict) and "idx" in record and isinstance(record.get("score"), list)
-            and ("gt" in record or "pred" in record))
 
 def _flags(score: object) -> list:
     if not isinstance(score, list) or not score:
@@ -92,20 +87,17 @@ def metrics_file(file: str) -> str | None:
     return os.path.join(os.path.dirname(file), found[0]) if len(found) == 1 else None
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    with atomic_stream(path) as f:
-        for t, p in zip(tasks, flags, strict=True):
-            f.write(json.dumps({"idx": int(t) if t.isdigit() else t, "question": f"problem {t}",
-                                "gt": "1", "pred": ["1" if x else "0" for x in p],
-                                "score": p}).encode() + b"\n")
+    written = dump_lines(path, ({"idx": int(t) if t.isdigit() else t, "question": f"problem {t}",
+                                 "gt": "1", "pred": ["1" if x else "0" for x in p], "score": p}
+                                for t, p in zip(tasks, flags, strict=True)))
     name = logical_name(path)
     if not (opts.stored and name.endswith(".jsonl")):
-        return [path]
+        return written
     side = os.path.join(os.path.dirname(path), name.removesuffix(".jsonl") + "_cot_metrics.json")
-    dump_json(side, {"num_samples": len(tasks), "num_scores": sum(map(len, flags)),
-                     "timeout_samples": 0, "empty_samples": 0,
-                     **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
-                     "pass@k": means(flags, (1, 2, 4, 8), "{}", 100)})
-    return [path, side]
+    return written + dump_json(side, {
+        "num_samples": len(tasks), "num_scores": sum(map(len, flags)), "timeout_samples": 0,
+        "empty_samples": 0, **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
+        "pass@k": means(flags, (1, 2, 4, 8), "{}", 100)})
 
 SPEC = register(FormatSpec(
     FormatInfo(
@@ -113,6 +105,9 @@ SPEC = register(FormatSpec(
         "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
         'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
         "score is one pass flag per sample: n = its length, c = its true entries"),
-    kind="lines", read=read, write=write, probe=looks_like,
+    kind="lines", read=read, write=write,
+    probe=lambda record, file: (isinstance(record, dict) and "idx" in record
+                                and isinstance(record.get("score"), list)
+                                and ("gt" in record or "pred" in record)),
     aliases=("qwen_math", "qwen2.5-math"), priority=3,  # before humaneval, after lm-eval
 ))

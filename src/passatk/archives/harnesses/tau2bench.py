@@ -71,12 +71,6 @@ def _trials(doc: dict | View) -> tuple[str, list, type]:
     return "simulations", sims, _Simulation
 
 
-def matches(doc: object, file: str = "") -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("info"), dict) and "tasks" in doc
-            and (isinstance(doc.get("simulations"), list)
-                 or isinstance(doc.get("simulation_index"), list)))
-
-
 def _extras(file: str, doc: dict | View) -> tuple:
     with fatal(file):
         info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
@@ -130,13 +124,12 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
              "duration": 1.0, "termination_reason": "user_stop" if x else "max_steps",
              "reward_info": {"reward": 1.0 if x else 0.0, "reward_basis": ["DB"]}, "messages": []}
             for t, p in zip(tasks, flags, strict=True) for j, x in enumerate(p)]
-    dump_json(path, {"timestamp": "2025-01-01T00:00:00", "info": {
+    return dump_json(path, {"timestamp": "2025-01-01T00:00:00", "info": {
         "git_commit": "0", "num_trials": max((len(p) for p in flags), default=0), "max_steps": 100,
         "max_errors": 10, "user_info": {"implementation": "user_simulator", "llm": "gpt-4.1"},
         "agent_info": {"implementation": "llm_agent", "llm": "model"},
         "environment_info": {"domain_name": "airline"}},
         "tasks": [{"id": str(t)} for t in tasks], "simulations": sims})
-    return [path]
 
 
 SPEC = register(FormatSpec(FormatInfo(
@@ -144,5 +137,8 @@ SPEC = register(FormatSpec(FormatInfo(
     'JSON object with "info", "tasks" and a list "simulations" (or "simulation_index")',
     "a trial succeeds when 1 - 1e-6 <= reward_info.reward <= 1 + 1e-6 (none: a failure); "
     "infrastructure_error endings left out of n; groups model, domain", "pass^k"),
-    kind="document", read=read, write=write, probe=matches, aliases=("tau2", "tau2bench"),
-    priority=1, view=typed_view))
+    kind="document", read=read, write=write, aliases=("tau2", "tau2bench"), priority=1,
+    view=typed_view, probe=lambda doc, file: (
+        isinstance(doc, dict) and isinstance(doc.get("info"), dict) and "tasks" in doc
+        and (isinstance(doc.get("simulations"), list)
+             or isinstance(doc.get("simulation_index"), list)))))

@@ -9,11 +9,6 @@ from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 SUCCESS_TOLERANCE = 1e-6
 
 
-def matches(doc: object, file: str = "") -> bool:
-    return (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
-            and "reward" in doc[0] and "task_id" in doc[0])
-
-
 def read(file: str, ctx: Context, doc: list) -> None:
     by, pathvals = begin(ctx, file, "pass^k")
     if not isinstance(doc, list) or not doc:
@@ -32,15 +27,16 @@ def read(file: str, ctx: Context, doc: list) -> None:
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    dump_json(path, [{"task_id": t, "reward": 1.0 if x else 0.0, "trial": j, "info": {},
-                      "traj": []} for t, p in zip(tasks, flags, strict=True)
-                     for j, x in enumerate(p)])
-    return [path]
+    return dump_json(path, [{"task_id": t, "reward": 1.0 if x else 0.0, "trial": j, "info": {},
+                             "traj": []} for t, p in zip(tasks, flags, strict=True)
+                            for j, x in enumerate(p)])
 
 
 SPEC = register(FormatSpec(FormatInfo(
     "tau-bench", "tau-bench", "results JSON (list of trials)",
     'JSON list of trials with "task_id" and "reward"',
     "a trial succeeds when |reward - 1| <= 1e-6; n counted per task", "pass^k"),
-    kind="document", read=read, write=write, probe=matches,
+    kind="document", read=read, write=write,
+    probe=lambda doc, file: (isinstance(doc, list) and bool(doc) and isinstance(doc[0], dict)
+                             and "reward" in doc[0] and "task_id" in doc[0]),
     aliases=("taubench", "tau_bench"), native_ids=True))
