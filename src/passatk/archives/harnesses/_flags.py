@@ -2,8 +2,6 @@
 that decode into typed msgspec views; what a view refuses is read again by plain checks that
 name the bad record."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from typing import Any
 

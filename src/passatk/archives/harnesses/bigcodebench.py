@@ -1,7 +1,5 @@
 """BigCodeBench ``*_eval_results.json``; stored numbers from ``*_pass_at_k.json`` beside it."""
 
-from __future__ import annotations
-
 import os
 from typing import Any, Literal
 

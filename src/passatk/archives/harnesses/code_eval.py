@@ -2,8 +2,6 @@
 dump it (Qwen2.5-Coder's ``humaneval-<lang>-details.json``): each key a task, each
 ``[completion_id, {"task_id": ..., "passed": true, ...}]`` pair one sample."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -1,8 +1,6 @@
 """human-eval ``*_results.jsonl``: one JSON object per sample; a block of lines is decoded at once
 into a view of ``task_id``, ``passed`` (and ``result`` while every failure's text is the same)."""
 
-from __future__ import annotations
-
 from collections import Counter
 from functools import lru_cache
 from itertools import compress

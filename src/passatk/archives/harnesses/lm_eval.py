@@ -1,8 +1,6 @@
 """lm-evaluation-harness ``samples_<task>_<date>.jsonl``: one line per document, grouped by
 ``lm_eval_task`` (from the file name) and ``filter``; see docs/formats.md for the counting."""
 
-from __future__ import annotations
-
 import os
 import re
 from functools import lru_cache

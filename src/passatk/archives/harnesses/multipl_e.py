@@ -2,8 +2,6 @@
 The task is the file's ``name``; a sample passes when its status is ``"OK"`` and its exit code 0.
 """
 
-from __future__ import annotations
-
 import os
 import re
 from typing import Any

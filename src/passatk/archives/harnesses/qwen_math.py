@@ -6,8 +6,6 @@ of the first sample of each problem) is pass@1 only when every problem has one s
 ``"pass@k": {"1": ...}`` (percent) is kept as it is.
 """
 
-from __future__ import annotations
-
 import os
 
 import msgspec
