@@ -1,6 +1,5 @@
-"""The one pass-flag rule (true/false, or a number exactly 0 or 1), and the loops of the readers
-that decode into typed msgspec views; what a view refuses is read again by plain checks that
-name the bad record."""
+"""The one pass-flag rule, and the readers' loops over typed msgspec views (what a view refuses
+is read again by plain checks that name the bad record)."""
 
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -35,10 +34,8 @@ def pass_flag(value: object, name: str = "", threshold: bool = False) -> bool:
     raise cx.BadRecord(what)
 
 class Lines:
-    """A JSON Lines reader: each block decoded at once by the typed decoder :meth:`view` gives
-    and counted by ``views(values)`` (False: nothing counted), or with no view as plain objects,
-    each through ``count(record)``; a block refused goes line by line (``json`` names the bad
-    line)."""
+    """A JSON Lines reader: a block decoded by :meth:`view`'s decoder, counted by ``views``
+    (False: refused), else record by record through ``count`` (the bad line named)."""
 
     views: Callable[[list], bool]
     count: Callable[[dict], None]
@@ -78,10 +75,8 @@ class Lines:
 
 def count_tasks(file: str, ctx: cx.Context, group: tuple, archive: str, tasks: Iterable,
                 typ: object, row: Callable, check: Callable) -> None:
-    """Count each ``(path, task, samples)`` of a document: the samples converted to the typed
-    view ``list[typ]`` at once, each made ``(passed, failure text)`` by ``row(task, sample)``;
-    a list refused (by msgspec or ``row``) goes sample by sample through ``check(task, value)``,
-    whose BadRecord skips the one sample (the failure texts are those of ``archive``)."""
+    """Count each ``(path, task, samples)``: as ``list[typ]``, each ``row(task, sample)`` ->
+    (passed, failure text); a list refused goes through ``check`` sample by sample."""
     failures = hints.failures(ctx, archive)
     for path, task, samples in tasks:
         try:

@@ -50,9 +50,6 @@ class _Reader(Lines):
         self.failures.add(passed, rec.get("result"))
         self.ctx.add(group, task, 1, int(passed))
 
-def read(file: str, ctx: Context) -> None:
-    _Reader(file, ctx).read()
-
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     completion = opts.completion or (lambda i, j: f"    return solution_{i}_{j}()\n")
     return dump_lines(path, ({"task_id": t, "completion": completion(i, j),
@@ -75,6 +72,6 @@ SPEC = register(FormatSpec(
         '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
         'name it is a per-sample table)',
         'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
-    kind="lines", read=read, write=write, probe=looks_like,
+    kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write, probe=looks_like,
     aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True,
 ))

@@ -133,9 +133,6 @@ class _Reader(Lines):
                 group = next(g for g in self.groups if dict(g).get("filter") == m.group(2))
                 store(self.ctx, path, group, int(m.group(1)), value, ("results", self.task, key))
 
-def read(file: str, ctx: cx.Context) -> None:
-    _Reader(file, ctx).read()
-
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     written = dump_lines(path, ({
         "doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t}, "target": "",
@@ -163,7 +160,7 @@ SPEC = register(FormatSpec(
         "samples_<task>_<date>.jsonl (+ results_<date>.json)",
         'JSON Lines whose first record has "doc_id" and "resps"',
         "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
-    kind="lines", read=read, write=write,
+    kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write,
     probe=lambda record, file: (isinstance(record, dict) and "doc_id" in record
                                 and "resps" in record),
     aliases=("lm-evaluation-harness", "lm_eval"), names=("samples_*.jsonl",),

@@ -1,6 +1,5 @@
-"""MultiPL-E: one ``<problem>.results.json`` (or ``.json.gz``) per problem; a directory is a run.
-The task is the file's ``name``; a sample passes when its status is ``"OK"`` and its exit code 0.
-"""
+"""MultiPL-E: one ``<problem>.results.json[.gz]`` per problem, a directory per run; the task is
+``name``; a sample passes when its status is ``"OK"`` and its exit code 0."""
 
 import os
 import re
