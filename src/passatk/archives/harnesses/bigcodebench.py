@@ -84,11 +84,9 @@ def summary(file: str, doc: object) -> str | None:
                 "*_eval_results.json next to it")
     return None
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
-        'JSON document with "eval" mapping tasks to lists of samples with "status"',
-        'status "pass"'),
+SPEC = register(FormatSpec(FormatInfo(
+    "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
+    'JSON document with "eval" mapping tasks to lists of samples with "status"',
+    'status "pass"'),
     kind="document", read=read, write=write, probe=matches,
-    summary=summary, priority=2,  # with evalplus, before cruxeval
-))
+    summary=summary, priority=2))  # with evalplus, before cruxeval

@@ -64,12 +64,10 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
                                      else "failed: ", "passed": x}] for j, x in enumerate(p)]
                             for t, p in zip(tasks, flags, strict=True)})
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
-        "humaneval-<lang>-details.json",
-        'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
-        'one pair per sample; pass = "passed" is a true pass flag'),
+SPEC = register(FormatSpec(FormatInfo(
+    "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
+    "humaneval-<lang>-details.json",
+    'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
+    'one pair per sample; pass = "passed" is a true pass flag'),
     kind="document", read=read, write=write, probe=matches,
-    aliases=("code_eval",), priority=-1,  # any dict of lists of pairs: after the others
-))
+    aliases=("code_eval",), priority=-1))  # any dict of lists of pairs: after the others

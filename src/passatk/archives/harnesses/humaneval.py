@@ -65,13 +65,11 @@ def looks_like(record: dict, file: str) -> bool:
             and (isinstance(record["passed"], bool) or "result" in record
                  or logical_name(file).endswith("_results.jsonl")))
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
-        'JSON Lines whose first record has "task_id", "passed", and "result" or '
-        '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
-        'name it is a per-sample table)',
-        'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
+SPEC = register(FormatSpec(FormatInfo(
+    "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
+    'JSON Lines whose first record has "task_id", "passed", and "result" or '
+    '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
+    'name it is a per-sample table)',
+    'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
     kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write, probe=looks_like,
-    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True,
-))
+    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True))

@@ -154,16 +154,13 @@ def summary(file: str, doc: object) -> str | None:
                 "samples_*.jsonl files next to it")
     return None
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "lm-eval", "lm-evaluation-harness",
-        "samples_<task>_<date>.jsonl (+ results_<date>.json)",
-        'JSON Lines whose first record has "doc_id" and "resps"',
-        "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
+SPEC = register(FormatSpec(FormatInfo(
+    "lm-eval", "lm-evaluation-harness", "samples_<task>_<date>.jsonl (+ results_<date>.json)",
+    'JSON Lines whose first record has "doc_id" and "resps"',
+    "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
     kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write,
     probe=lambda record, file: (isinstance(record, dict) and "doc_id" in record
                                 and "resps" in record),
     aliases=("lm-evaluation-harness", "lm_eval"), names=("samples_*.jsonl",),
     summary=summary, priority=3,  # before humaneval (a line may pass both), and before
-    column_options=("passed",),  # BigCodeBench's summary
-))
+    column_options=("passed",)))  # BigCodeBench's summary

@@ -53,13 +53,11 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
               "stderr": "" if x else "AssertionError", "exit_code": 0 if x else 1,
               "status": "OK" if x else "Exception"} for j, x in enumerate(p)]})]
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
-        'JSON document with "name" and a "results" list',
-        'status "OK" and exit_code 0; the task is "name"'),
+SPEC = register(FormatSpec(FormatInfo(
+    "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
+    'JSON document with "name" and a "results" list',
+    'status "OK" and exit_code 0; the task is "name"'),
     kind="document", read=read, write=write,
     probe=lambda doc, file: (isinstance(doc, dict) and isinstance(doc.get("results"), list)
                              and "name" in doc and "eval" not in doc),
-    aliases=("multiple", "multipl_e"), per_directory=True,
-))
+    aliases=("multiple", "multipl_e"), per_directory=True))

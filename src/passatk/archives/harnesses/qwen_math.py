@@ -97,15 +97,13 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
         "empty_samples": 0, **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
         "pass@k": means(flags, (1, 2, 4, 8), "{}", 100)})
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
-        "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
-        'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
-        "score is one pass flag per sample: n = its length, c = its true entries"),
+SPEC = register(FormatSpec(FormatInfo(
+    "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
+    "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
+    'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
+    "score is one pass flag per sample: n = its length, c = its true entries"),
     kind="lines", read=read, write=write,
     probe=lambda record, file: (isinstance(record, dict) and "idx" in record
                                 and isinstance(record.get("score"), list)
                                 and ("gt" in record or "pred" in record)),
-    aliases=("qwen_math", "qwen2.5-math"), priority=3,  # before humaneval, after lm-eval
-))
+    aliases=("qwen_math", "qwen2.5-math"), priority=3))  # before humaneval, after lm-eval
