@@ -78,15 +78,12 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     return written + dump_json(side, {**means(flags, (1, 5, 10)), "model": "synthetic",
                                       "split": "complete", "subset": "full", "calibrated": True})
 
-def summary(file: str, doc: object) -> str | None:
-    if logical_name(file).endswith("_pass_at_k.json"):
-        return ("a BigCodeBench pass@k file holds only aggregate numbers; read the "
-                "*_eval_results.json next to it")
-    return None
-
 SPEC = register(FormatSpec(FormatInfo(
     "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
     'JSON document with "eval" mapping tasks to lists of samples with "status"',
     'status "pass"'),
     kind="document", read=read, write=write, probe=matches,
-    summary=summary, priority=2))  # with evalplus, before cruxeval
+    summary=lambda file, doc: (
+        "a BigCodeBench pass@k file holds only aggregate numbers; read the *_eval_results.json "
+        "next to it") if logical_name(file).endswith("_pass_at_k.json") else None,
+    priority=2))  # with evalplus, before cruxeval
