@@ -37,6 +37,7 @@ class Lines:
     """A JSON Lines reader: a block decoded by :meth:`view`'s decoder, counted by ``views``
     (False: refused), else record by record through ``count`` (the bad line named)."""
 
+    view: Callable[[], msgspec.json.Decoder | None]
     views: Callable[[list], bool]
     count: Callable[[dict], None]
 
@@ -45,9 +46,11 @@ class Lines:
         self.pathvals = cx.path_groups(self.opts.by, file)
         self.records, by = 0, self.opts.by  # group: of every line, when no record field is in by
         self.group = None if self.opts.record_by else cx.group_from(by, self.pathvals, None)
+        self.groups: dict = {}  # group -> the most samples of a task (by add)
 
-    def view(self) -> msgspec.json.Decoder | None:
-        return None
+    def add(self, group: tuple, task: str, n: int, c: int) -> None:
+        self.groups[group] = max(self.groups.get(group, 0), n)
+        self.ctx.add(group, task, n, c)
 
     def block(self, lineno: int, block: bytes) -> None:
         dec = self.view()

@@ -78,7 +78,7 @@ class _Reader(Lines):
         m = SAMPLES.match(logical_name(file))  # the lm-eval task, the date
         self.task, self.date = m.groups() if m else (logical_name(file).removesuffix(".jsonl"),
                                                      None)
-        self.field, self.groups = self.opts.passed, set()
+        self.field = self.opts.passed
         self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 
     def view(self) -> msgspec.json.Decoder | None:
@@ -94,10 +94,6 @@ class _Reader(Lines):
         for row in rows:
             self.add(*row)
         return True
-
-    def add(self, group: tuple, task: str, n: int, c: int) -> None:
-        self.groups.add(group)
-        self.ctx.add(group, task, n, c)
 
     def _group(self, rec: dict | None, flt: object) -> tuple:
         if not (flt is msgspec.UNSET or isinstance(flt, (str, int, float, bool, type(None)))):

@@ -34,10 +34,6 @@ def _flags(score: object) -> list:
     return score
 
 class _Reader(Lines):
-    def __init__(self, file: str, ctx: Context) -> None:
-        super().__init__(file, ctx)
-        self.groups: dict = {}  # group -> the most samples of a problem
-
     def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _DECODER
 
@@ -45,17 +41,13 @@ class _Reader(Lines):
         if not all(v.score and all_flags(v.score) for v in views):
             return False
         for v in views:  # (msgspec refuses integers past 64 bits: task_id cannot fail here)
-            self.add(self.group, task_id(v.idx, "idx"), v.score)
+            self.add(self.group, task_id(v.idx, "idx"), len(v.score), v.score.count(True))
         return True
-
-    def add(self, group: tuple, task: str, score: list) -> None:
-        self.groups[group] = max(self.groups.get(group, 0), len(score))
-        self.ctx.add(group, task, len(score), score.count(True))
 
     def count(self, rec: dict) -> None:
         task = task_id(require(rec, "idx"), "idx")
         score = _flags(require(rec, "score"))
-        self.add(group_from(self.opts.by, self.pathvals, rec), task, score)
+        self.add(group_from(self.opts.by, self.pathvals, rec), task, len(score), score.count(True))
 
 _DECODER = msgspec.json.Decoder(_View)
 
