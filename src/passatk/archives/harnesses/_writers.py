@@ -57,7 +57,8 @@ def dump_json(path: str, obj: object) -> list[str]:
 def dump_lines(path: str, records: Iterable[dict]) -> list[str]:
     """Write ``records`` as JSON Lines, atomically (compressed by suffix); ``[path]``."""
     with atomic_stream(path) as f:
-        f.writelines(json.dumps(r).encode() + b"\n" for r in records)
+        for r in records:  # (a zstd stream writer has no writelines)
+            f.write(json.dumps(r).encode() + b"\n")
     return [path]
 
 
