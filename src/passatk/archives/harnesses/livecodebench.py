@@ -9,7 +9,7 @@ from itertools import islice
 
 import msgspec
 
-from passatk.archives.context import BadRecord, Context, group_from, task_id
+from passatk.archives.context import BadRecord, Context, group_from, require, task_id
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import is_flag
@@ -37,10 +37,8 @@ def _problem(p: object) -> tuple:
     """A problem's (task, graded_list), checked."""
     if not isinstance(p, dict):
         raise BadRecord(f"problem must be an object, got {kind(p)}")
-    for key in ("question_id", "graded_list"):
-        if key not in p:
-            raise BadRecord(f'missing field "{key}"')
-    task, graded = task_id(p["question_id"], "question_id"), p["graded_list"]
+    question, graded = require(p, "question_id"), require(p, "graded_list")
+    task = task_id(question, "question_id")
     if not isinstance(graded, list) or not graded or not all(map(is_flag, graded)):
         raise BadRecord("graded_list must be a non-empty list of pass flags (true/false, "
                         f"1/0, 1.0/0.0), got {show(graded)}", ("graded_list",))
@@ -90,15 +88,14 @@ def read(file: str, ctx: Context, doc: list) -> None:
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    doc = []
-    for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
-        date = f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}" if opts.dates is None else opts.dates[i]
-        doc.append({"question_id": t, "question_title": f"problem {t}",
-                    "contest_date": f"{date}T00:00:00", "platform": "leetcode",
-                    "difficulty": ("easy", "medium", "hard")[i % 3] if opts.difficulties is None
-                    else opts.difficulties[i], "graded_list": p, "code_list": ["" for _ in p],
-                    **({"pass@1": sum(p) / len(p)} if opts.stored else {})})
-    return dump_json(path, doc)
+    dates = ([f"2024-{1 + i % 12:02d}-{1 + i % 28:02d}" for i in range(len(tasks))]
+             if opts.dates is None else opts.dates)
+    return dump_json(path, [{
+        "question_id": t, "question_title": f"problem {t}", "contest_date": f"{dates[i]}T00:00:00",
+        "platform": "leetcode", "difficulty": ("easy", "medium", "hard")[i % 3]
+        if opts.difficulties is None else opts.difficulties[i], "graded_list": p,
+        "code_list": ["" for _ in p], **({"pass@1": sum(p) / len(p)} if opts.stored else {})}
+        for i, (t, p) in enumerate(zip(tasks, flags, strict=True))])
 
 
 SPEC = register(FormatSpec(FormatInfo(

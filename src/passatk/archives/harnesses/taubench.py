@@ -149,7 +149,7 @@ def read_tau2(file: str, ctx: Context, doc: dict | View) -> None:
         ctx.notes.append(f"{file}: {left_out} simulation(s) ended infrastructure_error and are "
                          "left out of n, as tau2-bench leaves them out of its metrics")
     if endings:
-        shown = ", ".join(f"{r} {k}" for r, k in sorted(endings.items(), key=lambda x: -x[1]))
+        shown = ", ".join(f"{r} {k}" for r, k in endings.most_common())
         ctx.notes.append(f"{file}: failed trials by termination_reason: {shown} (by="
                          "termination_reason counts them per group)")
 
