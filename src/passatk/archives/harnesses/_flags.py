@@ -91,7 +91,6 @@ def count_tasks(file: str, ctx: cx.Context, group: tuple, archive: str, tasks: I
                     rows.append(check(task, s))
                 except cx.BadRecord as e:
                     ctx.bad(file, e.what, path=(*path, i, *(e.path or ())))
-        for passed, text in rows:
-            failures.add(passed, text)
+        failures.add_all(len(rows), [text for passed, text in rows if not passed])
         if rows:
             ctx.add(group, task, len(rows), sum(p for p, _ in rows))

@@ -1,10 +1,7 @@
 """The Qwen2.5-Math evaluation JSONL (also SimpleRL-Zoo, SkyThought, many RL repositories): one
 line per problem, ``idx`` and ``score``, one pass flag per sample: n = len(score), c = its trues.
-
-Stored: the ``<stem>_<prompt_type>_metrics.json`` beside ``<stem>.jsonl``: its ``acc`` (percent,
-of the first sample of each problem) is pass@1 only when every problem has one sample; its
-``"pass@k": {"1": ...}`` (percent) is kept as it is.
-"""
+Stored, from the ``<stem>_<prompt_type>_metrics.json`` beside it (percent): ``pass@k``, and
+``acc`` (of each problem's first sample) as pass@1 when every problem has one sample."""
 
 import os
 
