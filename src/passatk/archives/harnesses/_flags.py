@@ -1,8 +1,5 @@
-"""The one pass-flag rule (true/false, or a number exactly 0 or 1), and the loops of the readers
-that decode into typed msgspec views; what a view refuses is read again by plain checks that
-name the bad record."""
-
-from __future__ import annotations
+"""The one pass-flag rule, and the readers' loops over typed msgspec views (what a view refuses
+is read again by plain checks that name the bad record)."""
 
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -37,11 +34,10 @@ def pass_flag(value: object, name: str = "", threshold: bool = False) -> bool:
     raise cx.BadRecord(what)
 
 class Lines:
-    """A JSON Lines reader: each block decoded at once by the typed decoder :meth:`view` gives
-    and counted by ``views(values)`` (False: nothing counted), or with no view as plain objects,
-    each through ``count(record)``; a block refused goes line by line (``json`` names the bad
-    line)."""
+    """A JSON Lines reader: a block decoded by :meth:`view`'s decoder, counted by ``views``
+    (False: refused), else record by record through ``count`` (the bad line named)."""
 
+    view: Callable[[], msgspec.json.Decoder | None]
     views: Callable[[list], bool]
     count: Callable[[dict], None]
 
@@ -50,9 +46,11 @@ class Lines:
         self.pathvals = cx.path_groups(self.opts.by, file)
         self.records, by = 0, self.opts.by  # group: of every line, when no record field is in by
         self.group = None if self.opts.record_by else cx.group_from(by, self.pathvals, None)
+        self.groups: dict = {}  # group -> the most samples of a task (by add)
 
-    def view(self) -> msgspec.json.Decoder | None:
-        return None
+    def add(self, group: tuple, task: str, n: int, c: int) -> None:
+        self.groups[group] = max(self.groups.get(group, 0), n)
+        self.ctx.add(group, task, n, c)
 
     def block(self, lineno: int, block: bytes) -> None:
         dec = self.view()
@@ -80,10 +78,8 @@ class Lines:
 
 def count_tasks(file: str, ctx: cx.Context, group: tuple, archive: str, tasks: Iterable,
                 typ: object, row: Callable, check: Callable) -> None:
-    """Count each ``(path, task, samples)`` of a document: the samples converted to the typed
-    view ``list[typ]`` at once, each made ``(passed, failure text)`` by ``row(task, sample)``;
-    a list refused (by msgspec or ``row``) goes sample by sample through ``check(task, value)``,
-    whose BadRecord skips the one sample (the failure texts are those of ``archive``)."""
+    """Count each ``(path, task, samples)``: as ``list[typ]``, each ``row(task, sample)`` ->
+    (passed, failure text); a list refused goes through ``check`` sample by sample."""
     failures = hints.failures(ctx, archive)
     for path, task, samples in tasks:
         try:
@@ -95,7 +91,6 @@ def count_tasks(file: str, ctx: cx.Context, group: tuple, archive: str, tasks: I
                     rows.append(check(task, s))
                 except cx.BadRecord as e:
                     ctx.bad(file, e.what, path=(*path, i, *(e.path or ())))
-        for passed, text in rows:
-            failures.add(passed, text)
+        failures.add_all(len(rows), [text for passed, text in rows if not passed])
         if rows:
             ctx.add(group, task, len(rows), sum(p for p, _ in rows))

@@ -1,10 +1,8 @@
 """Notes about harness runs that went wrong, from the error texts of failed samples."""
 
 import json
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from passatk.archives.context import Context
+from passatk.archives.context import Context
 
 #: at least this many failed samples before one shared error string is worth a note
 MIN_FAILED = 2
@@ -44,11 +42,11 @@ class FailureText:
                 "have failed, not the model")
 
 
-def failures(ctx: "Context", archive: str) -> FailureText:
+def failures(ctx: Context, archive: str) -> FailureText:
     """The FailureText of ``archive`` (a file, or a MultiPL-E directory) in this read."""
     return ctx.failures.setdefault(archive, FailureText())
 
 
-def add_notes(ctx: "Context") -> None:
+def add_notes(ctx: Context) -> None:
     """Add the note of every archive whose failed samples all carry one error text."""
     ctx.notes.extend(n for a, f in ctx.failures.items() if (n := f.note(a)) is not None)

@@ -1,7 +1,5 @@
 """The regular expressions the readers share: pass@k keys of stored numbers, dates."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterator, Mapping
 

@@ -6,7 +6,7 @@ import gzip
 import io
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from importlib import import_module
 from typing import Any, NamedTuple
@@ -47,10 +47,19 @@ def atomic_stream(path: str) -> Iterator:
             yield raw
 
 
-def dump_json(path: str, obj: object) -> None:
-    """Write ``obj`` as indented JSON, atomically (compressed by suffix)."""
+def dump_json(path: str, obj: object) -> list[str]:
+    """Write ``obj`` as indented JSON, atomically (compressed by suffix); ``[path]``."""
     with atomic_stream(path) as f:
         f.write(json.dumps(obj, indent=1).encode() + b"\n")
+    return [path]
+
+
+def dump_lines(path: str, records: Iterable[dict]) -> list[str]:
+    """Write ``records`` as JSON Lines, atomically (compressed by suffix); ``[path]``."""
+    with atomic_stream(path) as f:
+        for r in records:  # (a zstd stream writer has no writelines)
+            f.write(json.dumps(r).encode() + b"\n")
+    return [path]
 
 
 class WriteOptions(NamedTuple):
@@ -96,15 +105,13 @@ def table_rows(path: str, header: list[str], rows: list[list]) -> list[str]:
         with atomic_path(path) as tmp:
             pq.write_table(table, tmp)
         return [path]
+    if not name.endswith((".csv", ".tsv")):
+        return dump_lines(path, (dict(zip(header, r, strict=True)) for r in rows))
+    text = io.StringIO()
+    csv.writer(text, delimiter="\t" if name.endswith(".tsv") else ",",
+               lineterminator="\n").writerows([header, *rows])
     with atomic_stream(path) as f:
-        if name.endswith((".csv", ".tsv")):
-            text = io.StringIO()
-            csv.writer(text, delimiter="\t" if name.endswith(".tsv") else ",",
-                       lineterminator="\n").writerows([header, *rows])
-            f.write(text.getvalue().encode())
-        else:
-            f.writelines(json.dumps(dict(zip(header, r, strict=True))).encode() + b"\n"
-                         for r in rows)
+        f.write(text.getvalue().encode())
     return [path]
 
 

@@ -1,7 +1,5 @@
 """BigCodeBench ``*_eval_results.json``; stored numbers from ``*_pass_at_k.json`` beside it."""
 
-from __future__ import annotations
-
 import os
 from typing import Any, Literal
 
@@ -68,31 +66,24 @@ def read(file: str, ctx: cx.Context, doc: dict) -> None:
         store(ctx, side, group, k, value, (key,))
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    dump_json(path, {"date": "2024-11-30 00:00", "eval": {
+    written = dump_json(path, {"date": "2024-11-30 00:00", "eval": {
         t: [{"task_id": t, "solution": f"def task_func(): return {j}\n",
              "status": "pass" if x else "fail", "details": {}} for j, x in enumerate(p)]
         for t, p in zip(tasks, flags, strict=True)}})
     name = logical_name(path)
     if not (opts.stored and name.endswith("_eval_results.json")):
-        return [path]
+        return written
     side = os.path.join(os.path.dirname(path),
                         name.removesuffix("_eval_results.json") + "_pass_at_k.json")
-    dump_json(side, {**means(flags, (1, 5, 10)),
-                     "model": "synthetic", "split": "complete", "subset": "full",
-                     "calibrated": True})
-    return [path, side]
+    return written + dump_json(side, {**means(flags, (1, 5, 10)), "model": "synthetic",
+                                      "split": "complete", "subset": "full", "calibrated": True})
 
-def summary(file: str, doc: object) -> str | None:
-    if logical_name(file).endswith("_pass_at_k.json"):
-        return ("a BigCodeBench pass@k file holds only aggregate numbers; read the "
-                "*_eval_results.json next to it")
-    return None
-
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
-        'JSON document with "eval" mapping tasks to lists of samples with "status"',
-        'status "pass"'),
+SPEC = register(FormatSpec(FormatInfo(
+    "bigcodebench", "BigCodeBench", "*_eval_results.json (+ *_pass_at_k.json)",
+    'JSON document with "eval" mapping tasks to lists of samples with "status"',
+    'status "pass"'),
     kind="document", read=read, write=write, probe=matches,
-    summary=summary, priority=2,  # with evalplus, before cruxeval
-))
+    summary=lambda file, doc: (
+        "a BigCodeBench pass@k file holds only aggregate numbers; read the *_eval_results.json "
+        "next to it") if logical_name(file).endswith("_pass_at_k.json") else None,
+    priority=2))  # with evalplus, before cruxeval

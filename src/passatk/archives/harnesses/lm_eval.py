@@ -1,9 +1,6 @@
 """lm-evaluation-harness ``samples_<task>_<date>.jsonl``: one line per document, grouped by
 ``lm_eval_task`` (from the file name) and ``filter``; see docs/formats.md for the counting."""
 
-from __future__ import annotations
-
-import json
 import os
 import re
 from functools import lru_cache
@@ -15,7 +12,7 @@ from passatk.archives.context import BadRecord
 from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import Flag, Lines, pass_flag
 from passatk.archives.harnesses._typed import store
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
+from passatk.archives.harnesses._writers import WriteOptions, dump_json, dump_lines
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
@@ -26,9 +23,6 @@ KNOWN_METRICS = ("exact_match", "acc", "acc_norm", "em")  # 0/1 metrics, when no
 SAMPLES = re.compile(r"samples_(.+)_([^_]+)\.jsonl\Z")
 PASS_AT_FILTER = re.compile(r"pass@([1-9][0-9]*),(.*)\Z")  # pass@1,create_test: k, filter
 _Scalar = str | int | float | bool | None
-
-def looks_like(record: object, file: str = "") -> bool:
-    return isinstance(record, dict) and "doc_id" in record and "resps" in record
 
 def _n(resps: object) -> int:
     """n: ``resps`` is one request with n responses or n requests with one response each."""
@@ -84,7 +78,7 @@ class _Reader(Lines):
         m = SAMPLES.match(logical_name(file))  # the lm-eval task, the date
         self.task, self.date = m.groups() if m else (logical_name(file).removesuffix(".jsonl"),
                                                      None)
-        self.field, self.groups = self.opts.passed, set()
+        self.field = self.opts.passed
         self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 
     def view(self) -> msgspec.json.Decoder | None:
@@ -100,10 +94,6 @@ class _Reader(Lines):
         for row in rows:
             self.add(*row)
         return True
-
-    def add(self, group: tuple, task: str, n: int, c: int) -> None:
-        self.groups.add(group)
-        self.ctx.add(group, task, n, c)
 
     def _group(self, rec: dict | None, flt: object) -> tuple:
         if not (flt is msgspec.UNSET or isinstance(flt, (str, int, float, bool, type(None)))):
@@ -139,42 +129,31 @@ class _Reader(Lines):
                 group = next(g for g in self.groups if dict(g).get("filter") == m.group(2))
                 store(self.ctx, path, group, int(m.group(1)), value, ("results", self.task, key))
 
-def read(file: str, ctx: cx.Context) -> None:
-    _Reader(file, ctx).read()
-
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    with atomic_stream(path) as f:
-        for t, p in zip(tasks, flags, strict=True):
-            resps = [[f"r{j}" for j in range(len(p))]]
-            f.write(json.dumps({"doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t},
-                                "target": "", "arguments": {}, "resps": resps,
-                                "filtered_resps": resps, "filter": "create_test",
-                                "metrics": ["pass@1"], "pass@1": sum(p) / len(p)}).encode()
-                    + b"\n")
+    written = dump_lines(path, ({
+        "doc_id": int(t) if t.isdigit() else t, "doc": {"task_id": t}, "target": "",
+        "arguments": {}, "resps": [[f"r{j}" for j in range(len(p))]],
+        "filtered_resps": [[f"r{j}" for j in range(len(p))]], "filter": "create_test",
+        "metrics": ["pass@1"], "pass@1": sum(p) / len(p)}
+        for t, p in zip(tasks, flags, strict=True)))
     m = SAMPLES.match(logical_name(path))
     if not (opts.stored and m):
-        return [path]
-    side = os.path.join(os.path.dirname(path), f"results_{m.group(2)}.json")
-    dump_json(side, {"results": {m.group(1): {
-        "alias": m.group(1), "pass@1,create_test": mean(flags, 1),
-        "pass@1_stderr,create_test": 0.0}}, "configs": {}, "versions": {}})
-    return [path, side]
+        return written
+    return written + dump_json(os.path.join(os.path.dirname(path), f"results_{m.group(2)}.json"), {
+        "results": {m.group(1): {"alias": m.group(1), "pass@1,create_test": mean(flags, 1),
+                                 "pass@1_stderr,create_test": 0.0}}, "configs": {}, "versions": {}})
 
-def summary(file: str, doc: object) -> str | None:
-    if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
-            "configs" in doc or "versions" in doc):
-        return ("an lm-eval results file holds only aggregate numbers; read the "
-                "samples_*.jsonl files next to it")
-    return None
-
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "lm-eval", "lm-evaluation-harness",
-        "samples_<task>_<date>.jsonl (+ results_<date>.json)",
-        'JSON Lines whose first record has "doc_id" and "resps"',
-        "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
-    kind="lines", read=read, write=write, probe=looks_like,
+SPEC = register(FormatSpec(FormatInfo(
+    "lm-eval", "lm-evaluation-harness", "samples_<task>_<date>.jsonl (+ results_<date>.json)",
+    'JSON Lines whose first record has "doc_id" and "resps"',
+    "c = round(pass@1 * n), n = number of responses; grouped by lm_eval_task and filter"),
+    kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write,
+    probe=lambda record, file: (isinstance(record, dict) and "doc_id" in record
+                                and "resps" in record),
     aliases=("lm-evaluation-harness", "lm_eval"), names=("samples_*.jsonl",),
-    summary=summary, priority=3,  # before humaneval (a line may pass both), and before
-    column_options=("passed",),  # BigCodeBench's summary
-))
+    summary=lambda file, doc: (
+        "an lm-eval results file holds only aggregate numbers; read the samples_*.jsonl files "
+        "next to it") if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
+            "configs" in doc or "versions" in doc) else None,
+    priority=3,  # before humaneval (a line may pass both), and before
+    column_options=("passed",)))  # BigCodeBench's summary

@@ -22,17 +22,13 @@ def register(spec: FormatSpec) -> FormatSpec:
     return registry.register(spec)
 
 
-def _place(spec: FormatSpec) -> int:
-    """A module of the name table: its place there; any other format after them."""
-    package, _, leaf = (getattr(spec.read, "__module__", "") or "").rpartition(".")
-    own = package == __package__ and leaf in HARNESSES
-    return HARNESSES.index(leaf) if own else len(HARNESSES)
-
-
 def specs() -> list[FormatSpec]:
-    """Every registered format, in the order of ``passatk formats``."""
+    """Every registered format, in the order of ``passatk formats``: by the place of its module
+    in the name table (any other after them), in arrival order within a place."""
     _load()
-    return sorted(SPECS.values(), key=_place)  # stable: in arrival order within a place
+    place = {f"{__package__}.{h}": i for i, h in enumerate(HARNESSES)}
+    return sorted(SPECS.values(),
+                  key=lambda s: place.get(getattr(s.read, "__module__", None), len(place)))
 
 
 def probing_order(kind: str | None = None) -> list[FormatSpec]:

@@ -1,8 +1,5 @@
-"""MultiPL-E: one ``<problem>.results.json`` (or ``.json.gz``) per problem; a directory is a run.
-The task is the file's ``name``; a sample passes when its status is ``"OK"`` and its exit code 0.
-"""
-
-from __future__ import annotations
+"""MultiPL-E: one ``<problem>.results.json[.gz]`` per problem, a directory per run; the task is
+``name``; a sample passes when its status is ``"OK"`` and its exit code 0."""
 
 import os
 import re
@@ -22,10 +19,6 @@ class _Sample(msgspec.Struct, gc=False):
     status: str
     exit_code: int | None = None
     stderr: Any = None
-
-def matches(doc: object, file: str = "") -> bool:
-    return (isinstance(doc, dict) and isinstance(doc.get("results"), list)
-            and "name" in doc and "eval" not in doc)
 
 def _check(task: str, r: object) -> tuple[bool, object]:
     if not isinstance(r, dict):
@@ -52,23 +45,19 @@ def read(file: str, ctx: Context, doc: dict) -> None:
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     os.makedirs(path, exist_ok=True)
-    out = []
-    for t, p in zip(tasks, flags, strict=True):
-        doc = {"name": t, "language": "py", "temperature": 0.2, "prompt": "def f():\n",
-               "tests": "assert f()\n", "results": [
-                   {"program": f"def f():\n    return {j}\n", "timestamp": 0,
-                    "stdout": "", "stderr": "" if x else "AssertionError",
-                    "exit_code": 0 if x else 1, "status": "OK" if x else "Exception"}
-                   for j, x in enumerate(p)]}
-        out.append(os.path.join(path, re.sub(r"[^A-Za-z0-9_.-]", "_", t) + ".results.json"))
-        dump_json(out[-1], doc)
-    return out
+    return [file for t, p in zip(tasks, flags, strict=True) for file in dump_json(
+        os.path.join(path, re.sub(r"[^A-Za-z0-9_.-]", "_", t) + ".results.json"),
+        {"name": t, "language": "py", "temperature": 0.2, "prompt": "def f():\n",
+         "tests": "assert f()\n", "results": [
+             {"program": f"def f():\n    return {j}\n", "timestamp": 0, "stdout": "",
+              "stderr": "" if x else "AssertionError", "exit_code": 0 if x else 1,
+              "status": "OK" if x else "Exception"} for j, x in enumerate(p)]})]
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
-        'JSON document with "name" and a "results" list',
-        'status "OK" and exit_code 0; the task is "name"'),
-    kind="document", read=read, write=write, probe=matches,
-    aliases=("multiple", "multipl_e"), per_directory=True,
-))
+SPEC = register(FormatSpec(FormatInfo(
+    "multipl-e", "MultiPL-E", "<problem>.results.json[.gz], a directory per run",
+    'JSON document with "name" and a "results" list',
+    'status "OK" and exit_code 0; the task is "name"'),
+    kind="document", read=read, write=write,
+    probe=lambda doc, file: (isinstance(doc, dict) and isinstance(doc.get("results"), list)
+                             and "name" in doc and "eval" not in doc),
+    aliases=("multiple", "multipl_e"), per_directory=True))

@@ -24,10 +24,6 @@ view = member("details", dict[str, _Detail] | list[_Detail],
               frozenset({"eval", "raw_scored_generations", "info", "name"}))
 
 
-def matches(doc: object, file: str = "") -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("details"), (dict, list))
-
-
 def read(file: str, ctx: Context, doc: dict | Member) -> None:
     by, pathvals = begin(ctx, file)
     if isinstance(doc, Member) and set(by) - set(pathvals):
@@ -60,13 +56,13 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     details = {"details": {str(i): {"task_id": t, "completion": "",
                                     "result": "passed" if x else "failed", "passed": x}
                            for i, (t, x) in enumerate(samples)}}
-    dump_json(path, {**(means(flags, (1,), "humaneval_pass@{}", 100) if opts.stored else {}),
-                     **details})
-    return [path]
+    return dump_json(path, {**(means(flags, (1,), "humaneval_pass@{}", 100) if opts.stored
+                               else {}), **details})
 
 
 SPEC = register(FormatSpec(FormatInfo(
     "opencompass", "OpenCompass", "results JSON per (model, dataset)",
     'JSON document with "details"',
     'one detail per sample: "passed" is a true pass flag; stored *pass@k in percent'),
-    kind="document", read=read, write=write, probe=matches, view=view))
+    kind="document", read=read, write=write, view=view,
+    probe=lambda doc, file: isinstance(doc, dict) and isinstance(doc.get("details"), (dict, list))))

@@ -1,14 +1,8 @@
 """The Qwen2.5-Math evaluation JSONL (also SimpleRL-Zoo, SkyThought, many RL repositories): one
 line per problem, ``idx`` and ``score``, one pass flag per sample: n = len(score), c = its trues.
+Stored, from the ``<stem>_<prompt_type>_metrics.json`` beside it (percent): ``pass@k``, and
+``acc`` (of each problem's first sample) as pass@1 when every problem has one sample."""
 
-Stored: the ``<stem>_<prompt_type>_metrics.json`` beside ``<stem>.jsonl``: its ``acc`` (percent,
-of the first sample of each problem) is pass@1 only when every problem has one sample; its
-``"pass@k": {"1": ...}`` (percent) is kept as it is.
-"""
-
-from __future__ import annotations
-
-import json
 import os
 
 import msgspec
@@ -17,7 +11,7 @@ from passatk.archives.context import BadRecord, Context, group_from, load_sideca
 from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import RULE, Flag, Lines, all_flags, is_flag
 from passatk.archives.harnesses._typed import means, store
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
+from passatk.archives.harnesses._writers import WriteOptions, dump_json, dump_lines
 from passatk.archives.harnesses._writers import mean_pass_at_k as mean
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import list_names, logical_name
@@ -26,10 +20,6 @@ from passatk.archives.io.opening import list_names, logical_name
 class _View(msgspec.Struct, gc=False):
     idx: str | int
     score: list[Flag]
-
-def looks_like(record: object, file: str = "") -> bool:
-    return (isinstance(record, dict) and "idx" in record and isinstance(record.get("score"), list)
-            and ("gt" in record or "pred" in record))
 
 def _flags(score: object) -> list:
     if not isinstance(score, list) or not score:
@@ -41,10 +31,6 @@ def _flags(score: object) -> list:
     return score
 
 class _Reader(Lines):
-    def __init__(self, file: str, ctx: Context) -> None:
-        super().__init__(file, ctx)
-        self.groups: dict = {}  # group -> the most samples of a problem
-
     def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _DECODER
 
@@ -52,17 +38,13 @@ class _Reader(Lines):
         if not all(v.score and all_flags(v.score) for v in views):
             return False
         for v in views:  # (msgspec refuses integers past 64 bits: task_id cannot fail here)
-            self.add(self.group, task_id(v.idx, "idx"), v.score)
+            self.add(self.group, task_id(v.idx, "idx"), len(v.score), v.score.count(True))
         return True
-
-    def add(self, group: tuple, task: str, score: list) -> None:
-        self.groups[group] = max(self.groups.get(group, 0), len(score))
-        self.ctx.add(group, task, len(score), score.count(True))
 
     def count(self, rec: dict) -> None:
         task = task_id(require(rec, "idx"), "idx")
         score = _flags(require(rec, "score"))
-        self.add(group_from(self.opts.by, self.pathvals, rec), task, score)
+        self.add(group_from(self.opts.by, self.pathvals, rec), task, len(score), score.count(True))
 
 _DECODER = msgspec.json.Decoder(_View)
 
@@ -92,27 +74,25 @@ def metrics_file(file: str) -> str | None:
     return os.path.join(os.path.dirname(file), found[0]) if len(found) == 1 else None
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
-    with atomic_stream(path) as f:
-        for t, p in zip(tasks, flags, strict=True):
-            f.write(json.dumps({"idx": int(t) if t.isdigit() else t, "question": f"problem {t}",
-                                "gt": "1", "pred": ["1" if x else "0" for x in p],
-                                "score": p}).encode() + b"\n")
+    written = dump_lines(path, ({"idx": int(t) if t.isdigit() else t, "question": f"problem {t}",
+                                 "gt": "1", "pred": ["1" if x else "0" for x in p], "score": p}
+                                for t, p in zip(tasks, flags, strict=True)))
     name = logical_name(path)
     if not (opts.stored and name.endswith(".jsonl")):
-        return [path]
+        return written
     side = os.path.join(os.path.dirname(path), name.removesuffix(".jsonl") + "_cot_metrics.json")
-    dump_json(side, {"num_samples": len(tasks), "num_scores": sum(map(len, flags)),
-                     "timeout_samples": 0, "empty_samples": 0,
-                     **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
-                     "pass@k": means(flags, (1, 2, 4, 8), "{}", 100)})
-    return [path, side]
+    return written + dump_json(side, {
+        "num_samples": len(tasks), "num_scores": sum(map(len, flags)), "timeout_samples": 0,
+        "empty_samples": 0, **({"acc": 100 * mean(flags, 1)} if max(map(len, flags)) == 1 else {}),
+        "pass@k": means(flags, (1, 2, 4, 8), "{}", 100)})
 
-SPEC = register(FormatSpec(
-    FormatInfo(
-        "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
-        "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
-        'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
-        "score is one pass flag per sample: n = its length, c = its true entries"),
-    kind="lines", read=read, write=write, probe=looks_like,
-    aliases=("qwen_math", "qwen2.5-math"), priority=3,  # before humaneval, after lm-eval
-))
+SPEC = register(FormatSpec(FormatInfo(
+    "qwen-math", "Qwen2.5-Math evaluation (SimpleRL-Zoo, SkyThought, ...)",
+    "<split>_<prompt>_..._e-1.jsonl (+ *_metrics.json)",
+    'JSON Lines whose first record has "idx", a "score" list and "gt" or "pred"',
+    "score is one pass flag per sample: n = its length, c = its true entries"),
+    kind="lines", read=read, write=write,
+    probe=lambda record, file: (isinstance(record, dict) and "idx" in record
+                                and isinstance(record.get("score"), list)
+                                and ("gt" in record or "pred" in record)),
+    aliases=("qwen_math", "qwen2.5-math"), priority=3))  # before humaneval, after lm-eval

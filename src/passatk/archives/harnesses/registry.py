@@ -9,8 +9,7 @@ from passatk.errors import Message, Option
 #: the harness modules, in the order of ``passatk formats``; a new harness adds one line
 HARNESSES = (
     "humaneval", "evalplus", "bigcodebench", "multipl_e", "lm_eval", "livecodebench",
-    "livecodebench_eval", "opencompass", "cruxeval", "code_eval", "qwen_math", "inspect_logs",
-    "taubench", "tau2bench", "tables",
+    "opencompass", "cruxeval", "code_eval", "qwen_math", "inspect_logs", "taubench", "tables",
 )
 KINDS = ("document", "lines", "table", "zip")
 

@@ -21,9 +21,7 @@ def format_for_path(path: str | os.PathLike) -> str:
     if not isinstance(path, str | os.PathLike) or not isinstance(os.fspath(path), str):
         raise TypeError(f"path must be a str or os.PathLike of str, got {type(path).__name__} "
                         f"{show(path)}")
-    name = logical_name(path)
-    spec = by_file_name(name)
-    if spec is None:
+    if (spec := by_file_name(name := logical_name(path))) is None:
         raise ValueError(f"cannot tell the archive format from the file name of "
                          f"path={show(name)}; give format= (see passatk formats)")
     return spec.name
