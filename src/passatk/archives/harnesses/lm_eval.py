@@ -143,6 +143,13 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
         "results": {m.group(1): {"alias": m.group(1), "pass@1,create_test": mean(flags, 1),
                                  "pass@1_stderr,create_test": 0.0}}, "configs": {}, "versions": {}})
 
+def summary(file: str, doc: object) -> str | None:
+    if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
+            "configs" in doc or "versions" in doc):
+        return ("an lm-eval results file holds only aggregate numbers; read the "
+                "samples_*.jsonl files next to it")
+    return None
+
 SPEC = register(FormatSpec(FormatInfo(
     "lm-eval", "lm-evaluation-harness", "samples_<task>_<date>.jsonl (+ results_<date>.json)",
     'JSON Lines whose first record has "doc_id" and "resps"',
@@ -151,9 +158,6 @@ SPEC = register(FormatSpec(FormatInfo(
     probe=lambda record, file: (isinstance(record, dict) and "doc_id" in record
                                 and "resps" in record),
     aliases=("lm-evaluation-harness", "lm_eval"), names=("samples_*.jsonl",),
-    summary=lambda file, doc: (
-        "an lm-eval results file holds only aggregate numbers; read the samples_*.jsonl files "
-        "next to it") if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (
-            "configs" in doc or "versions" in doc) else None,
+    summary=summary,
     priority=3,  # before humaneval (a line may pass both), and before
     column_options=("passed",)))  # BigCodeBench's summary
