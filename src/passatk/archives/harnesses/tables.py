@@ -64,11 +64,9 @@ def _csv_rows(file: str, ctx: Context):
         yield header
         try:
             for count, row in enumerate(reader, 1):
-                if len(row) != len(header) and any(x.strip() for x in row):
-                    yield reader.line_num, BadRecord(
+                if any(x.strip() for x in row):
+                    yield reader.line_num, row if len(row) == len(header) else BadRecord(
                         f"row has {len(row)} fields, the header has {len(header)}")
-                elif any(x.strip() for x in row):
-                    yield reader.line_num, row
                 if count % 65536 == 0:
                     ctx.report(f.raw_position())
         except csv.Error as e:
@@ -223,7 +221,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     try:
         spec = columns(header, kind, ctx, file)
         _missing(file, header, spec, ctx, None if pf is not None else 1)
-        if _by_arrow(file, ctx, spec, header, box):
+        if _by_arrow(file, ctx, spec, header, pf):
             return spec["kind"]
         layout, fields = rules._plan(spec, ctx.options.by, ctx.options.record_by, header)
         if pf is not None:
@@ -248,7 +246,7 @@ def _missing(file: str, header: list[str], spec: dict, ctx: Context, line: int |
             raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})',
                                line=line)
 
-def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
+def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], pf) -> bool:
     """Whether pyarrow read the table (not for a pipe, which could not be read again)."""
     if not ARROW or opening.is_stream(file) or any("\n" in h or "\r" in h for h in header):
         return False
@@ -256,7 +254,7 @@ def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) 
         from passatk.archives.io import tables as arrow
     except ImportError:
         return False
-    return arrow.read(file, ctx, spec, header, box)
+    return arrow.read(file, ctx, spec, header, pf)
 
 def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
     cols = _Columns(file, ctx, kind)

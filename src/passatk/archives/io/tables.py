@@ -41,14 +41,15 @@ _KINDS = (("text", pa.types.is_string), ("text", pa.types.is_large_string),
 class Locate(Exception):
     """A rule is broken somewhere in this table: the row reader names the row."""
 
-def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
-    """Add a CSV/TSV or Parquet table to ``ctx``; False (nothing added) when a rule is broken."""
+def read(file: str, ctx: Context, spec: dict, header: list[str], pf) -> bool:
+    """Add a CSV/TSV table (``pf`` None) or the ``pyarrow.parquet.ParquetFile`` ``pf`` to
+    ``ctx``; False (nothing added) when a rule is broken."""
     try:
-        for newlines in (False, True) if box == "csv" else (None,):
-            plan = _Plan(spec, header, ctx, file, strings=box == "csv")
+        for newlines in (False, True) if pf is None else (None,):
+            plan = _Plan(spec, header, ctx, file, strings=pf is None)
             try:  # CSV first by Arrow's faster chunker (a quoted newline at a block's end is
                 # an error) and flags as Arrow's bool where they are spelled so (else an error)
-                plan.read(_parquet_batches(file, plan) if newlines is None else
+                plan.read(_parquet_batches(file, pf, plan) if newlines is None else
                           _csv_batches(file, ctx, header, plan, newlines))
                 break
             except pa.ArrowInvalid:
@@ -99,11 +100,10 @@ class _Quotes:
         self.quotes += data.count(b'"')
         return data
 
-def _parquet_batches(file: str, plan: _Plan):
+def _parquet_batches(file: str, pf, plan: _Plan):
     """Text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
     text = [c for c in plan.coded if _kind(pf.schema_arrow.field(c).type) == "text"]
     if text:
         pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
@@ -314,8 +314,9 @@ class _Plan:
         one = len(groups) == 1
         g = g if one else np.argsort(rank)[g]  # the inverse of the ranking
         order = natural_order(None if one else g, tasks)
-        if self.counts and len(self.runs) == len(self.keys):
-            _distinct(order, None if one else g, tasks)
+        if self.counts and len(self.runs) == len(self.keys) and \
+                run_starts(order, None if one else g, tasks) is not None:
+            raise Locate  # a (group, task) twice: equal rows are neighbours in the natural order
         return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
     def _summed(self) -> pa.Table:
@@ -337,28 +338,16 @@ class _Plan:
         if len(self.keys) == 1:  # one group: no array of zeros (a read of 10M tasks)
             return np.broadcast_to(np.int64(0), (table.num_rows,)), [
                 group_from(self.by, self.pathvals, {}, (), what="row")]
-        code, radix, columns = np.zeros(table.num_rows, np.int64), 1, []
-        for k in self.keys[1:]:
-            enc = pc.dictionary_encode(table.column(k).combine_chunks(), null_encoding="encode")
-            code += _np(enc.indices).astype(np.int64) * radix
-            columns.append((radix, enc.dictionary.to_pylist()))
-            radix *= max(len(enc.dictionary), 1)
-            if radix > 1 << 62:
-                raise Locate  # too many combinations to number (not met in practice)
-        distinct, index = np.unique(code, return_inverse=True)
-        groups = []
-        for number in distinct.tolist():
-            record = {g: values[number // r % len(values)]
-                      for g, (r, values) in zip(self.groups, columns, strict=True)}
+        rows = table.select(self.keys[1:]).append_column("i", pa.array(np.arange(len(table))))
+        found = rows.group_by(self.keys[1:]).aggregate([("i", "list")])
+        index, groups = found.column("i_list").combine_chunks(), []
+        g = np.empty(len(table), np.int64)
+        g[_np(pc.list_flatten(index))] = _np(pc.list_parent_indices(index))
+        for values in zip(*(found.column(k).to_pylist() for k in self.keys[1:]), strict=True):
+            record = dict(zip(self.groups, values, strict=True))
             extra = tuple((a, record[a]) for a in self.auto)
             groups.append(group_from(self.by, self.pathvals, record, extra, what="row"))
-        return index, groups
-
-def _distinct(order: np.ndarray, g: np.ndarray | None, tasks: pa.ChunkedArray) -> None:
-    """A (group, task) twice raises Locate (the row reader names both lines): equal rows are
-    neighbours in the natural order."""
-    if run_starts(order, g, tasks) is not None:
-        raise Locate
+        return g, groups
 
 def _joined(chunks: list[pa.Array]) -> np.ndarray:
     """One array of ``chunks`` (int32 if all are: counts read from a CSV, half the memory until
