@@ -314,9 +314,8 @@ class _Columns:
             list(map(self.cut, map(msgspec.structs.astuple, records)))
 
     def see(self, lineno: int, row: dict) -> tuple:
-        """A record decoded by ``json``, as a row; its new columns checked."""
-        if self.spec is None:
-            self.start(list(row) if self.ctx.first_names is None else self.ctx.first_names)
+        """A record decoded by ``json``, as a row (started: by ``peek`` or after a bad first
+        record); its new columns checked."""
         new = [k for k in row if k in _DECIDING and k not in self.names]
         if new:
             self.names.update(new)

@@ -252,15 +252,8 @@ class _Plan:
         if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
             n, c = self._lists(value)
             return _decoded(pa.table({**data, "n": n, "c": c}))
-        if _kind(value.type) != "text":  # judged row by row, in bulk
-            flags = self._judge(value).astype(np.int64)
-            return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
-        # each distinct text judged once
-        part = _decoded(pa.table({**data, "v": value}).group_by([*self.runs, "v"])
-                        .aggregate([([], "count_all")]))
-        n = _np(part.column("count_all"))
-        return pa.table({**{k: part.column(k) for k in self.runs}, "n": n,
-                         "c": np.where(self._judge(part.column("v")), n, 0)})
+        flags = self._judge(_plain(value)).astype(np.int64)
+        return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
 
     def _lists(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row of a list column (Parquet): that many samples, never empty."""
@@ -287,10 +280,7 @@ class _Plan:
             return x == 1 if thr is None else x >= thr
         distinct = pc.unique(arr)
         judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
-        index = pc.index_in(arr, distinct)
-        if index.null_count:
-            raise Locate
-        return judged[_np(index)]
+        return judged[_np(pc.index_in(arr, distinct))]  # no nulls (refused above)
 
     def _one(self, value: object) -> bool:
         if value not in self.judged:
