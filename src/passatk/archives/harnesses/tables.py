@@ -1,6 +1,5 @@
-"""Count tables (a task column, n and c) and per-sample tables (a task column and a pass flag, or
-a reward with ``threshold``) as JSON Lines, CSV/TSV or Parquet, read row by row; pyarrow reads
-CSV and Parquet in bulk (``io/tables``); the rules both apply are ``_table_rules``."""
+"""Count tables (task, n, c) and per-sample tables (task, a pass flag or a reward) as JSON Lines,
+CSV/TSV or Parquet, read row by row; pyarrow reads CSV and Parquet in bulk (``io/tables``)."""
 
 from __future__ import annotations
 
@@ -120,7 +119,7 @@ def _parquet(file: str):
 
 def _parquet_rows(pf, ctx: Context, fields: list[str]):
     row = 0
-    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=list(dict.fromkeys(fields))):
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=fields):  # (no repeats)
         values = [batch.column(f).to_pylist() for f in fields]
         yield from enumerate(zip(*values, strict=True), row + 1)
         row += batch.num_rows
@@ -305,13 +304,11 @@ class _Columns:
         unseen = _DECIDING - self.names
         self.decoder = None if unseen & set(self.fields) else \
             _decoder(tuple(self.fields), tuple(sorted(unseen)))
-        self.cut = itemgetter(slice(0, len(self.fields)))
 
     def typed(self, block: bytes) -> list[tuple] | None:
-        """The rows of a block by the typed view, or None: read it line by line."""
+        """The rows of a block by the typed view (then the unseen columns, unset), or None."""
         records = None if self.decoder is None else lines.decode(self.decoder, block)
-        return None if records is None else \
-            list(map(self.cut, map(msgspec.structs.astuple, records)))
+        return None if records is None else list(map(msgspec.structs.astuple, records))
 
     def see(self, lineno: int, row: dict) -> tuple:
         """A record decoded by ``json``, as a row (started: by ``peek`` or after a bad first

@@ -1,8 +1,6 @@
-"""Count and per-sample tables read by pyarrow: CSV/TSV (``pyarrow.csv.open_csv``, in blocks) and
-Parquet (``iter_batches``), only the columns needed, checked by ``pyarrow.compute``, summed per
-(group, task) by ``group_by().aggregate()``; the task ids stay Arrow strings, in one ``Block``.
-Whatever breaks a rule raises :class:`Locate` and adds nothing: the row reader
-(``harnesses.tables``) reads the file again, and names the row or skips exactly the bad rows."""
+"""Count and per-sample CSV/TSV and Parquet tables read by pyarrow in batches, checked by
+``pyarrow.compute``, summed per (group, task) into one ``Block``. Whatever breaks a rule raises
+:class:`Locate` and adds nothing: the row reader (``harnesses.tables``) names the bad row."""
 
 from __future__ import annotations
 
