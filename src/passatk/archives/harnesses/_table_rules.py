@@ -1,5 +1,4 @@
-"""The rules of count and per-sample tables that both table readers apply (the rows of
-``harnesses.tables``, the batches of ``io.tables``): column names, flags, rewards, layout."""
+"""The rules of tables that both table readers (``harnesses.tables``, ``io.tables``) apply."""
 
 from __future__ import annotations
 

@@ -161,11 +161,6 @@ def _task(value: object, name: str) -> str:
         return int_text(value, name)
     raise BadRecord(f'column "{name}" must be a string or an integer, got {show(value)}')
 
-def _column(row: dict, col: str) -> object:
-    if col not in row:
-        raise BadRecord(f'missing column "{col}"')
-    return row[col]
-
 def columns(
     names: list[str], kind: str | None, ctx: Context, file: str, strict: bool = True
 ) -> dict:
@@ -356,7 +351,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
             if isinstance(row, BadRecord):
                 raise row
             record = {f: v for f, v in zip(fields, row, strict=False) if v is not _UNSET}
-            task = _task(_column(record, spec["task"]), spec["task"])
+            task = _task(context.require(record, spec["task"], "column"), spec["task"])
             group = group_from(o.by, pathvals, record, layout.extra(record), what="row")
             if counts:
                 n, c = _count_row(record, spec, strings, task)
@@ -396,7 +391,7 @@ def _flush(ctx: Context, seen: dict) -> None:
     seen.clear()
 
 def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
-    n, c = (_column(row, spec[k]) for k in ("n", "c"))
+    n, c = (context.require(row, spec[k], "column") for k in ("n", "c"))
     n, c = _int(n, spec["n"], strings), _int(c, spec["c"], strings)
     if n < 1:
         raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
@@ -408,7 +403,7 @@ def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, in
 
 def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
     col = spec["passed"] if spec["passed"] is not None else spec["reward"]
-    value = _column(row, col)
+    value = context.require(row, col, "column")
     values = value if isinstance(value, list) else [value]
     if not values:
         raise BadRecord(f'column "{col}" holds an empty list of samples')
