@@ -212,7 +212,6 @@ class _Plan:
         self.runs = [*self.keys, *(f"w{i}" for i in range(len(self.watch)))]
         self.parts: list[pa.Table] = []
         self.kept = self.merged = 0
-        self.judged: dict[object, bool] = {}
 
     def read(self, batches) -> None:
         held: list[pa.RecordBatch] = []
@@ -277,18 +276,13 @@ class _Plan:
                 raise Locate
             return x == 1 if thr is None else x >= thr
         distinct = pc.unique(arr)
-        judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
+        try:
+            judged = np.array([_flag(v, self.passed, self.threshold) if self.passed is not None
+                               else _reward(v, self.value, self.strings) >= self.threshold
+                               for v in distinct.to_pylist()], bool)
+        except BadRecord:
+            raise Locate from None
         return judged[_np(pc.index_in(arr, distinct))]  # no nulls (refused above)
-
-    def _one(self, value: object) -> bool:
-        if value not in self.judged:
-            try:
-                self.judged[value] = _flag(value, self.passed, self.threshold) if \
-                    self.passed is not None else \
-                    _reward(value, self.value, self.strings) >= self.threshold
-            except BadRecord:
-                raise Locate from None
-        return self.judged[value]
 
     def block(self) -> Block:
         """The sums per (group, task) of the whole file, checked, as one Block."""
