@@ -57,9 +57,8 @@ def _plan(spec: dict, by: tuple, record_by: tuple, names: list[str] | None) -> t
                                        *layout.watch]))
 
 class _Layout:
-    """Group columns a per-sample table brings itself (``auto``: lm-eval's ``filter``), and the
-    columns whose disagreement within one task means the rows are several runs (``watch``).
-    ``names=None`` (JSON Lines): every such column, a row that lacks one holding null."""
+    """The group columns a per-sample table brings (``auto``: lm-eval's ``filter``) and those
+    naming runs (``watch``); ``names=None`` (JSON Lines): every one, null where a row lacks it."""
 
     def __init__(self, names: list[str] | None, by: tuple[str, ...]) -> None:
         self.union = names is None

@@ -203,8 +203,7 @@ def _kind(o, found: dict, names: list[str], file: str) -> str:
 
 def read(file: str, ctx: Context, kind: str | None = None) -> str:
     """Add a count or per-sample table to ``ctx`` (``kind=None``: as its columns say); return
-    the kind. CSV/Parquet rows are read here when pyarrow is missing or cannot (a pipe), or
-    again to name the row that breaks a rule."""
+    the kind. Rows are read here when pyarrow is missing or cannot, or to name a bad row."""
     ctx.acc.compact = False  # rows are found again by number and relabelled (union_groups)
     box = container(file)
     if box == "jsonl":
@@ -269,9 +268,8 @@ def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
     return cols.spec["kind"]
 
 class _Columns:
-    """The columns of a JSON Lines table so far, the union over its records, and its typed
-    view: a record that brings a column which changes how the table is read (a task, flag or
-    count column ranked before the one chosen) is an error, whatever the order of the rows."""
+    """The columns of a JSON Lines table so far (the union over its records) and its typed view;
+    a record bringing a column that changes how the table is read is an error."""
 
     def __init__(self, file: str, ctx: Context, kind: str | None) -> None:
         self.file, self.ctx, self.kind, self.spec, self.decoder = file, ctx, kind, None, None
@@ -333,9 +331,8 @@ def _decoder(fields: tuple[str, ...], unseen: tuple[str, ...]):
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
     """Judge and add each row (a tuple over ``fields``) in turn. A per-sample row is judged
-    once per distinct value of its fields (with their types: ``1`` is not ``True``) and the
-    sums kept, added before any row that is not kept, and at the end; bad rows are judged
-    each time, and so are count-table rows (each must be the only one of its key)."""
+    once per distinct value of its fields (with their types: ``1`` is not ``True``), its sums
+    added in row order; bad rows and count-table rows (each one of its key) every time."""
     layout, fields, strings = how
     o, counts = ctx.options, spec["kind"] == "counts"
     pathvals = path_groups(o.by, file)

@@ -192,8 +192,7 @@ def _most(table: pa.Table, keys: list[str]) -> int:
                   .column("count_all")).as_py()
 
 class _Plan:
-    """The columns a table is read from, the checks of each batch, and the partial sums (per
-    task, group and run column: a task that has two values of one is an error)."""
+    """The columns read, the checks of each batch, and the partial sums per run key."""
 
     def __init__(self, spec: dict, names: list[str], ctx: Context, file: str,
                  strings: bool) -> None:
@@ -254,7 +253,7 @@ class _Plan:
 
     def _lists(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """(n, c) per row of a list column (Parquet): that many samples, never empty."""
-        if arr.null_count or self.strings:
+        if arr.null_count:
             raise Locate
         arr = arr.combine_chunks()
         n = _np(pc.list_value_length(arr)).astype(np.int64)
@@ -345,8 +344,7 @@ def _joined(chunks: list[pa.Array]) -> np.ndarray:
     return out
 
 def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """The task ids as text, none blank (``str.strip`` judges those without a printable
-    ASCII character)."""
+    """The task ids as text, none blank (``str.strip`` judges those with no ASCII [!-~])."""
     if pa.types.is_integer(column.type):
         return pc.cast(column, pa.string())
     rare = column.filter(pc.invert(pc.match_substring_regex(column, "[!-~]")))
