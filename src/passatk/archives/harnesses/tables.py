@@ -48,9 +48,8 @@ def container(file: str) -> str:
         return "parquet"
     if name.endswith((".csv", ".tsv")):
         return "csv"
-    if name.endswith((".jsonl", ".ndjson", ".json")):
-        return "jsonl"
-    return "jsonl" if head.lstrip()[:1] == b"{" else "csv"
+    jsonl = name.endswith((".jsonl", ".ndjson", ".json")) or head.lstrip()[:1] == b"{"
+    return "jsonl" if jsonl else "csv"
 
 def _delimiter(file: str) -> str:
     return "\t" if opening.logical_name(file).endswith(".tsv") else ","

@@ -237,22 +237,19 @@ class _Plan:
                 raise Locate
             self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
-        self.parts.append(self._samples(data, table.column(self.value)))
+        value = table.column(self.value)
+        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
+            self.parts.append(self._lists(data, value))
+        else:  # summed per run key at once (n: the rows)
+            flags = self._judge(_plain(value)).astype(np.int64)
+            self.parts.append(_decoded(_sums(pa.table({**data, "c": flags}), self.runs, True)))
         self.kept += self.parts[-1].num_rows
         if self.kept > max(4 * self.merged, _MERGE_ROWS):
             self.parts = [_sums(pa.concat_tables(self.parts), self.runs)]
             self.kept = self.merged = self.parts[0].num_rows
 
-    def _samples(self, data: dict, value: pa.ChunkedArray) -> pa.Table:
-        """The sums n, c of a batch, counted per value (a list column: per row)."""
-        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
-            n, c = self._lists(value)
-            return _decoded(pa.table({**data, "n": n, "c": c}))
-        flags = self._judge(_plain(value)).astype(np.int64)
-        return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
-
-    def _lists(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """(n, c) per row of a list column (Parquet): that many samples, never empty."""
+    def _lists(self, data: dict, arr: pa.Array) -> pa.Table:
+        """n, c per row of a list column (Parquet): that many samples, never empty."""
         if arr.null_count:
             raise Locate
         arr = arr.combine_chunks()
@@ -260,7 +257,8 @@ class _Plan:
         if (n == 0).any():
             raise Locate  # an empty list of samples
         flags = self._judge(_plain(pc.list_flatten(arr)))
-        return n, np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
+        c = np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
+        return _decoded(pa.table({**data, "n": n, "c": c}))
 
     def _judge(self, arr: pa.Array) -> np.ndarray:
         """Whether each sample passes (as ``_table_rules`` says; each distinct text once)."""
