@@ -73,9 +73,8 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
                 delimiter="\t" if logical_name(file).endswith(".tsv") else ",",
                 newlines_in_values=newlines),
             convert_options=pacsv.ConvertOptions(
-                include_columns=plan.columns, column_types=types, null_values=[],
-                true_values=_TRUE, false_values=_FALSE,
-                strings_can_be_null=False, quoted_strings_can_be_null=False),
+                include_columns=plan.columns, column_types=types, null_values=[],  # no nulls
+                true_values=_TRUE, false_values=_FALSE),
             memory_pool=pa.system_memory_pool())  # freed pages go back (10M ids: 100 MB)
         with reader:
             for batch in reader:
