@@ -296,11 +296,13 @@ class _Columns:
         unseen = _DECIDING - self.names
         self.decoder = None if unseen & set(self.fields) else \
             _decoder(tuple(self.fields), tuple(sorted(unseen)))
+        self.cut = itemgetter(slice(0, len(self.fields)))
 
     def typed(self, block: bytes) -> list[tuple] | None:
-        """The rows of a block by the typed view (then the unseen columns, unset), or None."""
+        """The rows of a block by the typed view, or None: read it line by line."""
         records = None if self.decoder is None else lines.decode(self.decoder, block)
-        return None if records is None else list(map(msgspec.structs.astuple, records))
+        return None if records is None else \
+            list(map(self.cut, map(msgspec.structs.astuple, records)))
 
     def see(self, lineno: int, row: dict) -> tuple:
         """A record decoded by ``json``, as a row (started: by ``peek`` or after a bad first
