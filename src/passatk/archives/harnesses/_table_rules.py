@@ -1,5 +1,4 @@
-"""The rules of count and per-sample tables that both table readers apply (the rows of
-``harnesses.tables``, the batches of ``io.tables``): column names, flags, rewards, layout."""
+"""The rules of tables that both table readers (``harnesses.tables``, ``io.tables``) apply."""
 
 from __future__ import annotations
 
@@ -58,9 +57,8 @@ def _plan(spec: dict, by: tuple, record_by: tuple, names: list[str] | None) -> t
                                        *layout.watch]))
 
 class _Layout:
-    """Group columns a per-sample table brings itself (``auto``: lm-eval's ``filter``), and the
-    columns whose disagreement within one task means the rows are several runs (``watch``).
-    ``names=None`` (JSON Lines): every such column, a row that lacks one holding null."""
+    """The group columns a per-sample table brings (``auto``: lm-eval's ``filter``) and those
+    naming runs (``watch``); ``names=None`` (JSON Lines): every one, null where a row lacks it."""
 
     def __init__(self, names: list[str] | None, by: tuple[str, ...]) -> None:
         self.union = names is None

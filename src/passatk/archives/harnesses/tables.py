@@ -1,6 +1,5 @@
-"""Count tables (a task column, n and c) and per-sample tables (a task column and a pass flag, or
-a reward with ``threshold``) as JSON Lines, CSV/TSV or Parquet, read row by row; pyarrow reads
-CSV and Parquet in bulk (``io/tables``); the rules both apply are ``_table_rules``."""
+"""Count tables (task, n, c) and per-sample tables (task, a pass flag or a reward) as JSON Lines,
+CSV/TSV or Parquet, read row by row; pyarrow reads CSV and Parquet in bulk (``io/tables``)."""
 
 from __future__ import annotations
 
@@ -49,9 +48,8 @@ def container(file: str) -> str:
         return "parquet"
     if name.endswith((".csv", ".tsv")):
         return "csv"
-    if name.endswith((".jsonl", ".ndjson", ".json")):
-        return "jsonl"
-    return "jsonl" if head.lstrip()[:1] == b"{" else "csv"
+    jsonl = name.endswith((".jsonl", ".ndjson", ".json")) or head.lstrip()[:1] == b"{"
+    return "jsonl" if jsonl else "csv"
 
 def _delimiter(file: str) -> str:
     return "\t" if opening.logical_name(file).endswith(".tsv") else ","
@@ -64,11 +62,9 @@ def _csv_rows(file: str, ctx: Context):
         yield header
         try:
             for count, row in enumerate(reader, 1):
-                if len(row) != len(header) and any(x.strip() for x in row):
-                    yield reader.line_num, BadRecord(
+                if any(x.strip() for x in row):
+                    yield reader.line_num, row if len(row) == len(header) else BadRecord(
                         f"row has {len(row)} fields, the header has {len(header)}")
-                elif any(x.strip() for x in row):
-                    yield reader.line_num, row
                 if count % 65536 == 0:
                     ctx.report(f.raw_position())
         except csv.Error as e:
@@ -122,7 +118,7 @@ def _parquet(file: str):
 
 def _parquet_rows(pf, ctx: Context, fields: list[str]):
     row = 0
-    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=list(dict.fromkeys(fields))):
+    for batch in pf.iter_batches(batch_size=PARQUET_BATCH, columns=fields):  # (no repeats)
         values = [batch.column(f).to_pylist() for f in fields]
         yield from enumerate(zip(*values, strict=True), row + 1)
         row += batch.num_rows
@@ -163,11 +159,6 @@ def _task(value: object, name: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return int_text(value, name)
     raise BadRecord(f'column "{name}" must be a string or an integer, got {show(value)}')
-
-def _column(row: dict, col: str) -> object:
-    if col not in row:
-        raise BadRecord(f'missing column "{col}"')
-    return row[col]
 
 def columns(
     names: list[str], kind: str | None, ctx: Context, file: str, strict: bool = True
@@ -211,8 +202,7 @@ def _kind(o, found: dict, names: list[str], file: str) -> str:
 
 def read(file: str, ctx: Context, kind: str | None = None) -> str:
     """Add a count or per-sample table to ``ctx`` (``kind=None``: as its columns say); return
-    the kind. CSV/Parquet rows are read here when pyarrow is missing or cannot (a pipe), or
-    again to name the row that breaks a rule."""
+    the kind. Rows are read here when pyarrow is missing or cannot, or to name a bad row."""
     ctx.acc.compact = False  # rows are found again by number and relabelled (union_groups)
     box = container(file)
     if box == "jsonl":
@@ -223,7 +213,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
     try:
         spec = columns(header, kind, ctx, file)
         _missing(file, header, spec, ctx, None if pf is not None else 1)
-        if _by_arrow(file, ctx, spec, header, box):
+        if _by_arrow(file, ctx, spec, header, pf):
             return spec["kind"]
         layout, fields = rules._plan(spec, ctx.options.by, ctx.options.record_by, header)
         if pf is not None:
@@ -248,7 +238,7 @@ def _missing(file: str, header: list[str], spec: dict, ctx: Context, line: int |
             raise ArchiveError(file, f'missing column "{col}" (columns: {name_list(header)})',
                                line=line)
 
-def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
+def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], pf) -> bool:
     """Whether pyarrow read the table (not for a pipe, which could not be read again)."""
     if not ARROW or opening.is_stream(file) or any("\n" in h or "\r" in h for h in header):
         return False
@@ -256,7 +246,7 @@ def _by_arrow(file: str, ctx: Context, spec: dict, header: list[str], box: str) 
         from passatk.archives.io import tables as arrow
     except ImportError:
         return False
-    return arrow.read(file, ctx, spec, header, box)
+    return arrow.read(file, ctx, spec, header, pf)
 
 def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
     cols = _Columns(file, ctx, kind)
@@ -277,9 +267,8 @@ def _read_jsonl(file: str, ctx: Context, kind: str | None) -> str:
     return cols.spec["kind"]
 
 class _Columns:
-    """The columns of a JSON Lines table so far, the union over its records, and its typed
-    view: a record that brings a column which changes how the table is read (a task, flag or
-    count column ranked before the one chosen) is an error, whatever the order of the rows."""
+    """The columns of a JSON Lines table so far (the union over its records) and its typed view;
+    a record bringing a column that changes how the table is read is an error."""
 
     def __init__(self, file: str, ctx: Context, kind: str | None) -> None:
         self.file, self.ctx, self.kind, self.spec, self.decoder = file, ctx, kind, None, None
@@ -316,9 +305,8 @@ class _Columns:
             list(map(self.cut, map(msgspec.structs.astuple, records)))
 
     def see(self, lineno: int, row: dict) -> tuple:
-        """A record decoded by ``json``, as a row; its new columns checked."""
-        if self.spec is None:
-            self.start(list(row) if self.ctx.first_names is None else self.ctx.first_names)
+        """A record decoded by ``json``, as a row (started: by ``peek`` or after a bad first
+        record); its new columns checked."""
         new = [k for k in row if k in _DECIDING and k not in self.names]
         if new:
             self.names.update(new)
@@ -344,9 +332,8 @@ def _decoder(fields: tuple[str, ...], unseen: tuple[str, ...]):
 
 def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
     """Judge and add each row (a tuple over ``fields``) in turn. A per-sample row is judged
-    once per distinct value of its fields (with their types: ``1`` is not ``True``) and the
-    sums kept, added before any row that is not kept, and at the end; bad rows are judged
-    each time, and so are count-table rows (each must be the only one of its key)."""
+    once per distinct value of its fields (with their types: ``1`` is not ``True``), its sums
+    added in row order; bad rows and count-table rows (each one of its key) every time."""
     layout, fields, strings = how
     o, counts = ctx.options, spec["kind"] == "counts"
     pathvals = path_groups(o.by, file)
@@ -362,7 +349,7 @@ def _accumulate(file: str, ctx: Context, spec: dict, rows, how: tuple) -> None:
             if isinstance(row, BadRecord):
                 raise row
             record = {f: v for f, v in zip(fields, row, strict=False) if v is not _UNSET}
-            task = _task(_column(record, spec["task"]), spec["task"])
+            task = _task(context.require(record, spec["task"], "column"), spec["task"])
             group = group_from(o.by, pathvals, record, layout.extra(record), what="row")
             if counts:
                 n, c = _count_row(record, spec, strings, task)
@@ -402,7 +389,7 @@ def _flush(ctx: Context, seen: dict) -> None:
     seen.clear()
 
 def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, int]:
-    n, c = (_column(row, spec[k]) for k in ("n", "c"))
+    n, c = (context.require(row, spec[k], "column") for k in ("n", "c"))
     n, c = _int(n, spec["n"], strings), _int(c, spec["c"], strings)
     if n < 1:
         raise BadRecord(f'column "{spec["n"]}" must be >= 1, got {n}')
@@ -414,7 +401,7 @@ def _count_row(row: dict, spec: dict, strings: bool, task: str) -> tuple[int, in
 
 def _sample_row(row: dict, spec: dict, strings: bool, threshold: float | None) -> tuple[int, int]:
     col = spec["passed"] if spec["passed"] is not None else spec["reward"]
-    value = _column(row, col)
+    value = context.require(row, col, "column")
     values = value if isinstance(value, list) else [value]
     if not values:
         raise BadRecord(f'column "{col}" holds an empty list of samples')

@@ -1,8 +1,6 @@
-"""Count and per-sample tables read by pyarrow: CSV/TSV (``pyarrow.csv.open_csv``, in blocks) and
-Parquet (``iter_batches``), only the columns needed, checked by ``pyarrow.compute``, summed per
-(group, task) by ``group_by().aggregate()``; the task ids stay Arrow strings, in one ``Block``.
-Whatever breaks a rule raises :class:`Locate` and adds nothing: the row reader
-(``harnesses.tables``) reads the file again, and names the row or skips exactly the bad rows."""
+"""Count and per-sample CSV/TSV and Parquet tables read by pyarrow in batches, checked by
+``pyarrow.compute``, summed per (group, task) into one ``Block``. Whatever breaks a rule raises
+:class:`Locate` and adds nothing: the row reader (``harnesses.tables``) names the bad row."""
 
 from __future__ import annotations
 
@@ -41,14 +39,15 @@ _KINDS = (("text", pa.types.is_string), ("text", pa.types.is_large_string),
 class Locate(Exception):
     """A rule is broken somewhere in this table: the row reader names the row."""
 
-def read(file: str, ctx: Context, spec: dict, header: list[str], box: str) -> bool:
-    """Add a CSV/TSV or Parquet table to ``ctx``; False (nothing added) when a rule is broken."""
+def read(file: str, ctx: Context, spec: dict, header: list[str], pf) -> bool:
+    """Add a CSV/TSV table (``pf`` None) or the ``pyarrow.parquet.ParquetFile`` ``pf`` to
+    ``ctx``; False (nothing added) when a rule is broken."""
     try:
-        for newlines in (False, True) if box == "csv" else (None,):
-            plan = _Plan(spec, header, ctx, file, strings=box == "csv")
+        for newlines in (False, True) if pf is None else (None,):
+            plan = _Plan(spec, header, ctx, file, strings=pf is None)
             try:  # CSV first by Arrow's faster chunker (a quoted newline at a block's end is
                 # an error) and flags as Arrow's bool where they are spelled so (else an error)
-                plan.read(_parquet_batches(file, plan) if newlines is None else
+                plan.read(_parquet_batches(file, pf, plan) if newlines is None else
                           _csv_batches(file, ctx, header, plan, newlines))
                 break
             except pa.ArrowInvalid:
@@ -74,9 +73,8 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
                 delimiter="\t" if logical_name(file).endswith(".tsv") else ",",
                 newlines_in_values=newlines),
             convert_options=pacsv.ConvertOptions(
-                include_columns=plan.columns, column_types=types, null_values=[],
-                true_values=_TRUE, false_values=_FALSE,
-                strings_can_be_null=False, quoted_strings_can_be_null=False),
+                include_columns=plan.columns, column_types=types, null_values=[],  # no nulls
+                true_values=_TRUE, false_values=_FALSE),
             memory_pool=pa.system_memory_pool())  # freed pages go back (10M ids: 100 MB)
         with reader:
             for batch in reader:
@@ -99,11 +97,10 @@ class _Quotes:
         self.quotes += data.count(b'"')
         return data
 
-def _parquet_batches(file: str, plan: _Plan):
+def _parquet_batches(file: str, pf, plan: _Plan):
     """Text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
     import pyarrow.parquet as pq
 
-    pf = pq.ParquetFile(open_raw(file) if is_url(file) else file)
     text = [c for c in plan.coded if _kind(pf.schema_arrow.field(c).type) == "text"]
     if text:
         pf = pq.ParquetFile(open_raw(file) if is_url(file) else file, read_dictionary=text)
@@ -194,8 +191,7 @@ def _most(table: pa.Table, keys: list[str]) -> int:
                   .column("count_all")).as_py()
 
 class _Plan:
-    """The columns a table is read from, the checks of each batch, and the partial sums (per
-    task, group and run column: a task that has two values of one is an error)."""
+    """The columns read, the checks of each batch, and the partial sums per run key."""
 
     def __init__(self, spec: dict, names: list[str], ctx: Context, file: str,
                  strings: bool) -> None:
@@ -214,7 +210,6 @@ class _Plan:
         self.runs = [*self.keys, *(f"w{i}" for i in range(len(self.watch)))]
         self.parts: list[pa.Table] = []
         self.kept = self.merged = 0
-        self.judged: dict[object, bool] = {}
 
     def read(self, batches) -> None:
         held: list[pa.RecordBatch] = []
@@ -241,37 +236,28 @@ class _Plan:
                 raise Locate
             self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
-        self.parts.append(self._samples(data, table.column(self.value)))
+        value = table.column(self.value)
+        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
+            self.parts.append(self._lists(data, value))
+        else:  # summed per run key at once (n: the rows)
+            flags = self._judge(_plain(value)).astype(np.int64)
+            self.parts.append(_decoded(_sums(pa.table({**data, "c": flags}), self.runs, True)))
         self.kept += self.parts[-1].num_rows
         if self.kept > max(4 * self.merged, _MERGE_ROWS):
             self.parts = [_sums(pa.concat_tables(self.parts), self.runs)]
             self.kept = self.merged = self.parts[0].num_rows
 
-    def _samples(self, data: dict, value: pa.ChunkedArray) -> pa.Table:
-        """The sums n, c of a batch, counted per value (a list column: per row)."""
-        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
-            n, c = self._lists(value)
-            return _decoded(pa.table({**data, "n": n, "c": c}))
-        if _kind(value.type) != "text":  # judged row by row, in bulk
-            flags = self._judge(value).astype(np.int64)
-            return _decoded(_sums(pa.table({**data, "c": flags}), self.runs, count=True))
-        # each distinct text judged once
-        part = _decoded(pa.table({**data, "v": value}).group_by([*self.runs, "v"])
-                        .aggregate([([], "count_all")]))
-        n = _np(part.column("count_all"))
-        return pa.table({**{k: part.column(k) for k in self.runs}, "n": n,
-                         "c": np.where(self._judge(part.column("v")), n, 0)})
-
-    def _lists(self, arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """(n, c) per row of a list column (Parquet): that many samples, never empty."""
-        if arr.null_count or self.strings:
+    def _lists(self, data: dict, arr: pa.Array) -> pa.Table:
+        """n, c per row of a list column (Parquet): that many samples, never empty."""
+        if arr.null_count:
             raise Locate
         arr = arr.combine_chunks()
         n = _np(pc.list_value_length(arr)).astype(np.int64)
         if (n == 0).any():
             raise Locate  # an empty list of samples
         flags = self._judge(_plain(pc.list_flatten(arr)))
-        return n, np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
+        c = np.bincount(_np(pc.list_parent_indices(arr)), flags, len(arr)).astype(np.int64)
+        return _decoded(pa.table({**data, "n": n, "c": c}))
 
     def _judge(self, arr: pa.Array) -> np.ndarray:
         """Whether each sample passes (as ``_table_rules`` says; each distinct text once)."""
@@ -286,21 +272,13 @@ class _Plan:
                 raise Locate
             return x == 1 if thr is None else x >= thr
         distinct = pc.unique(arr)
-        judged = np.array([self._one(v) for v in distinct.to_pylist()], bool)
-        index = pc.index_in(arr, distinct)
-        if index.null_count:
-            raise Locate
-        return judged[_np(index)]
-
-    def _one(self, value: object) -> bool:
-        if value not in self.judged:
-            try:
-                self.judged[value] = _flag(value, self.passed, self.threshold) if \
-                    self.passed is not None else \
-                    _reward(value, self.value, self.strings) >= self.threshold
-            except BadRecord:
-                raise Locate from None
-        return self.judged[value]
+        try:
+            judged = np.array([_flag(v, self.passed, self.threshold) if self.passed is not None
+                               else _reward(v, self.value, self.strings) >= self.threshold
+                               for v in distinct.to_pylist()], bool)
+        except BadRecord:
+            raise Locate from None
+        return judged[_np(pc.index_in(arr, distinct))]  # no nulls (refused above)
 
     def block(self) -> Block:
         """The sums per (group, task) of the whole file, checked, as one Block."""
@@ -314,8 +292,9 @@ class _Plan:
         one = len(groups) == 1
         g = g if one else np.argsort(rank)[g]  # the inverse of the ranking
         order = natural_order(None if one else g, tasks)
-        if self.counts and len(self.runs) == len(self.keys):
-            _distinct(order, None if one else g, tasks)
+        if self.counts and len(self.runs) == len(self.keys) and \
+                run_starts(order, None if one else g, tasks) is not None:
+            raise Locate  # a (group, task) twice: equal rows are neighbours in the natural order
         return Block(tuple(groups[i] for i in rank), g, tasks, n, c, order)
 
     def _summed(self) -> pa.Table:
@@ -337,28 +316,16 @@ class _Plan:
         if len(self.keys) == 1:  # one group: no array of zeros (a read of 10M tasks)
             return np.broadcast_to(np.int64(0), (table.num_rows,)), [
                 group_from(self.by, self.pathvals, {}, (), what="row")]
-        code, radix, columns = np.zeros(table.num_rows, np.int64), 1, []
-        for k in self.keys[1:]:
-            enc = pc.dictionary_encode(table.column(k).combine_chunks(), null_encoding="encode")
-            code += _np(enc.indices).astype(np.int64) * radix
-            columns.append((radix, enc.dictionary.to_pylist()))
-            radix *= max(len(enc.dictionary), 1)
-            if radix > 1 << 62:
-                raise Locate  # too many combinations to number (not met in practice)
-        distinct, index = np.unique(code, return_inverse=True)
-        groups = []
-        for number in distinct.tolist():
-            record = {g: values[number // r % len(values)]
-                      for g, (r, values) in zip(self.groups, columns, strict=True)}
+        rows = table.select(self.keys[1:]).append_column("i", pa.array(np.arange(len(table))))
+        found = rows.group_by(self.keys[1:]).aggregate([("i", "list")])
+        index, groups = found.column("i_list").combine_chunks(), []
+        g = np.empty(len(table), np.int64)
+        g[_np(pc.list_flatten(index))] = _np(pc.list_parent_indices(index))
+        for values in zip(*(found.column(k).to_pylist() for k in self.keys[1:]), strict=True):
+            record = dict(zip(self.groups, values, strict=True))
             extra = tuple((a, record[a]) for a in self.auto)
             groups.append(group_from(self.by, self.pathvals, record, extra, what="row"))
-        return index, groups
-
-def _distinct(order: np.ndarray, g: np.ndarray | None, tasks: pa.ChunkedArray) -> None:
-    """A (group, task) twice raises Locate (the row reader names both lines): equal rows are
-    neighbours in the natural order."""
-    if run_starts(order, g, tasks) is not None:
-        raise Locate
+        return g, groups
 
 def _joined(chunks: list[pa.Array]) -> np.ndarray:
     """One array of ``chunks`` (int32 if all are: counts read from a CSV, half the memory until
@@ -374,8 +341,7 @@ def _joined(chunks: list[pa.Array]) -> np.ndarray:
     return out
 
 def _tasks(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """The task ids as text, none blank (``str.strip`` judges those without a printable
-    ASCII character)."""
+    """The task ids as text, none blank (``str.strip`` judges those with no ASCII [!-~])."""
     if pa.types.is_integer(column.type):
         return pc.cast(column, pa.string())
     rare = column.filter(pc.invert(pc.match_substring_regex(column, "[!-~]")))
