@@ -20,10 +20,6 @@ from passatk.archives.options import Options
 from passatk.archives.overlap import check_overlap, check_repeated_records
 from passatk.errors import Message, Option
 
-__all__ = ["Part", "RangeResult", "counts_of", "join_ranges", "part_of"]
-
-RUN_FIELD = "path"  # the group field that keeps several archives apart (each is its own run)
-
 
 @dataclass(frozen=True)
 class Part:
@@ -59,15 +55,11 @@ class RangeResult:
     failures: Any = None  # the range's FailureText (human-eval)
 
 
-def part_of(ctx: Context, file: str, outcome: tuple[str, object]) -> Part:
-    """The Part of one file read into ``ctx``: ``("run", archive)`` or ``("summary", doc)``."""
-    what, value = outcome
-    common = {"notes": tuple(ctx.notes), "sidecars": frozenset(ctx.sidecars),
-              "failures": tuple(ctx.failures.items()),
-              "metric": ctx.metric, "metric_file": ctx.metric_file, "skipped": ctx.skipped}
-    if what == "summary":
-        return Part(summaries=((file, value),), **common)
-    return Part(runs=((str(value), ctx.acc, tuple(ctx.stored)),), **common)
+def part_of(ctx: Context, **outcome: tuple) -> Part:
+    """The Part of one file read into ``ctx``; ``outcome``: its ``runs`` or ``summaries``."""
+    return Part(notes=tuple(ctx.notes), sidecars=frozenset(ctx.sidecars),
+                failures=tuple(ctx.failures.items()), metric=ctx.metric,
+                metric_file=ctx.metric_file, skipped=ctx.skipped, **outcome)
 
 
 def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
@@ -133,7 +125,7 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
             ctx.failures[archive] = texts if had is None else _merged([had, texts])
         skipped = skipped + part.skipped
     ctx.skip_count, ctx.skip_records = skipped.count, list(skipped.records)
-    return assemble(runs, summaries, ctx, files, options.merge, metrics)
+    return assemble(runs, summaries, ctx, files, metrics)
 
 
 def _set_metric(metrics: dict, archive: str, part: Part) -> None:
@@ -165,15 +157,13 @@ def _group_metrics(metrics: dict, groups: dict) -> dict | None:
     return {g: m for g, (m, _) in out.items()}
 
 
-def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
-             merge: bool | str, metrics: dict | None = None) -> Counts:
+def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], metrics: dict) -> Counts:
     """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
     hints.add_notes(ctx)
-    metrics = metrics or {}
-    if merge is True and len(runs) > 1:  # before pooling: _combine adds into the first run
-        check_overlap({a: part for a, (part, _) in runs.items()})
-        check_repeated_records(files, {a: part for a, (part, _) in runs.items()})
-    acc, stored, groups = _combine(runs, merge, ctx.options.by)
+    if ctx.options.merge is True and len(runs) > 1:  # before pooling: _combine adds into the first
+        check_overlap(tallies := {a: part for a, (part, _) in runs.items()})
+        check_repeated_records(files, tallies)
+    acc, stored, groups = _combine(runs, ctx.options.merge, ctx.options.by)
     summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
     if summaries:
         stored += _summary.use(summaries, groups, ctx)
@@ -186,7 +176,7 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
 
 
 def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
-             by: tuple[str, ...] = ()) -> tuple[Tally, list, dict]:
+             by: tuple[str, ...]) -> tuple[Tally, list, dict]:
     """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a
     path spec in ``by`` must keep them apart instead). Returns the counts, the stored numbers
     and each archive's groups."""
@@ -195,7 +185,7 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
     stored: list = []
     groups: dict[str, set] = {}
     for archive, (part, part_stored) in runs.items():
-        label = ((RUN_FIELD, labels[archive]),) if labels else ()
+        label = (("path", labels[archive]),) if labels else ()  # each archive its own run
         groups[archive] = {label + g for g in part.group_keys()}
         if acc is None and not label:
             acc = part  # the first run pools the others: no copy of its rows

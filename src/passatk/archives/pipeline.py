@@ -25,7 +25,6 @@ from passatk.archives.io.paths import expand_paths, named_files
 from passatk.archives.options import Options, make_options
 from passatk.archives.parts import Part, RangeResult, counts_of, join_ranges, part_of
 
-SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")  # names that may be read in byte ranges
 #: imported once by the fork server, so that each worker forked from it starts warm
 PRELOAD = ("numpy", "msgspec", __name__,
            *(f"passatk.archives.harnesses.{h}" for h in registry.HARNESSES))
@@ -122,8 +121,9 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
         results = map_dask(read, units, scheduler=scheduler, progress=progress)
         return counts_of(_parts_of(units, results, options), options, files)
     sizes = _sizes(files)
-    if (workers := _pool_size(files, sizes, workers)) > 1 and _shared(
-            cut := _units(files, sizes, workers, split_bytes, options)):
+    if (workers := _pool_size(files, sizes, workers)) > 1 and (
+            cut := _units(files, sizes, workers, split_bytes, options))[0] and (
+            len(cut[0]) > 1 or len(cut[0][0].files) > 1):  # one file whole: read here, no copy
         from concurrent.futures.process import BrokenProcessPool
         units, weights = cut
         with contextlib.suppress(BrokenProcessPool):  # a worker died or could not start
@@ -131,12 +131,6 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
                                     progress=progress, preload=PRELOAD)
             return counts_of(_parts_of(units, results, options), options, files)
     return counts_of(_read_here(files, sizes, options, progress), options, files)
-
-
-def _shared(cut: tuple[list[Unit], list[int]]) -> bool:
-    """Whether the units are for workers: not one file read whole (read here: no copy)."""
-    units = cut[0]
-    return len(units) > 1 or (bool(units) and len(units[0].files) > 1)
 
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
@@ -183,7 +177,8 @@ def _pool_size(files: list[str], sizes: list[int], workers: int | None) -> int:
 
 def _splittable(file: str) -> bool:
     compressed = file.rsplit("/", 1)[-1].endswith(opening.COMPRESSED_SUFFIXES)
-    return not compressed and opening.logical_name(file).endswith(SPLIT_SUFFIXES)
+    return not compressed and opening.logical_name(file).endswith((".jsonl", ".ndjson", ".csv",
+                                                                   ".tsv"))
 
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
@@ -193,8 +188,8 @@ def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | 
     split = [_splittable(f) and size > least and split_plan(f, options) is not None
              for f, size in zip(files, sizes, strict=True)]
     plans = plan.plan_files(sizes, split, workers, split_bytes)
-    one_each = [[i] for i in range(len(files))]
-    batches = plan.plan_batches(sizes, plans, workers) if batched else one_each
+    batches = plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in range(
+        len(files))]
     units, weights = [], []
     for batch in batches:
         cuts, file = plans[batch[0]], files[batch[0]]
@@ -242,13 +237,13 @@ def _read_file(file: str, ctx: Context) -> Part:
         kind = _read_one(file, ctx.options.format, ctx, named)
     except ArchiveError as e:
         if isinstance(e, detection.UnknownDocument) and not named:
-            return part_of(ctx, file, ("summary", e.doc))
+            return part_of(ctx, summaries=((file, e.doc),))
         return Part(metric=ctx.metric, metric_file=ctx.metric_file, error=e)
     archive = file
     if lookup.get(kind).per_directory:  # MultiPL-E: a file per task, its folder is the archive
         archive = file.rsplit("/", 1)[0] if remote.is_url(file) else os.path.dirname(
             os.path.abspath(file))
-    return part_of(ctx, file, ("run", archive))
+    return part_of(ctx, runs=((archive, ctx.acc, tuple(ctx.stored)),))
 
 
 def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
@@ -260,8 +255,10 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
         doc = _walked_document(file, fmt)
     spec = lookup.get(fmt)
     spec.check_options(file, ctx.options)
-    if ctx.options.strict_json:
-        _strict(file, spec.kind, ctx)
+    if ctx.options.strict_json:  # refuse a key given twice in a JSON file (io/strict.py)
+        from passatk.archives.io import strict
+        jsonl = spec.kind == "table" and tables.container(file) == "jsonl"  # a JSON Lines table
+        strict.check(file, "lines" if jsonl else spec.kind, ctx.open)
     if spec.kind == "document":
         if doc is None:
             doc = detection.load_document(file, fmt)
@@ -289,13 +286,6 @@ def _walked_document(file: str, kind: str) -> object:
         return doc.view
     detection.document_format(file, doc)  # raises UnknownDocument
     return doc if document else None
-
-
-def _strict(file: str, kind: str, ctx: Context) -> None:
-    """strict_json: refuse a key given twice in a JSON file (io/strict.py)."""
-    from passatk.archives.io import strict
-    jsonl = kind == "table" and tables.container(file) == "jsonl"  # a JSON Lines table
-    strict.check(file, "lines" if jsonl else kind, ctx.open)
 
 
 # ------------------------------------------------------------------ byte ranges
