@@ -104,8 +104,7 @@ def _filters(filters) -> tuple:
 def make_options(*, format: str | None = None, by: object = (), threshold: object = None,
                  skip_bad: object = False, filters: object = None, merge: object = False,
                  strict_json: object = False, **columns: object) -> Options:
-    """read_counts' arguments checked (TypeError, ValueError); ``columns``: task, passed,
-    reward, n, c; ``format`` is canonical."""
+    """read_counts' arguments checked; ``columns``: task, passed, reward, n, c; format canonical."""
     for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {show(flag)}")

@@ -23,9 +23,8 @@ from passatk.errors import Message, Option
 
 @dataclass(frozen=True)
 class Part:
-    """What a unit of work read, per file in order: each archive with its counts and stored
-    numbers, or a walked summary's document; notes, sidecars, failure texts, the first metric
-    and the file that set it, skipped records, or its first failure."""
+    """What a unit of work read, per file in order: each archive's counts and stored numbers
+    or a walked summary's document, and what else its Context gathered, or its first failure."""
 
     runs: tuple[tuple[str, Tally, tuple[StoredMetric, ...]], ...] = ()
     summaries: tuple[tuple[str, object], ...] = ()
@@ -99,8 +98,7 @@ def _merged(texts: list[Any]) -> Any:
 
 
 def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
-    """The Counts of a whole read from its parts in file order (the one merge); raises the
-    first failure in file order."""
+    """The Counts of a read from its parts in file order (the one merge), or its first failure."""
     ctx = Context(options)
     runs: dict[str, tuple[Tally, list]] = {}
     summaries: list[tuple[str, object]] = []
@@ -112,7 +110,12 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
         if part.error is not None:
             raise part.error
         for archive, acc, stored in part.runs:  # a MultiPL-E archive: several files
-            _set_metric(metrics, archive, part)
+            if part.metric is not None:  # the files of one archive hold one metric
+                metric, file = metrics.setdefault(archive, (part.metric,
+                                                            part.metric_file or archive))
+                if metric != part.metric:
+                    raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, "
+                                       f"but {file} holds {metric} data; score them separately")
             run = runs.setdefault(archive, (acc, []))
             if run[0] is not acc:
                 run[0].merge(acc)
@@ -126,16 +129,6 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
         skipped = skipped + part.skipped
     ctx.skip_count, ctx.skip_records = skipped.count, list(skipped.records)
     return assemble(runs, summaries, ctx, files, metrics)
-
-
-def _set_metric(metrics: dict, archive: str, part: Part) -> None:
-    """Record the archive's metric; the files of one archive hold one metric."""
-    if part.metric is None:
-        return
-    metric, file = metrics.setdefault(archive, (part.metric, part.metric_file or archive))
-    if metric != part.metric:
-        raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, but {file} "
-                           f"holds {metric} data; score them separately")
 
 
 def _shown(group: tuple) -> str:
@@ -177,9 +170,8 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], metric
 
 def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
              by: tuple[str, ...]) -> tuple[Tally, list, dict]:
-    """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a
-    path spec in ``by`` must keep them apart instead). Returns the counts, the stored numbers
-    and each archive's groups."""
+    """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a path
+    spec in ``by`` must keep them apart instead): the counts, stored numbers, archives' groups."""
     labels = _labels(runs, merge, by)
     acc = None
     stored: list = []

@@ -114,9 +114,8 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
     read = partial(read_part, options=options)
     if scheduler is not None:
         from passatk.archives.engine.dask_engine import map_dask
-        split = [f for f in files if _splittable(f)]
-        known = dict(zip(split, _sizes(split), strict=True))  # the others need no size
-        units, _ = _units(files, [known.get(f, 0) for f in files], 1,
+        known = iter(_sizes([f for f in files if _splittable(f)]))  # the others need no size
+        units, _ = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
                           split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
         results = map_dask(read, units, scheduler=scheduler, progress=progress)
         return counts_of(_parts_of(units, results, options), options, files)
