@@ -111,8 +111,7 @@ _DECODER = json.JSONDecoder()
 
 
 def decode_json(data: bytes | bytearray | str, bom: bool = True) -> object:
-    """``json.loads`` (a BOM dropped); every failure is a BadRecord; a key given twice keeps
-    its last value, as in ``json``."""
+    """``json.loads`` (a BOM dropped, a key given twice keeps its last value); fails: BadRecord."""
     try:
         if not isinstance(data, str):
             data = bytes(data).removeprefix(opening.UTF8_BOM if bom else b"").decode("utf-8")

@@ -108,8 +108,7 @@ def _one_line_document(file: str, record: dict) -> bool:
 
 
 def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
-    """The format of JSON Lines from its first record; None when that record is a whole
-    one-line JSON document."""
+    """The format of JSON Lines from its first record; None: it is a one-line JSON document."""
     lineno, line = _first_line(head)  # type: ignore[misc]
     if isinstance(record := _value(line), BadRecord):
         hint = document_hint(file, head)
