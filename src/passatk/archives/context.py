@@ -45,7 +45,7 @@ class Context:
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
     first_names: list[str] | None = None  # a JSON Lines table's range: its first record's
     layout_seen: bool = False  # a JSON Lines table row held a group or run column
-    opener: Callable[[str], Any] | None = None  # a byte range's (pipeline._Range)
+    opener: Callable[[str], Any] | None = None  # a byte range's (pipeline._read_range)
 
     def open(self, file: str) -> Any:
         return opening.open_binary(file) if self.opener is None else self.opener(file)

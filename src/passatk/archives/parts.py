@@ -54,7 +54,7 @@ class RangeResult:
     failures: Any = None  # the range's FailureText (human-eval)
 
 
-def part_of(ctx: Context, **outcome: tuple) -> Part:
+def part_of(ctx: Context, **outcome: Any) -> Part:
     """The Part of one file read into ``ctx``; ``outcome``: its ``runs`` or ``summaries``."""
     return Part(notes=tuple(ctx.notes), sidecars=frozenset(ctx.sidecars),
                 failures=tuple(ctx.failures.items()), metric=ctx.metric,

@@ -288,22 +288,6 @@ def _walked_document(file: str, kind: str) -> object:
 
 
 # ------------------------------------------------------------------ byte ranges
-@dataclasses.dataclass
-class _Range:
-    """Opens the lines of a file that start in ``[start, end)``, after ``prefix``."""
-    start: int
-    end: int
-    prefix: bytes
-    lines: ranges.LineRange | None = None
-
-    @contextlib.contextmanager
-    def __call__(self, file: str) -> Any:
-        with opening.open_raw(file) as raw:
-            self.lines = ranges.LineRange(raw, self.start, self.end, self.prefix)
-            stream = io.BufferedReader(self.lines, buffer_size=1 << 20)
-            yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
-
-
 def _range_skip(file: str, record: SkippedRecord) -> tuple[int, str] | None:
     """A range's skip as (its line in the range, why); None: a skip without a line."""
     line = record.location.removeprefix(f"{file}:")
@@ -358,17 +342,26 @@ def _read_range(file: str, start: int, end: int, options: Options) -> RangeResul
             whole=_read_file(file, Context(options)))
     kind, header, names = how
     prefix = header if start > 0 else b""
-    ctx = Context(options, first_names=names, opener=(cut := _Range(start, end, prefix)))
+    cut: list[ranges.LineRange] = []  # what the opener opened
+
+    @contextlib.contextmanager
+    def opener(f: str) -> Any:  # the lines of ``f`` that start in the range, after ``prefix``
+        with opening.open_raw(f) as raw:
+            cut.append(ranges.LineRange(raw, start, end, prefix))
+            stream = io.BufferedReader(cut[-1], buffer_size=1 << 20)
+            yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
+
+    ctx = Context(options, first_names=names, opener=opener)
     try:
         _read_one(file, kind, ctx, os.path.normpath(file) in options.named)
     except ArchiveError:
         return RangeResult(fallback=True)
     skips = [_range_skip(file, record) for record in ctx.skip_records]
-    if (cut.lines is None or None in skips or ctx.notes or ctx.stored or ctx.sidecars
+    if (not cut or None in skips or ctx.notes or ctx.stored or ctx.sidecars
             or ctx.layout_seen or set(ctx.failures) - {file}):  # pragma: no cover - not lines
         return RangeResult(fallback=True)
     return RangeResult(
         part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(skips), skip_count=ctx.skip_count, first=cut.lines.first,
-        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut.lines.quote_or_cr,
+        skips=tuple(skips), skip_count=ctx.skip_count, first=cut[-1].first,
+        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut[-1].quote_or_cr,
         failures=ctx.failures.get(file))
