@@ -99,14 +99,6 @@ def document_format(file: str, doc: object) -> str:
                           doc)
 
 
-def _one_line_document(file: str, record: dict) -> bool:
-    """Whether an unnamed file's first line is a whole JSON document of a known format or a
-    harness's summary (EvalPlus and CRUXEval write theirs on one line)."""
-    return not opening.logical_name(file).endswith((".jsonl", ".ndjson")) and (
-        any(s.probe(record, file) for s in probing_order("document"))
-        or any(s.summary(file, record) is not None for s in specs() if s.summary is not None))
-
-
 def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
     """The format of JSON Lines from its first record; None: it is a one-line JSON document."""
     lineno, line = _first_line(head)  # type: ignore[misc]
@@ -121,8 +113,10 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
                 fmt = tables.columns(list(record), None, ctx, file, strict=False)["kind"]
         if fmt is not None:
             return fmt
-        if _one_line_document(file, record):
-            return None
+        if not opening.logical_name(file).endswith((".jsonl", ".ndjson")) and (
+                any(s.probe(record, file) for s in probing_order("document")) or any(
+                    s.summary(file, record) is not None for s in specs() if s.summary)):
+            return None  # a known document or summary on one line (EvalPlus and CRUXEval's)
         what = f"with keys {tables.name_list(list(record), 10, sort=True)}"
     else:
         what = f"whose first line is {shape(record)}"
