@@ -90,8 +90,7 @@ def _filters(filters) -> tuple:
         return None, None, None
     if not isinstance(filters, Mapping):
         raise TypeError(f"filters must be a mapping, got {type(filters).__name__}")
-    unknown = set(filters) - {"since", "until", "difficulty"}
-    if unknown:
+    if unknown := set(filters) - {"since", "until", "difficulty"}:
         raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
                          "difficulty")
     since, until = _date(filters.get("since"), "since"), _date(filters.get("until"), "until")

@@ -157,8 +157,7 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], metric
         check_overlap(tallies := {a: part for a, (part, _) in runs.items()})
         check_repeated_records(files, tallies)
     acc, stored, groups = _combine(runs, ctx.options.merge, ctx.options.by)
-    summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
-    if summaries:
+    if summaries := [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]:
         stored += _summary.use(summaries, groups, ctx)
     found = {m for m, _ in metrics.values()}  # pass@k where they differ: see group_metrics
     counts = Counts._from_acc(
@@ -206,8 +205,7 @@ def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> No
     owner: dict = {}
     for archive, (part, _) in runs.items():
         for g in sorted(part.group_keys(), key=repr):
-            first = owner.setdefault(g, archive)
-            if first != archive:
+            if (first := owner.setdefault(g, archive)) != archive:
                 raise ArchiveError(archive, Message(
                     f"shares the group {_shown(g)} with {first}: by {list(by)} does not keep "
                     "these archives apart; choose a path spec that differs between them "
