@@ -45,7 +45,7 @@ class Context:
     failures: dict = field(default_factory=dict)  # archive -> _hints.FailureText
     first_names: list[str] | None = None  # a JSON Lines table's range: its first record's
     layout_seen: bool = False  # a JSON Lines table row held a group or run column
-    opener: Callable[[str], Any] | None = None  # a byte range's (pipeline._Range)
+    opener: Callable[[str], Any] | None = None  # a byte range's (pipeline._read_range)
 
     def open(self, file: str) -> Any:
         return opening.open_binary(file) if self.opener is None else self.opener(file)
@@ -111,8 +111,7 @@ _DECODER = json.JSONDecoder()
 
 
 def decode_json(data: bytes | bytearray | str, bom: bool = True) -> object:
-    """``json.loads`` (a BOM dropped); every failure is a BadRecord; a key given twice keeps
-    its last value, as in ``json``."""
+    """``json.loads`` (a BOM dropped, a key given twice keeps its last value); fails: BadRecord."""
     try:
         if not isinstance(data, str):
             data = bytes(data).removeprefix(opening.UTF8_BOM if bom else b"").decode("utf-8")

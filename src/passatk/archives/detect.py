@@ -3,6 +3,7 @@ document is parsed once, and what detection parsed goes to the reader."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 
@@ -14,6 +15,7 @@ from passatk.archives.harnesses.registry import FormatInfo
 from passatk.archives.io import opening
 from passatk.archives.io.documents import Typed, load
 from passatk.archives.io.views import shape
+from passatk.archives.options import Options
 from passatk.errors import Message, Option
 
 __all__ = ["FormatInfo", "UnknownDocument", "detect", "detect_format", "document_format",
@@ -62,18 +64,9 @@ class UnknownDocument(ArchiveError):
         self.doc = doc
 
 
-class UnknownLines(UnknownDocument):
-    """JSON Lines no reader recognizes (skipped by a walk, as an unknown document)."""
-
-
 def _undetected(what: str) -> Message:
     return Message(f"cannot detect the format{what}; pass ", Option("format"),
                    " (see passatk formats)")
-
-
-def _did_you_mean(fmt: str) -> Message:
-    return Message("this is a JSON document, not JSON Lines; did you mean ",
-                   Option("format", fmt), "?")
 
 
 def _top(doc: object) -> str:
@@ -106,41 +99,28 @@ def document_format(file: str, doc: object) -> str:
                           doc)
 
 
-def _line_format(record: dict, ctx: Context, file: str) -> str | None:
-    for spec in probing_order("lines"):
-        if spec.probe(record, file):
-            return spec.name
-    try:
-        return tables.columns(list(record), None, ctx, file, strict=False)["kind"]
-    except ArchiveError:
-        return None
-
-
-def _one_line_document(file: str, record: dict) -> bool:
-    """Whether an unnamed file's first line is a whole JSON document of a known format or a
-    harness's summary (EvalPlus and CRUXEval write theirs on one line)."""
-    return not opening.logical_name(file).endswith((".jsonl", ".ndjson")) and (
-        any(s.probe(record, file) for s in probing_order("document"))
-        or any(s.summary(file, record) is not None for s in specs() if s.summary is not None))
-
-
 def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
-    """The format of JSON Lines from its first record; None when that record is a whole
-    one-line JSON document."""
+    """The format of JSON Lines from its first record; None: it is a one-line JSON document."""
     lineno, line = _first_line(head)  # type: ignore[misc]
     if isinstance(record := _value(line), BadRecord):
         hint = document_hint(file, head)
         raise ArchiveError(file, record.what if hint is None else hint,
                            line=lineno if hint is None else None)
     if isinstance(record, dict):
-        if (fmt := _line_format(record, ctx, file)) is not None:
+        fmt = next((s.name for s in probing_order("lines") if s.probe(record, file)), None)
+        if fmt is None:
+            with contextlib.suppress(ArchiveError):
+                fmt = tables.columns(list(record), None, ctx, file, strict=False)["kind"]
+        if fmt is not None:
             return fmt
-        if _one_line_document(file, record):
-            return None
+        if not opening.logical_name(file).endswith((".jsonl", ".ndjson")) and (
+                any(s.probe(record, file) for s in probing_order("document")) or any(
+                    s.summary(file, record) is not None for s in specs() if s.summary)):
+            return None  # a known document or summary on one line (EvalPlus and CRUXEval's)
         what = f"with keys {tables.name_list(list(record), 10, sort=True)}"
     else:
         what = f"whose first line is {shape(record)}"
-    raise UnknownLines(file, _undetected(f" of JSON Lines {what}"), None, line=lineno)
+    raise UnknownDocument(file, _undetected(f" of JSON Lines {what}"), None, line=lineno)
 
 
 def document_hint(file: str, head: bytes | None = None) -> str | None:
@@ -158,7 +138,9 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     except ArchiveError:
         return None
     try:
-        return _did_you_mean(doc.format if isinstance(doc, Typed) else document_format(file, doc))
+        fmt = doc.format if isinstance(doc, Typed) else document_format(file, doc)
+        return Message("this is a JSON document, not JSON Lines; did you mean ",
+                       Option("format", fmt), "?")
     except UnknownDocument:
         named = opening.logical_name(file).endswith(".json")
         return ("this is a JSON document, not JSON Lines" + (
@@ -176,38 +158,28 @@ def load_document(file: str, only: str | None = None) -> object:
     return load(file, tuple((s.name, s.view) for s in found))
 
 
-def _table_kind(file: str, ctx: Context) -> str:
-    if (kind := tables.peek_kind(file, ctx)) is None:
-        raise ArchiveError(file, Message(
-            "cannot detect the format: the table has neither n and c columns nor a pass flag "
-            "or reward column; map columns (task=, n=, c=, passed=, reward=) or pass ",
-            Option("format")))
-    return kind
-
-
 def detect(file: str, ctx: Context | None = None) -> tuple[str, object]:
     """``(format, the parsed JSON document or None)`` of one file; ArchiveError for an empty
     file or a format that cannot be detected."""
-    from passatk.archives.options import Options
-
     ctx = ctx or Context(Options())
-    name = opening.logical_name(file)
     head = opening.read_head(file, 1 << 16)
-    start = head.lstrip()[:1]
-    if not start:
+    if not (start := head.lstrip()[:1]):
         raise ArchiveError(file, "empty file (no records)")
-    if head[:4] == opening.PARQUET_MAGIC or name.endswith((".csv", ".tsv", ".parquet", ".pq")):
-        return _table_kind(file, ctx), None
-    if head[:4] == opening.ZIP_MAGIC:
+    table = head[:4] == opening.PARQUET_MAGIC or opening.logical_name(file).endswith(
+        (".csv", ".tsv", ".parquet", ".pq"))
+    if head[:4] == opening.ZIP_MAGIC and not table:
         if (fmt := next((s.name for s in probing_order("zip") if s.probe(head, file)),
                         None)) is None:
             raise ArchiveError(file, _undetected(" of this zip archive (no reader knows its "
                                                  "first member)"))
         return fmt, None
-    if start not in (b"{", b"["):
+    if table or start not in (b"{", b"["):
         if (kind := tables.peek_kind(file, ctx)) is None:
-            raise ArchiveError(file, _undetected(" (not JSON, JSON Lines, CSV or Parquet of a "
-                                                 "known kind)"))
+            raise ArchiveError(file, Message(
+                "cannot detect the format: the table has neither n and c columns nor a pass "
+                "flag or reward column; map columns (task=, n=, c=, passed=, reward=) or pass ",
+                Option("format")) if table else _undetected(
+                    " (not JSON, JSON Lines, CSV or Parquet of a known kind)"))
         return kind, None
     return _json_format(file, head, ctx)
 

@@ -90,8 +90,7 @@ def _filters(filters) -> tuple:
         return None, None, None
     if not isinstance(filters, Mapping):
         raise TypeError(f"filters must be a mapping, got {type(filters).__name__}")
-    unknown = set(filters) - {"since", "until", "difficulty"}
-    if unknown:
+    if unknown := set(filters) - {"since", "until", "difficulty"}:
         raise ValueError(f"filters: unknown key(s) {sorted(unknown)}; known: since, until, "
                          "difficulty")
     since, until = _date(filters.get("since"), "since"), _date(filters.get("until"), "until")
@@ -104,8 +103,7 @@ def _filters(filters) -> tuple:
 def make_options(*, format: str | None = None, by: object = (), threshold: object = None,
                  skip_bad: object = False, filters: object = None, merge: object = False,
                  strict_json: object = False, **columns: object) -> Options:
-    """read_counts' arguments checked (TypeError, ValueError); ``columns``: task, passed,
-    reward, n, c; ``format`` is canonical."""
+    """read_counts' arguments checked; ``columns``: task, passed, reward, n, c; format canonical."""
     for name, flag in (("skip_bad", skip_bad), ("strict_json", strict_json)):
         if not isinstance(flag, bool):
             raise TypeError(f"{name} must be a bool, got {show(flag)}")

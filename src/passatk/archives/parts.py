@@ -20,16 +20,11 @@ from passatk.archives.options import Options
 from passatk.archives.overlap import check_overlap, check_repeated_records
 from passatk.errors import Message, Option
 
-__all__ = ["Part", "RangeResult", "counts_of", "join_ranges", "part_of"]
-
-RUN_FIELD = "path"  # the group field that keeps several archives apart (each is its own run)
-
 
 @dataclass(frozen=True)
 class Part:
-    """What a unit of work read, per file in order: each archive with its counts and stored
-    numbers, or a walked summary's document; notes, sidecars, failure texts, the first metric
-    and the file that set it, skipped records, or its first failure."""
+    """What a unit of work read, per file in order: each archive's counts and stored numbers
+    or a walked summary's document, and what else its Context gathered, or its first failure."""
 
     runs: tuple[tuple[str, Tally, tuple[StoredMetric, ...]], ...] = ()
     summaries: tuple[tuple[str, object], ...] = ()
@@ -59,15 +54,11 @@ class RangeResult:
     failures: Any = None  # the range's FailureText (human-eval)
 
 
-def part_of(ctx: Context, file: str, outcome: tuple[str, object]) -> Part:
-    """The Part of one file read into ``ctx``: ``("run", archive)`` or ``("summary", doc)``."""
-    what, value = outcome
-    common = {"notes": tuple(ctx.notes), "sidecars": frozenset(ctx.sidecars),
-              "failures": tuple(ctx.failures.items()),
-              "metric": ctx.metric, "metric_file": ctx.metric_file, "skipped": ctx.skipped}
-    if what == "summary":
-        return Part(summaries=((file, value),), **common)
-    return Part(runs=((str(value), ctx.acc, tuple(ctx.stored)),), **common)
+def part_of(ctx: Context, **outcome: Any) -> Part:
+    """The Part of one file read into ``ctx``; ``outcome``: its ``runs`` or ``summaries``."""
+    return Part(notes=tuple(ctx.notes), sidecars=frozenset(ctx.sidecars),
+                failures=tuple(ctx.failures.items()), metric=ctx.metric,
+                metric_file=ctx.metric_file, skipped=ctx.skipped, **outcome)
 
 
 def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
@@ -107,8 +98,7 @@ def _merged(texts: list[Any]) -> Any:
 
 
 def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
-    """The Counts of a whole read from its parts in file order (the one merge); raises the
-    first failure in file order."""
+    """The Counts of a read from its parts in file order (the one merge), or its first failure."""
     ctx = Context(options)
     runs: dict[str, tuple[Tally, list]] = {}
     summaries: list[tuple[str, object]] = []
@@ -120,7 +110,12 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
         if part.error is not None:
             raise part.error
         for archive, acc, stored in part.runs:  # a MultiPL-E archive: several files
-            _set_metric(metrics, archive, part)
+            if part.metric is not None:  # the files of one archive hold one metric
+                metric, file = metrics.setdefault(archive, (part.metric,
+                                                            part.metric_file or archive))
+                if metric != part.metric:
+                    raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, "
+                                       f"but {file} holds {metric} data; score them separately")
             run = runs.setdefault(archive, (acc, []))
             if run[0] is not acc:
                 run[0].merge(acc)
@@ -133,17 +128,7 @@ def counts_of(parts: list[Part], options: Options, files: list[str]) -> Counts:
             ctx.failures[archive] = texts if had is None else _merged([had, texts])
         skipped = skipped + part.skipped
     ctx.skip_count, ctx.skip_records = skipped.count, list(skipped.records)
-    return assemble(runs, summaries, ctx, files, options.merge, metrics)
-
-
-def _set_metric(metrics: dict, archive: str, part: Part) -> None:
-    """Record the archive's metric; the files of one archive hold one metric."""
-    if part.metric is None:
-        return
-    metric, file = metrics.setdefault(archive, (part.metric, part.metric_file or archive))
-    if metric != part.metric:
-        raise ArchiveError(part.metric_file or archive, f"holds {part.metric} data, but {file} "
-                           f"holds {metric} data; score them separately")
+    return assemble(runs, summaries, ctx, files, metrics)
 
 
 def _shown(group: tuple) -> str:
@@ -165,17 +150,14 @@ def _group_metrics(metrics: dict, groups: dict) -> dict | None:
     return {g: m for g, (m, _) in out.items()}
 
 
-def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
-             merge: bool | str, metrics: dict | None = None) -> Counts:
+def assemble(runs: dict, summaries: list, ctx: Context, files: list[str], metrics: dict) -> Counts:
     """The Counts of the runs and summaries read (see read_counts' ``merge``)."""
     hints.add_notes(ctx)
-    metrics = metrics or {}
-    if merge is True and len(runs) > 1:  # before pooling: _combine adds into the first run
-        check_overlap({a: part for a, (part, _) in runs.items()})
-        check_repeated_records(files, {a: part for a, (part, _) in runs.items()})
-    acc, stored, groups = _combine(runs, merge, ctx.options.by)
-    summaries = [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]
-    if summaries:
+    if ctx.options.merge is True and len(runs) > 1:  # before pooling: _combine adds into the first
+        check_overlap(tallies := {a: part for a, (part, _) in runs.items()})
+        check_repeated_records(files, tallies)
+    acc, stored, groups = _combine(runs, ctx.options.merge, ctx.options.by)
+    if summaries := [(f, d) for f, d in summaries if os.path.normpath(f) not in ctx.sidecars]:
         stored += _summary.use(summaries, groups, ctx)
     found = {m for m, _ in metrics.values()}  # pass@k where they differ: see group_metrics
     counts = Counts._from_acc(
@@ -186,16 +168,15 @@ def assemble(runs: dict, summaries: list, ctx: Context, files: list[str],
 
 
 def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
-             by: tuple[str, ...] = ()) -> tuple[Tally, list, dict]:
-    """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a
-    path spec in ``by`` must keep them apart instead). Returns the counts, the stored numbers
-    and each archive's groups."""
+             by: tuple[str, ...]) -> tuple[Tally, list, dict]:
+    """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a path
+    spec in ``by`` must keep them apart instead): the counts, stored numbers, archives' groups."""
     labels = _labels(runs, merge, by)
     acc = None
     stored: list = []
     groups: dict[str, set] = {}
     for archive, (part, part_stored) in runs.items():
-        label = ((RUN_FIELD, labels[archive]),) if labels else ()
+        label = (("path", labels[archive]),) if labels else ()  # each archive its own run
         groups[archive] = {label + g for g in part.group_keys()}
         if acc is None and not label:
             acc = part  # the first run pools the others: no copy of its rows
@@ -224,8 +205,7 @@ def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> No
     owner: dict = {}
     for archive, (part, _) in runs.items():
         for g in sorted(part.group_keys(), key=repr):
-            first = owner.setdefault(g, archive)
-            if first != archive:
+            if (first := owner.setdefault(g, archive)) != archive:
                 raise ArchiveError(archive, Message(
                     f"shares the group {_shown(g)} with {first}: by {list(by)} does not keep "
                     "these archives apart; choose a path spec that differs between them "

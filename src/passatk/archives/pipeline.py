@@ -25,7 +25,6 @@ from passatk.archives.io.paths import expand_paths, named_files
 from passatk.archives.options import Options, make_options
 from passatk.archives.parts import Part, RangeResult, counts_of, join_ranges, part_of
 
-SPLIT_SUFFIXES = (".jsonl", ".ndjson", ".csv", ".tsv")  # names that may be read in byte ranges
 #: imported once by the fork server, so that each worker forked from it starts warm
 PRELOAD = ("numpy", "msgspec", __name__,
            *(f"passatk.archives.harnesses.{h}" for h in registry.HARNESSES))
@@ -115,15 +114,15 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
     read = partial(read_part, options=options)
     if scheduler is not None:
         from passatk.archives.engine.dask_engine import map_dask
-        split = [f for f in files if _splittable(f)]
-        known = dict(zip(split, _sizes(split), strict=True))  # the others need no size
-        units, _ = _units(files, [known.get(f, 0) for f in files], 1,
+        known = iter(_sizes([f for f in files if _splittable(f)]))  # the others need no size
+        units, _ = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
                           split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
         results = map_dask(read, units, scheduler=scheduler, progress=progress)
         return counts_of(_parts_of(units, results, options), options, files)
     sizes = _sizes(files)
-    if (workers := _pool_size(files, sizes, workers)) > 1 and _shared(
-            cut := _units(files, sizes, workers, split_bytes, options)):
+    if (workers := _pool_size(files, sizes, workers)) > 1 and (
+            cut := _units(files, sizes, workers, split_bytes, options))[0] and (
+            len(cut[0]) > 1 or len(cut[0][0].files) > 1):  # one file whole: read here, no copy
         from concurrent.futures.process import BrokenProcessPool
         units, weights = cut
         with contextlib.suppress(BrokenProcessPool):  # a worker died or could not start
@@ -131,12 +130,6 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
                                     progress=progress, preload=PRELOAD)
             return counts_of(_parts_of(units, results, options), options, files)
     return counts_of(_read_here(files, sizes, options, progress), options, files)
-
-
-def _shared(cut: tuple[list[Unit], list[int]]) -> bool:
-    """Whether the units are for workers: not one file read whole (read here: no copy)."""
-    units = cut[0]
-    return len(units) > 1 or (bool(units) and len(units[0].files) > 1)
 
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
@@ -183,7 +176,8 @@ def _pool_size(files: list[str], sizes: list[int], workers: int | None) -> int:
 
 def _splittable(file: str) -> bool:
     compressed = file.rsplit("/", 1)[-1].endswith(opening.COMPRESSED_SUFFIXES)
-    return not compressed and opening.logical_name(file).endswith(SPLIT_SUFFIXES)
+    return not compressed and opening.logical_name(file).endswith((".jsonl", ".ndjson", ".csv",
+                                                                   ".tsv"))
 
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
@@ -193,8 +187,8 @@ def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | 
     split = [_splittable(f) and size > least and split_plan(f, options) is not None
              for f, size in zip(files, sizes, strict=True)]
     plans = plan.plan_files(sizes, split, workers, split_bytes)
-    one_each = [[i] for i in range(len(files))]
-    batches = plan.plan_batches(sizes, plans, workers) if batched else one_each
+    batches = plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in range(
+        len(files))]
     units, weights = [], []
     for batch in batches:
         cuts, file = plans[batch[0]], files[batch[0]]
@@ -242,13 +236,13 @@ def _read_file(file: str, ctx: Context) -> Part:
         kind = _read_one(file, ctx.options.format, ctx, named)
     except ArchiveError as e:
         if isinstance(e, detection.UnknownDocument) and not named:
-            return part_of(ctx, file, ("summary", e.doc))
+            return part_of(ctx, summaries=((file, e.doc),))
         return Part(metric=ctx.metric, metric_file=ctx.metric_file, error=e)
     archive = file
     if lookup.get(kind).per_directory:  # MultiPL-E: a file per task, its folder is the archive
         archive = file.rsplit("/", 1)[0] if remote.is_url(file) else os.path.dirname(
             os.path.abspath(file))
-    return part_of(ctx, file, ("run", archive))
+    return part_of(ctx, runs=((archive, ctx.acc, tuple(ctx.stored)),))
 
 
 def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
@@ -260,8 +254,10 @@ def _read_one(file: str, fmt: str | None, ctx: Context, named: bool) -> str:
         doc = _walked_document(file, fmt)
     spec = lookup.get(fmt)
     spec.check_options(file, ctx.options)
-    if ctx.options.strict_json:
-        _strict(file, spec.kind, ctx)
+    if ctx.options.strict_json:  # refuse a key given twice in a JSON file (io/strict.py)
+        from passatk.archives.io import strict
+        jsonl = spec.kind == "table" and tables.container(file) == "jsonl"  # a JSON Lines table
+        strict.check(file, "lines" if jsonl else spec.kind, ctx.open)
     if spec.kind == "document":
         if doc is None:
             doc = detection.load_document(file, fmt)
@@ -291,30 +287,7 @@ def _walked_document(file: str, kind: str) -> object:
     return doc if document else None
 
 
-def _strict(file: str, kind: str, ctx: Context) -> None:
-    """strict_json: refuse a key given twice in a JSON file (io/strict.py)."""
-    from passatk.archives.io import strict
-    jsonl = kind == "table" and tables.container(file) == "jsonl"  # a JSON Lines table
-    strict.check(file, "lines" if jsonl else kind, ctx.open)
-
-
 # ------------------------------------------------------------------ byte ranges
-@dataclasses.dataclass
-class _Range:
-    """Opens the lines of a file that start in ``[start, end)``, after ``prefix``."""
-    start: int
-    end: int
-    prefix: bytes
-    lines: ranges.LineRange | None = None
-
-    @contextlib.contextmanager
-    def __call__(self, file: str) -> Any:
-        with opening.open_raw(file) as raw:
-            self.lines = ranges.LineRange(raw, self.start, self.end, self.prefix)
-            stream = io.BufferedReader(self.lines, buffer_size=1 << 20)
-            yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
-
-
 def _range_skip(file: str, record: SkippedRecord) -> tuple[int, str] | None:
     """A range's skip as (its line in the range, why); None: a skip without a line."""
     line = record.location.removeprefix(f"{file}:")
@@ -369,17 +342,26 @@ def _read_range(file: str, start: int, end: int, options: Options) -> RangeResul
             whole=_read_file(file, Context(options)))
     kind, header, names = how
     prefix = header if start > 0 else b""
-    ctx = Context(options, first_names=names, opener=(cut := _Range(start, end, prefix)))
+    cut: list[ranges.LineRange] = []  # what the opener opened
+
+    @contextlib.contextmanager
+    def opener(f: str) -> Any:  # the lines of ``f`` that start in the range, after ``prefix``
+        with opening.open_raw(f) as raw:
+            cut.append(ranges.LineRange(raw, start, end, prefix))
+            stream = io.BufferedReader(cut[-1], buffer_size=1 << 20)
+            yield types.SimpleNamespace(stream=stream, raw_position=lambda: 0)
+
+    ctx = Context(options, first_names=names, opener=opener)
     try:
         _read_one(file, kind, ctx, os.path.normpath(file) in options.named)
     except ArchiveError:
         return RangeResult(fallback=True)
     skips = [_range_skip(file, record) for record in ctx.skip_records]
-    if (cut.lines is None or None in skips or ctx.notes or ctx.stored or ctx.sidecars
+    if (not cut or None in skips or ctx.notes or ctx.stored or ctx.sidecars
             or ctx.layout_seen or set(ctx.failures) - {file}):  # pragma: no cover - not lines
         return RangeResult(fallback=True)
     return RangeResult(
         part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(skips), skip_count=ctx.skip_count, first=cut.lines.first,
-        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut.lines.quote_or_cr,
+        skips=tuple(skips), skip_count=ctx.skip_count, first=cut[-1].first,
+        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut[-1].quote_or_cr,
         failures=ctx.failures.get(file))
