@@ -120,7 +120,7 @@ def _entries(folder: str) -> list[os.DirEntry]:
         with os.scandir(folder) as it:
             return list(it)
     except OSError as e:
-        raise ArchiveError(folder, f"cannot list directory: {opening.os_reason(e)}") from None
+        raise ArchiveError(folder, f"cannot list directory: {e.strerror or e}") from None
 
 
 def _is(test: Callable[[], bool]) -> bool:
@@ -137,7 +137,7 @@ def _walk(top: str, files: bool) -> Iterator[str]:
     try:
         st = os.stat(top)
     except OSError as e:
-        raise ArchiveError(top, opening.os_reason(e)) from None
+        raise ArchiveError(top, e.strerror or str(e)) from None
     visited, stack = {(st.st_dev, st.st_ino)}, [top]
     while stack:
         folder = stack.pop()

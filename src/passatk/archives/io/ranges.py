@@ -4,11 +4,13 @@ it, so ranges that tile a file read each line once, whatever the cut points."""
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 __all__ = ["LineRange", "newlines_before"]
 
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
+_QUOTE_OR_CR = re.compile(rb'"|\r[^\n]')  # a \r at a chunk's end is judged with the next one
 
 
 class LineRange(io.RawIOBase):
@@ -60,18 +62,10 @@ class LineRange(io.RawIOBase):
                 got, self._done = i + 1, True
         self._pos += got
         if got and not self.quote_or_cr:
-            self._note(view[:got].tobytes())
+            self.quote_or_cr = bool(_QUOTE_OR_CR.search(self._last + view[:1].tobytes())
+                                    or _QUOTE_OR_CR.search(view[:got]))
         self._last = view[got - 1:got].tobytes() if got else self._last
         return got
-
-    def _note(self, chunk: bytes) -> None:
-        if b'"' in chunk:
-            self.quote_or_cr = True
-        elif b"\r" in chunk or self._last == b"\r":
-            joined = self._last + chunk
-            # a \r at the very end is judged with the next chunk, which may start with \n
-            lone = joined.count(b"\r") - joined.count(b"\r\n") - joined.endswith(b"\r")
-            self.quote_or_cr = lone > 0
 
 
 def newlines_before(raw: Any, offset: int) -> int:
