@@ -13,7 +13,7 @@ from pathlib import Path
 from passatk._show import show
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io import opening
-from passatk.archives.io.remote import expand_url, forget_listings, is_url, url_identity
+from passatk.archives.io.remote import _state, expand_url, is_url, url_identity
 
 
 def stem(path: str | os.PathLike) -> str:
@@ -84,13 +84,13 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
         raise ValueError(f"paths must be a list of paths that fits in memory, got "
                          f"{show(paths)}") from None
     found: dict[tuple, str] = {}
-    forget_listings()
+    _state()[2].clear()  # the listings of an earlier call
     for i, item in enumerate(items):
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got paths[{i}] = "
                             f"{type(item).__name__} {show(item)}")
         p = os.fspath(item)
-        for f in expand_url(p, _walked) if is_url(p) else _expand_one(p):
+        for f in _expand_one(p):
             found.setdefault(url_identity(f), f)
     if not found:
         raise ArchiveError("<paths>", "no input files given")
@@ -98,19 +98,21 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 
 def _expand_one(p: str) -> list[str]:
-    if p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
+    magic = any(ch in p for ch in "*?[")
+    if is_url(p):
+        found = expand_url(p, _walked)
+    elif p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
-    if os.path.isdir(p):
-        found = sorted(f for f in _walk(p, True) if _walked(f, os.path.exists))
-        why = "directory holds no result files"
-    elif glob.has_magic(p):
+    elif os.path.isdir(p):
+        found, magic = sorted(f for f in _walk(p, True) if _walked(f, os.path.exists)), False
+    elif magic:
         found = sorted(f for f in _glob(p) if os.path.isfile(f))
-        why = "no file matches this pattern"
     else:
         raise ArchiveError(p, "broken symbolic link or a symlink loop" if os.path.islink(p)
                            else "no such file or directory")
     if not found:
-        raise ArchiveError(p, why)
+        raise ArchiveError(p, "no file matches this pattern" if magic
+                           else "directory holds no result files")
     return found
 
 
