@@ -54,18 +54,6 @@ def newlines(buf: bytes) -> int:
     return int(np.count_nonzero(np.frombuffer(buf, dtype=np.uint8) == 10))
 
 
-def _fill(stream, buf: bytearray, held: int, size: int) -> int:
-    """Read up to ``size`` bytes of ``stream`` into ``buf`` after its first ``held``."""
-    if len(buf) < held + size:
-        buf.extend(bytes(held + size - len(buf)))
-    with memoryview(buf) as view:
-        if hasattr(stream, "readinto"):
-            return stream.readinto(view[held:held + size]) or 0
-        data = stream.read(size)
-        view[held:held + len(data)] = data
-        return len(data)
-
-
 def blocks(stream, file: str, report: Callable[[], None] | None = None,
            size: int | None = None) -> Iterator[tuple[int, bytearray]]:
     """(lines before it, block of whole lines) for ``stream``, the last line maybe unfinished;
@@ -82,7 +70,13 @@ def blocks(stream, file: str, report: Callable[[], None] | None = None,
     """
     cap, size = max_record_bytes(), size or BLOCK
     buf, held, lineno = bytearray(), 0, 0  # held: the unfinished line at the start of buf
-    while got := _fill(stream, buf, held, max(size, held)):
+    while True:
+        if len(buf) < (want := held + max(size, held)):
+            buf.extend(bytes(want - len(buf)))
+        with memoryview(buf) as view:
+            got = stream.readinto(view[held:want]) or 0
+        if not got:
+            break
         end = held + got
         cut = buf.rfind(b"\n", 0, end) + 1
         if not cut:  # a line longer than a block: read on, twice as much each time

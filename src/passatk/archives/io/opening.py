@@ -12,10 +12,12 @@ import re
 import sys
 import zlib
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_url, url_size
+from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_raw
+from passatk.archives.io.remote import file_size as file_size
+from passatk.archives.io.remote import is_regular as is_regular
 from passatk.errors import Message, Option
 
 PARQUET_MAGIC = b"PAR1"
@@ -35,11 +37,6 @@ def logical_name(path: str | os.PathLike) -> str:
     """File name without a compression suffix: ``a.jsonl.gz`` -> ``a.jsonl``."""
     name = Path(path).name
     return next((name[:-len(s)] for s in COMPRESSED_SUFFIXES if name.endswith(s)), name)
-
-
-def is_regular(p: str) -> bool:
-    """Whether ``p`` can be read again: a regular file or a URL (not a pipe, a device, ``-``)."""
-    return is_url(p) or (p != STDIN and os.path.isfile(p))
 
 
 def is_stream(p: str) -> bool:
@@ -172,22 +169,10 @@ def release_pipes() -> None:
     _Pipe._open.clear()
 
 
-def open_raw(path: str) -> Any:
-    if is_url(path):
-        return open_url(path)
-    fs, local = filesystem(path)
-    return fs.open(local, "rb")  # its OSError names no URL: the readers report it for the file
-
-
 def list_names(folder: str) -> list[str]:
     fs, path = filesystem(folder)
     return sorted(os.path.basename(p.rstrip("/")) for p in _call(folder, lambda: fs.ls(
         path, detail=False)))
-
-
-def file_size(path: str) -> int:
-    """Size in bytes of a file or an object; 0 for a pipe, a device or stdin (for progress)."""
-    return url_size(path) if is_regular(path) else 0
 
 
 def is_file(path: str) -> bool:

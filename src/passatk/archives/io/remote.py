@@ -34,6 +34,11 @@ def is_url(path: object) -> bool:
     return isinstance(path, str) and _URL.match(path) is not None
 
 
+def is_regular(p: str) -> bool:
+    """Whether ``p`` can be read again: a regular file or a URL (not a pipe, a device, ``-``)."""
+    return is_url(p) or (p != "-" and os.path.isfile(p))
+
+
 def parse_storage_option(text: str) -> tuple[str, Any]:
     """``KEY=VALUE`` -> (KEY, VALUE parsed as JSON when it parses, else the text).
 
@@ -133,10 +138,10 @@ def _info(url: str) -> Mapping:
     return _call(url, lambda: fs.info(path))
 
 
-def url_size(url: str) -> int:
-    """Size in bytes of a file or of the object at ``url`` (from the listing when it was seen)."""
-    info = _state()[2].get(url) or _info(url)
-    return int(info.get("size") or 0)
+def file_size(path: str) -> int:
+    """Size in bytes of a file or of the object at ``path`` (from the listing when it was seen);
+    0 for a pipe, a device or standard input (for progress)."""
+    return int((_state()[2].get(path) or _info(path)).get("size") or 0) if is_regular(path) else 0
 
 
 def url_identity(url: str) -> tuple:
@@ -161,10 +166,13 @@ def etag(url: str) -> str | None:
     return _tag(_info(url), ETAG_KEYS)
 
 
-def open_url(url: str) -> io.BufferedReader:
-    """A seekable binary file for ``url``, read in large blocks. When the read was planned with
-    the object's ETag (its parts read by several tasks), an object changed since is an error."""
+def open_raw(url: str) -> Any:
+    """A local file (its OSError names no URL: the readers report it for the file); for a URL, a
+    seekable binary file read in large blocks. When the read was planned with the object's ETag
+    (its parts read by several tasks), an object changed since is an error."""
     fs, path = filesystem(url)
+    if not is_url(url):
+        return fs.open(path, "rb")
     f = _call(url, lambda: fs.open(path, "rb", block_size=BLOCK_SIZE))
     pinned = _state()[1].get(url)
     now = _tag(getattr(f, "details", None) or {}, ETAG_KEYS)
