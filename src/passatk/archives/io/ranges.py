@@ -27,21 +27,16 @@ class LineRange(io.RawIOBase):
         super().__init__()
         self._raw, self._prefix, self._end = raw, prefix, end
         self.quote_or_cr = False
-        self._last = b""
-        self._pos = self._line_start(start) if 0 < start < end else start
-        self._done = self._pos >= end
-        self.first = self._pos
+        self._last, pos = b"", start
+        if 0 < start < end:  # the first line: one past the first newline at or after start - 1
+            raw.seek(pos := start - 1)
+            while (chunk := raw.read(_SCAN)) and (i := chunk.find(b"\n")) < 0:
+                pos += len(chunk)
+            pos += i + 1 if chunk else 0
+        self._pos = self.first = pos
+        self._done = pos >= end
         if not self._done:
-            raw.seek(self._pos)
-
-    def _line_start(self, x: int) -> int:
-        """One past the first newline at or after byte x - 1."""
-        self._raw.seek(pos := x - 1)
-        while chunk := self._raw.read(_SCAN):
-            if (i := chunk.find(b"\n")) >= 0:
-                return pos + i + 1
-            pos += len(chunk)
-        return pos
+            raw.seek(pos)
 
     def readable(self) -> bool:
         return True

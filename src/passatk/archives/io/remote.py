@@ -229,22 +229,6 @@ class Guarded(io.RawIOBase):
             super().close()
 
 
-def _speller(fs: Any, url: str, path: str) -> Callable[[str], str]:
-    """Found paths as URLs spelled like ``url`` (the store may spell its root differently)."""
-    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
-    magic = [i for i in (url.find(ch) for ch in "*?[") if i >= 0]
-    if magic:  # a glob: keep the folder before the first wildcard
-        cut_url = url[: url.rfind("/", 0, min(magic))]
-        tail = url[len(cut_url):]
-        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
-
-    def spell(found: str) -> str:
-        if cut_path and found.startswith(cut_path + "/"):
-            return cut_url + found[len(cut_path):]
-        return fs.unstrip_protocol(found)
-    return spell
-
-
 def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -> list[str]:
     """A URL's files: a glob's matches; the files under a folder (prefix) that ``walked(url,
     exists)`` accepts (``exists(url)``: whether the listing holds it); or the file itself."""
@@ -261,8 +245,18 @@ def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -
 
 
 def _listing(fs: Any, url: str, path: str, glob: bool, walked: Callable) -> dict[str, Mapping]:
-    """The files a glob matches, or those under a folder that a walk reads (no hidden part)."""
-    spell = _speller(fs, url, path)
+    """The files a glob matches, or those under a folder that a walk reads (no hidden part),
+    named by URLs spelled like ``url`` (the store may spell its root differently)."""
+    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
+    if glob:  # keep the folder before the first wildcard
+        cut_url = url[: url.rfind("/", 0, min(i for i in map(url.find, "*?[") if i >= 0))]
+        tail = url[len(cut_url):]
+        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
+
+    def spell(found: str) -> str:
+        if cut_path and found.startswith(cut_path + "/"):
+            return cut_url + found[len(cut_path):]
+        return fs.unstrip_protocol(found)
     if glob:
         found = _call(url, lambda: fs.glob(path, detail=True))
         return {spell(p): e for p, e in found.items() if e.get("type") == "file"}
