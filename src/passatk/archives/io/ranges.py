@@ -7,8 +7,6 @@ import io
 import re
 from typing import Any
 
-__all__ = ["LineRange", "newlines_before"]
-
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
 _QUOTE_OR_CR = re.compile(rb'"|\r[^\n]')  # a \r at a chunk's end is judged with the next one
 
