@@ -33,10 +33,9 @@ def decode(dec, block: bytes) -> list | None:
     if len(block) > max_record_bytes():
         return None
     if block[:3] == UTF8_BOM:  # json's path drops it from a line that holds a value
-        end = block.find(b"\n")
-        if not block[3:end if end >= 0 else len(block)].strip():
-            return None
         block = block[3:]
+        if not block.partition(b"\n")[0].strip():
+            return None
     try:
         block.decode()  # msgspec leaves the values it skips unchecked; json checks them all
         return dec.decode_lines(block)

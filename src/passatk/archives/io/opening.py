@@ -177,10 +177,9 @@ def list_names(folder: str) -> list[str]:
 
 def is_file(path: str) -> bool:
     fs, p = filesystem(path)
-    try:
+    with contextlib.suppress(Exception):  # the stores raise their own error types
         return bool(fs.isfile(p))
-    except Exception:  # the stores raise their own error types
-        return False
+    return False
 
 
 def max_record_bytes() -> int:

@@ -3,6 +3,7 @@ files walked, what an input is, and the group values a path gives."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import glob
 import os
@@ -125,10 +126,9 @@ def _entries(folder: str) -> list[os.DirEntry]:
 
 
 def _is(test: Callable[[], bool]) -> bool:
-    try:
+    with contextlib.suppress(OSError):
         return test()
-    except OSError:
-        return False
+    return False
 
 
 def _walk(top: str, files: bool) -> Iterator[str]:

@@ -42,10 +42,9 @@ class LineRange(io.RawIOBase):
     def readinto(self, b: Any) -> int:
         view = memoryview(b).cast("B")
         if self._prefix:
-            k = min(len(view), len(self._prefix))
-            view[:k] = self._prefix[:k]
-            self._prefix = self._prefix[k:]
-            return k
+            chunk, self._prefix = self._prefix[:len(view)], self._prefix[len(view):]
+            view[:len(chunk)] = chunk
+            return len(chunk)
         if self._done or not len(view):
             return 0
         got = self._raw.readinto(view) or 0  # into the caller's buffer: no copy
@@ -63,9 +62,5 @@ class LineRange(io.RawIOBase):
 
 def newlines_before(raw: Any, offset: int) -> int:
     """The newlines in the first ``offset`` bytes of the seekable binary file ``raw``."""
-    raw.seek(0)
-    count = 0
-    while offset > 0 and (chunk := raw.read(min(offset, 1 << 22))):
-        count += chunk.count(b"\n")
-        offset -= len(chunk)
-    return count
+    raw.seek(0)  # 4 MiB at a time
+    return sum(raw.read(min(offset - at, 1 << 22)).count(b"\n") for at in range(0, offset, 1 << 22))
