@@ -89,8 +89,7 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got paths[{i}] = "
                             f"{type(item).__name__} {show(item)}")
-        p = os.fspath(item)
-        for f in _expand_one(p):
+        for f in _expand_one(os.fspath(item)):
             found.setdefault(url_identity(f), f)
     if not found:
         raise ArchiveError("<paths>", "no input files given")
@@ -165,9 +164,8 @@ def _glob(pattern: str) -> list[str]:
     for i, part in enumerate(parts):
         if part or i:
             seen: dict[str, str] = {}
-            for base in current:
-                for p in _glob_step(base, part, i == len(parts) - 1):
-                    seen.setdefault(os.path.normpath(p) if p else p, p)
+            for p in (p for base in current for p in _glob_step(base, part, i == len(parts) - 1)):
+                seen.setdefault(os.path.normpath(p) if p else p, p)
             current = list(seen.values())
     return [p for p in current if p]
 

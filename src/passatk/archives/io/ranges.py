@@ -49,9 +49,9 @@ class LineRange(io.RawIOBase):
             return 0
         got = self._raw.readinto(view) or 0  # into the caller's buffer: no copy
         self._done = not got
-        if self._pos + got >= self._end:  # the range may stop in this chunk
-            if (i := view[:got].tobytes().find(b"\n", max(self._end - 1 - self._pos, 0))) >= 0:
-                got, self._done = i + 1, True
+        if self._pos + got >= self._end and (i := view[:got].tobytes().find(  # it may stop here
+                b"\n", max(self._end - 1 - self._pos, 0))) >= 0:
+            got, self._done = i + 1, True
         self._pos += got
         if got and not self.quote_or_cr:
             self.quote_or_cr = bool(_QUOTE_OR_CR.search(self._last + view[:1].tobytes())
