@@ -209,9 +209,8 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
             path).endswith(".json")
         if extend and len(head) >= size and not _FIRST_LINE.match(head):
             while more := f.stream.read(1 << 20):
-                checked = len(head)
                 head += more
-                if head.find(b"\n", checked) >= 0 and _FIRST_LINE.match(head):
+                if b"\n" in more and _FIRST_LINE.match(head):
                     break
                 if len(head) > cap:
                     raise too_long(path, 1, cap)
