@@ -55,9 +55,8 @@ def blocks(stream, file: str, report: Callable[[], None] | None = None,
     """(lines before it, block of whole lines) for ``stream``, the last line maybe unfinished;
     an unfinished line past the record cap is an ArchiveError. ``report`` after each block.
 
-    Every block is the same bytearray refilled, to be used before the next is asked for: a new
-    buffer for each block, and the slices that cut it at a line's end, took 2.5 times the CPU
-    (0.34 s against 0.14 s for 583 MB, measured: docs/benchmarks.md).
+    Every block is the same bytearray refilled, to be used before the next is asked for (a new
+    buffer and slices per block took 2.5 times the CPU for 583 MB: docs/benchmarks.md).
 
     >>> import io
     >>> data = io.BytesIO(b'{"a": 1}\\n{"a": 2}\\n\\n{"a"')

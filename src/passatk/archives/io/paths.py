@@ -178,9 +178,8 @@ def _glob_step(base: str, part: str, last: bool) -> Iterator[str]:
     elif not os.path.isdir(folder):
         return
     elif part == "**":
-        here = os.curdir + os.sep
         for d in _walk(folder, last):  # "./a/b" -> "a/b" and "." -> "", as glob names them
-            yield d if base else "" if d == os.curdir else d.removeprefix(here)
+            yield d if base else "" if d == os.curdir else d.removeprefix(os.curdir + os.sep)
     else:
         for e in _entries(folder):
             if (not e.name.startswith(".") or part.startswith(".")) and fnmatch.fnmatchcase(
