@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
+import msgspec
+
 from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, too_long
 
 #: bytes read at once: 512 KiB, below where each new buffer costs page faults (2 MiB blocks
@@ -16,8 +18,6 @@ BLOCK = 1 << 19
 
 @lru_cache(maxsize=64)
 def decoder(kind: Any):
-    import msgspec
-
     return msgspec.json.Decoder(kind)
 
 
@@ -28,8 +28,6 @@ def decode(dec, block: bytes) -> list | None:
     >>> decode(decoder(dict[str, int]), b'{"a": 1}\\n\\n{"b": 2, "b": 3}\\n')
     [{'a': 1}, {'b': 3}]
     """
-    import msgspec
-
     if len(block) > max_record_bytes():
         return None
     if block[:3] == UTF8_BOM:  # json's path drops it from a line that holds a value

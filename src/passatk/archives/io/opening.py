@@ -12,7 +12,7 @@ import re
 import sys
 import zlib
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_raw
@@ -62,9 +62,9 @@ def _zstandard(path: str):
 class _Zstd:
     """zstd frames, one decompressobj each; a file that ends inside a frame is an error."""
 
-    def __init__(self, read, path: str, zstandard) -> None:
+    def __init__(self, read, path: str) -> None:
         self._read, self._path = read, path
-        self._dctx = zstandard.ZstdDecompressor(max_window_size=1 << 27)  # zstd's default
+        self._dctx = _zstandard(path).ZstdDecompressor(max_window_size=1 << 27)  # its default
         self._obj, self._input, self._out = None, b"", memoryview(b"")
 
     def read(self, size: int) -> memoryview:
@@ -93,16 +93,15 @@ class open_binary(contextlib.ExitStack):
             raw = self.raw = self.enter_context(_Pipe.open(path) if is_stream(path)
                                                 else open_raw(path))
             magic = raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
-            fail = functools.partial(_undecodable, path)
             self.compression, self.stream = None, raw
+            f: Any  # the decompressor
             if magic[:2] == b"\x1f\x8b":
-                self.compression, self.stream = "gzip", io.BufferedReader(
-                    Guarded(gzip.GzipFile(fileobj=raw, mode="rb"), fail), 1 << 16)
+                self.compression, f, size = "gzip", gzip.GzipFile(fileobj=raw, mode="rb"), 1 << 16
             elif magic == b"\x28\xb5\x2f\xfd":
-                self.compression, self.stream = "zstd", io.BufferedReader(
-                    Guarded(_Zstd(raw.read, path, _zstandard(path)), fail), 1 << 20)
-            if self.stream is not raw:
-                self.enter_context(self.stream)
+                self.compression, f, size = "zstd", _Zstd(raw.read, path), 1 << 20
+            if self.compression is not None:
+                self.stream = self.enter_context(io.BufferedReader(
+                    Guarded(f, functools.partial(_undecodable, path)), size))
         except BaseException as e:
             self.close()
             if isinstance(e, OSError):

@@ -235,8 +235,10 @@ def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -
     fs, path = filesystem(url)
     glob = any(ch in path for ch in "*?[")
     info = None if glob else _call(url, lambda: fs.info(path))
-    file = info is not None and info.get("type") != "directory" and not url.endswith("/")
-    urls = {url: info} if file else _listing(fs, url, path, glob, walked)  # HTTP: maybe an index
+    if info is not None and info.get("type") != "directory" and not url.endswith("/"):
+        urls = {url: info}  # a file (or, on HTTP, an index page)
+    else:
+        urls = _listing(fs, url, path, glob, walked)
     _state()[2].update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
                        for u, e in urls.items())  # a small entry each: size and version
     return sorted(urls)
