@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, too_long
+import msgspec
 
-__all__ = ["BLOCK", "blocks", "decode", "decoder", "newlines"]
+from passatk.archives.io.opening import UTF8_BOM, max_record_bytes, too_long
 
 #: bytes read at once: 512 KiB, below where each new buffer costs page faults (2 MiB blocks
 #: took 0.98 s of CPU for 600 MB against 0.60 s, measured: docs/benchmarks.md)
@@ -18,9 +18,6 @@ BLOCK = 1 << 19
 
 @lru_cache(maxsize=64)
 def decoder(kind: Any):
-    """A cached ``msgspec.json.Decoder`` for ``kind``."""
-    import msgspec
-
     return msgspec.json.Decoder(kind)
 
 
@@ -31,15 +28,12 @@ def decode(dec, block: bytes) -> list | None:
     >>> decode(decoder(dict[str, int]), b'{"a": 1}\\n\\n{"b": 2, "b": 3}\\n')
     [{'a': 1}, {'b': 3}]
     """
-    import msgspec
-
     if len(block) > max_record_bytes():
         return None
     if block[:3] == UTF8_BOM:  # json's path drops it from a line that holds a value
-        end = block.find(b"\n")
-        if not block[3:end if end >= 0 else len(block)].strip():
-            return None
         block = block[3:]
+        if not block.partition(b"\n")[0].strip():
+            return None
     try:
         block.decode()  # msgspec leaves the values it skips unchecked; json checks them all
         return dec.decode_lines(block)
@@ -54,26 +48,13 @@ def newlines(buf: bytes) -> int:
     return int(np.count_nonzero(np.frombuffer(buf, dtype=np.uint8) == 10))
 
 
-def _fill(stream, buf: bytearray, held: int, size: int) -> int:
-    """Read up to ``size`` bytes of ``stream`` into ``buf`` after its first ``held``."""
-    if len(buf) < held + size:
-        buf.extend(bytes(held + size - len(buf)))
-    with memoryview(buf) as view:
-        if hasattr(stream, "readinto"):
-            return stream.readinto(view[held:held + size]) or 0
-        data = stream.read(size)
-        view[held:held + len(data)] = data
-        return len(data)
-
-
 def blocks(stream, file: str, report: Callable[[], None] | None = None,
            size: int | None = None) -> Iterator[tuple[int, bytearray]]:
     """(lines before it, block of whole lines) for ``stream``, the last line maybe unfinished;
     an unfinished line past the record cap is an ArchiveError. ``report`` after each block.
 
-    Every block is the same bytearray refilled, to be used before the next is asked for: a new
-    buffer for each block, and the slices that cut it at a line's end, took 2.5 times the CPU
-    (0.34 s against 0.14 s for 583 MB, measured: docs/benchmarks.md).
+    Every block is the same bytearray refilled, to be used before the next is asked for (a new
+    buffer and slices per block took 2.5 times the CPU for 583 MB: docs/benchmarks.md).
 
     >>> import io
     >>> data = io.BytesIO(b'{"a": 1}\\n{"a": 2}\\n\\n{"a"')
@@ -82,7 +63,13 @@ def blocks(stream, file: str, report: Callable[[], None] | None = None,
     """
     cap, size = max_record_bytes(), size or BLOCK
     buf, held, lineno = bytearray(), 0, 0  # held: the unfinished line at the start of buf
-    while got := _fill(stream, buf, held, max(size, held)):
+    while True:
+        if len(buf) < (want := held + max(size, held)):
+            buf.extend(bytes(want - len(buf)))
+        with memoryview(buf) as view:
+            got = stream.readinto(view[held:want]) or 0
+        if not got:
+            break
         end = held + got
         cut = buf.rfind(b"\n", 0, end) + 1
         if not cut:  # a line longer than a block: read on, twice as much each time

@@ -15,37 +15,28 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from passatk.archives.errors import ArchiveError
-from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_url, url_size
+from passatk.archives.io.remote import Guarded, _call, filesystem, is_url, open_raw
+from passatk.archives.io.remote import file_size as file_size
+from passatk.archives.io.remote import is_regular as is_regular
 from passatk.errors import Message, Option
 
-GZIP_MAGIC = b"\x1f\x8b"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 PARQUET_MAGIC = b"PAR1"
 ZIP_MAGIC = b"PK\x03\x04"
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"  # the path that names standard input
-DEFAULT_MAX_RECORD_BYTES = 64 << 20
 COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
 DATA_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".pq", ".ndjson", ".eval")
 #: compressed bytes fed to zstd per call: a block of 4 bytes can expand to 128 KiB, so one
 #: call's output stays under 64 MiB whatever the input (a bomb)
 ZSTD_FEED = 2048
-ZSTD_MAX_WINDOW = 1 << 27  # zstd's own default limit, 128 MiB
+#: a first line: a newline after the first byte that is not ASCII white space (one scan)
+_FIRST_LINE = re.compile(rb"\s*\S[^\n]*\n")
 
 
 def logical_name(path: str | os.PathLike) -> str:
     """File name without a compression suffix: ``a.jsonl.gz`` -> ``a.jsonl``."""
     name = Path(path).name
     return next((name[:-len(s)] for s in COMPRESSED_SUFFIXES if name.endswith(s)), name)
-
-
-def os_reason(e: OSError) -> str:
-    return e.strerror or str(e)
-
-
-def is_regular(p: str) -> bool:
-    """Whether ``p`` can be read again: a regular file or a URL (not a pipe, a device, ``-``)."""
-    return is_url(p) or (p != STDIN and os.path.isfile(p))
 
 
 def is_stream(p: str) -> bool:
@@ -71,9 +62,9 @@ def _zstandard(path: str):
 class _Zstd:
     """zstd frames, one decompressobj each; a file that ends inside a frame is an error."""
 
-    def __init__(self, read, path: str, zstandard) -> None:
+    def __init__(self, read, path: str) -> None:
         self._read, self._path = read, path
-        self._dctx = zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
+        self._dctx = _zstandard(path).ZstdDecompressor(max_window_size=1 << 27)  # its default
         self._obj, self._input, self._out = None, b"", memoryview(b"")
 
     def read(self, size: int) -> memoryview:
@@ -92,8 +83,9 @@ class _Zstd:
         return out
 
 
-class _Opened(contextlib.ExitStack):
-    """``stream``: the decompressed bytes; ``raw``: the file (progress); ``compression``."""
+class open_binary(contextlib.ExitStack):
+    """A file opened for reading, gzip and zstd decompressed (found by magic bytes): ``stream``,
+    the decompressed bytes; ``raw``, the file (progress); ``compression``."""
 
     def __init__(self, path: str) -> None:
         super().__init__()
@@ -101,20 +93,19 @@ class _Opened(contextlib.ExitStack):
             raw = self.raw = self.enter_context(_Pipe.open(path) if is_stream(path)
                                                 else open_raw(path))
             magic = raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
-            fail = functools.partial(_undecodable, path)
             self.compression, self.stream = None, raw
-            if magic[:2] == GZIP_MAGIC:
-                self.compression, self.stream = "gzip", io.BufferedReader(
-                    Guarded(gzip.GzipFile(fileobj=raw, mode="rb"), fail), 1 << 16)
-            elif magic == ZSTD_MAGIC:
-                self.compression, self.stream = "zstd", io.BufferedReader(
-                    Guarded(_Zstd(raw.read, path, _zstandard(path)), fail), 1 << 20)
-            if self.stream is not raw:
-                self.enter_context(self.stream)
+            f: Any  # the decompressor
+            if magic[:2] == b"\x1f\x8b":
+                self.compression, f, size = "gzip", gzip.GzipFile(fileobj=raw, mode="rb"), 1 << 16
+            elif magic == b"\x28\xb5\x2f\xfd":
+                self.compression, f, size = "zstd", _Zstd(raw.read, path), 1 << 20
+            if self.compression is not None:
+                self.stream = self.enter_context(io.BufferedReader(
+                    Guarded(f, functools.partial(_undecodable, path)), size))
         except BaseException as e:
             self.close()
             if isinstance(e, OSError):
-                raise ArchiveError(path, os_reason(e)) from None
+                raise ArchiveError(path, e.strerror or str(e)) from None
             raise
 
     def raw_position(self) -> int:
@@ -158,10 +149,10 @@ class _Replay:
         out = bytes(pipe.kept[self.pos:self.pos + size])
         if len(out) < size:
             data = pipe.source.read(size - len(out)) or b""
-            if data and not pipe.dropped and len(pipe.kept) + len(data) > pipe.limit:
-                pipe.dropped, pipe.kept = True, bytearray()
-            elif data and not pipe.dropped:
+            if not pipe.dropped:
                 pipe.kept += data
+                if len(pipe.kept) > pipe.limit:
+                    pipe.dropped, pipe.kept = True, bytearray()
             out += data
         self.pos += len(out)
         return out
@@ -177,40 +168,22 @@ def release_pipes() -> None:
     _Pipe._open.clear()
 
 
-def open_raw(path: str) -> Any:
-    if is_url(path):
-        return open_url(path)
-    fs, local = filesystem(path)
-    return fs.open(local, "rb")  # its OSError names no URL: the readers report it for the file
-
-
 def list_names(folder: str) -> list[str]:
     fs, path = filesystem(folder)
     return sorted(os.path.basename(p.rstrip("/")) for p in _call(folder, lambda: fs.ls(
         path, detail=False)))
 
 
-def file_size(path: str) -> int:
-    """Size in bytes of a file or an object; 0 for a pipe, a device or stdin (for progress)."""
-    return url_size(path) if is_regular(path) else 0
-
-
 def is_file(path: str) -> bool:
     fs, p = filesystem(path)
-    try:
+    with contextlib.suppress(Exception):  # the stores raise their own error types
         return bool(fs.isfile(p))
-    except Exception:  # the stores raise their own error types
-        return False
-
-
-open_binary = _Opened  # a file opened for reading, gzip and zstd decompressed (by magic bytes)
+    return False
 
 
 def max_record_bytes() -> int:
     """The record-length cap in bytes: 64 MiB, or ``PASSATK_MAX_RECORD_BYTES`` (``256M``)."""
-    text = os.environ.get("PASSATK_MAX_RECORD_BYTES", "").strip()
-    if not text:
-        return DEFAULT_MAX_RECORD_BYTES
+    text = os.environ.get("PASSATK_MAX_RECORD_BYTES", "").strip() or "64M"
     scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:].upper(), 1)
     digits = text[:-1] if scale > 1 else text
     if not (digits.isascii() and digits.isdigit()) or len(digits) > 15 or int(digits) == 0:
@@ -233,21 +206,14 @@ def read_head(path: str, size: int = 1 << 16) -> bytes:
         head = bytearray(f.stream.read(size))
         extend = head[:4] not in (PARQUET_MAGIC, ZIP_MAGIC) and not logical_name(
             path).endswith(".json")
-        if extend and len(head) >= size and not _has_first_line(head):
+        if extend and len(head) >= size and not _FIRST_LINE.match(head):
             while more := f.stream.read(1 << 20):
-                checked = len(head)
                 head += more
-                if head.find(b"\n", checked) >= 0 and _has_first_line(head):
+                if b"\n" in more and _FIRST_LINE.match(head):
                     break
                 if len(head) > cap:
                     raise too_long(path, 1, cap)
     return bytes(head).removeprefix(UTF8_BOM)  # the readers' JSON and CSV decoders skip it
-
-
-def _has_first_line(head: bytearray) -> bool:
-    """Whether a newline follows the first byte that is not ASCII white space."""
-    first = re.search(rb"\S", head)
-    return first is not None and head.find(b"\n", first.start()) >= 0
 
 
 def read_all(path: str, cap: int | None = None) -> bytes:

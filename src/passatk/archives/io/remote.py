@@ -17,13 +17,11 @@ from passatk._show import show
 from passatk.archives.errors import ArchiveError
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
-_OPTIONS: contextvars.ContextVar = contextvars.ContextVar("passatk_storage", default=None)
-#: {url: the object's ETag when its read was planned}, from the PIN_KEY of the storage options
-#: of the tasks that read its parts (stripped before fsspec sees them)
-_PINS: contextvars.ContextVar = contextvars.ContextVar("passatk_pins", default=None)
+#: (the storage options; {url: the object's ETag when its read was planned}, from the PIN_KEY
+#: of the options of the tasks that read its parts, stripped before fsspec sees them; the
+#: entries of the objects listed in one read, so that sizing them costs no request)
+_STATE: contextvars.ContextVar = contextvars.ContextVar("passatk_storage", default=None)
 PIN_KEY = "passatk:etags"
-#: the entries of the objects listed in one read, so that sizing them costs no request
-_LISTED: contextvars.ContextVar = contextvars.ContextVar("passatk_listed", default=None)
 #: protocol -> the extra that installs its fsspec implementation
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
           "abfss": "azure", "adl": "azure", "http": "remote", "https": "remote"}
@@ -34,6 +32,11 @@ VERSION_KEYS = ("VersionId", "version_id", "generation", "ETag", "etag", "e_tag"
 
 def is_url(path: object) -> bool:
     return isinstance(path, str) and _URL.match(path) is not None
+
+
+def is_regular(p: str) -> bool:
+    """Whether ``p`` can be read again: a regular file or a URL (not a pipe, a device, ``-``)."""
+    return is_url(p) or (p != "-" and os.path.isfile(p))
 
 
 def parse_storage_option(text: str) -> tuple[str, Any]:
@@ -62,28 +65,25 @@ def storage_options(options: Mapping[str, Any] | None) -> Iterator[None]:
     if options is not None and (not isinstance(options, Mapping)
                                 or not all(isinstance(k, str) for k in options)):
         raise TypeError(f"storage_options must be a mapping of str keys, got {show(options)}")
-    given = _OPTIONS.get() if options is None else {k: v for k, v in options.items()
+    given = _state()[0] if options is None else {k: v for k, v in options.items()
                                                      if k != PIN_KEY}
-    tokens = [(var, var.set(value)) for var, value in (
-        (_OPTIONS, given), (_PINS, dict((options or {}).get(PIN_KEY) or {})), (_LISTED, {}))]
+    token = _STATE.set((given, dict((options or {}).get(PIN_KEY) or {}), {}))
     try:
         yield
     finally:
-        for var, token in reversed(tokens):
-            var.reset(token)
+        _STATE.reset(token)
+
+
+def _state() -> tuple[dict | None, dict, dict]:
+    return _STATE.get() or (None, {}, {})  # outside a block, nothing is kept
 
 
 def known_sizes() -> dict[str, int]:
-    return {u: int(i["size"]) for u, i in (_LISTED.get() or {}).items() if i.get("size")
-            is not None}
+    return {u: int(i["size"]) for u, i in _state()[2].items() if i.get("size") is not None}
 
 
 def current_options() -> dict:
-    return dict(_OPTIONS.get() or {})
-
-
-def forget_listings() -> None:
-    (_LISTED.get() or {}).clear()
+    return dict(_state()[0] or {})
 
 
 def filesystem(path: str) -> tuple[Any, str]:
@@ -138,10 +138,10 @@ def _info(url: str) -> Mapping:
     return _call(url, lambda: fs.info(path))
 
 
-def url_size(url: str) -> int:
-    """Size in bytes of a file or of the object at ``url`` (from the listing when it was seen)."""
-    info = (_LISTED.get() or {}).get(url) or _info(url)
-    return int(info.get("size") or 0)
+def file_size(path: str) -> int:
+    """Size in bytes of a file or of the object at ``path`` (from the listing when it was seen);
+    0 for a pipe, a device or standard input (for progress)."""
+    return int((_state()[2].get(path) or _info(path)).get("size") or 0) if is_regular(path) else 0
 
 
 def url_identity(url: str) -> tuple:
@@ -158,7 +158,7 @@ def url_identity(url: str) -> tuple:
                 return ("stdin",)
             raise ArchiveError(url, getattr(e, "strerror", None) or str(e)) from None
         return (st.st_dev, st.st_ino)
-    info = (_LISTED.get() or {}).get(url) or _call(url, lambda: fs.info(path))
+    info = _state()[2].get(url) or _call(url, lambda: fs.info(path))
     return (protocol, path.rstrip("/"), _tag(info, VERSION_KEYS))
 
 
@@ -166,12 +166,15 @@ def etag(url: str) -> str | None:
     return _tag(_info(url), ETAG_KEYS)
 
 
-def open_url(url: str) -> io.BufferedReader:
-    """A seekable binary file for ``url``, read in large blocks. When the read was planned with
-    the object's ETag (its parts read by several tasks), an object changed since is an error."""
+def open_raw(url: str) -> Any:
+    """A local file (its OSError names no URL: the readers report it for the file); for a URL, a
+    seekable binary file read in large blocks. When the read was planned with the object's ETag
+    (its parts read by several tasks), an object changed since is an error."""
     fs, path = filesystem(url)
+    if not is_url(url):
+        return fs.open(path, "rb")
     f = _call(url, lambda: fs.open(path, "rb", block_size=BLOCK_SIZE))
-    pinned = (_PINS.get() or {}).get(url)
+    pinned = _state()[1].get(url)
     now = _tag(getattr(f, "details", None) or {}, ETAG_KEYS)
     if pinned is not None and now is not None and now != pinned:
         f.close()
@@ -226,22 +229,6 @@ class Guarded(io.RawIOBase):
             super().close()
 
 
-def _speller(fs: Any, url: str, path: str) -> Callable[[str], str]:
-    """Found paths as URLs spelled like ``url`` (the store may spell its root differently)."""
-    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
-    magic = [i for i in (url.find(ch) for ch in "*?[") if i >= 0]
-    if magic:  # a glob: keep the folder before the first wildcard
-        cut_url = url[: url.rfind("/", 0, min(magic))]
-        tail = url[len(cut_url):]
-        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
-
-    def spell(found: str) -> str:
-        if cut_path and found.startswith(cut_path + "/"):
-            return cut_url + found[len(cut_path):]
-        return fs.unstrip_protocol(found)
-    return spell
-
-
 def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -> list[str]:
     """A URL's files: a glob's matches; the files under a folder (prefix) that ``walked(url,
     exists)`` accepts (``exists(url)``: whether the listing holds it); or the file itself."""
@@ -252,19 +239,24 @@ def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -
         urls = {url: info}  # a file (or, on HTTP, an index page)
     else:
         urls = _listing(fs, url, path, glob, walked)
-    kept = _LISTED.get()
-    if kept is not None:  # a small entry each: the size and the version
-        kept.update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
-                    for u, e in urls.items())
-    if not urls:
-        raise ArchiveError(url, "no file matches this pattern" if glob
-                           else "directory holds no result files")
+    _state()[2].update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
+                       for u, e in urls.items())  # a small entry each: size and version
     return sorted(urls)
 
 
 def _listing(fs: Any, url: str, path: str, glob: bool, walked: Callable) -> dict[str, Mapping]:
-    """The files a glob matches, or those under a folder that a walk reads (no hidden part)."""
-    spell = _speller(fs, url, path)
+    """The files a glob matches, or those under a folder that a walk reads (no hidden part),
+    named by URLs spelled like ``url`` (the store may spell its root differently)."""
+    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
+    if glob:  # keep the folder before the first wildcard
+        cut_url = url[: url.rfind("/", 0, min(i for i in map(url.find, "*?[") if i >= 0))]
+        tail = url[len(cut_url):]
+        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
+
+    def spell(found: str) -> str:
+        if cut_path and found.startswith(cut_path + "/"):
+            return cut_url + found[len(cut_path):]
+        return fs.unstrip_protocol(found)
     if glob:
         found = _call(url, lambda: fs.glob(path, detail=True))
         return {spell(p): e for p, e in found.items() if e.get("type") == "file"}
