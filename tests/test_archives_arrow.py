@@ -156,6 +156,19 @@ def test_bad_csv_gives_the_same_error_or_skips(tmp_path, name, skip_bad):
     assert fast == slow
 
 
+@pytest.mark.parametrize("whole", [0, 7, 33, 1 << 25])
+def test_a_csv_parsed_whole_or_streamed_after_its_head_reads_as_the_stdlib(
+        tmp_path, monkeypatch, whole):
+    """Up to ``CSV_WHOLE`` bytes a CSV is parsed whole (Arrow's threaded reader: with 16-byte
+    blocks and no quoted newlines allowed it cut ``"line\nbreak"`` silently); past it the head
+    read already is streamed, then the rest. Any cut gives the stdlib's outcome."""
+    monkeypatch.setattr(_arrow, "CSV_WHOLE", whole)
+    monkeypatch.setattr(_arrow, "CSV_BLOCK", 16)
+    for i, text in enumerate([*VALID.values(), *BAD.values()]):
+        fast, slow, _ = both(write(tmp_path, f"s{i}.csv", text))
+        assert fast == slow, text
+
+
 @pytest.mark.parametrize("text", [
     "task_id,n,c\nT/1,3,1\nT/1,2,2\n",  # duplicate row
     "task_id,n,c\nT/1,3,4\n",  # c > n

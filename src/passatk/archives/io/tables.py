@@ -24,6 +24,7 @@ from passatk.archives.io.opening import logical_name, open_raw
 from passatk.archives.io.remote import is_url
 
 CSV_BLOCK = 1 << 20  # bytes of CSV per Arrow block (parsed ahead on other threads)
+CSV_WHOLE = 32 << 20  # bytes of CSV parsed at once, by every thread (docs/benchmarks.md)
 _STEP = 16 << 20  # bytes of batches checked and summed at a time
 PARQUET_BATCH = 1 << 18  # rows per Parquet batch
 _MERGE_ROWS = 1 << 20  # rows of partial sums kept before they are merged
@@ -59,24 +60,27 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], pf) -> bool:
     return True
 
 def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlines: bool):
-    """The batches of the columns read, as text (a flag column first as Arrow's bool)."""
+    """The batches of the columns read, as text (a flag column first as Arrow's bool). A file
+    of at most ``CSV_WHOLE`` bytes is parsed whole on all of Arrow's threads, quoted newlines
+    allowed: that reader cuts a quoted newline at a block's end silently, not with an error."""
     types = dict.fromkeys(plan.columns, pa.string())
     if not newlines and plan.passed is not None and plan.threshold is None:
         types[plan.passed] = pa.bool_()
     with ctx.open(file) as f:
-        stream = _Quotes(f.stream)
-        reader = pacsv.open_csv(
-            pa.PythonFile(stream, mode="r"),
+        stream = _Quotes(f.stream, f.stream.read(CSV_WHOLE + 1))
+        whole = len(stream.head) <= CSV_WHOLE
+        options = dict(
             read_options=pacsv.ReadOptions(column_names=header, skip_rows=1,
                                            block_size=CSV_BLOCK),
             parse_options=pacsv.ParseOptions(
                 delimiter="\t" if logical_name(file).endswith(".tsv") else ",",
-                newlines_in_values=newlines),
+                newlines_in_values=newlines or whole),
             convert_options=pacsv.ConvertOptions(
                 include_columns=plan.columns, column_types=types, null_values=[],  # no nulls
                 true_values=_TRUE, false_values=_FALSE),
             memory_pool=pa.system_memory_pool())  # freed pages go back (10M ids: 100 MB)
-        with reader:
+        with (pacsv.read_csv(pa.py_buffer(stream.head), **options).to_reader() if whole else
+              pacsv.open_csv(pa.PythonFile(stream, mode="r"), **options)) as reader:
             for batch in reader:
                 yield batch
                 if ctx.progress is not None:  # tell() waits for Arrow's read-ahead thread
@@ -85,17 +89,23 @@ def _csv_batches(file: str, ctx: Context, header: list[str], plan: _Plan, newlin
             raise Locate  # a quoted field left open: Arrow reads it to the end of the file
 
 class _Quotes:
-    """The stream Arrow reads, its quotes counted (a valid file has an even number)."""
+    """The stream Arrow reads, after its ``head`` read already, its quotes counted (a valid
+    file has an even number)."""
 
     closed = False
 
-    def __init__(self, stream) -> None:
-        self.stream, self.quotes = stream, 0
+    def __init__(self, stream, head: bytes) -> None:
+        self.stream, self.head, self.quotes = stream, head, head.count(b'"')
+        self.rest = memoryview(head)
 
     def read(self, size: int = -1) -> bytes:
-        data = self.stream.read(size)
-        self.quotes += data.count(b'"')
-        return data
+        out = bytes(self.rest[:size] if size >= 0 else self.rest)
+        self.rest = self.rest[len(out):]
+        if size < 0 or len(out) < size:  # no short read: Arrow takes it for a block's end
+            data = self.stream.read(size - len(out) if size >= 0 else -1)
+            self.quotes += data.count(b'"')
+            out += data
+        return out
 
 def _parquet_batches(file: str, pf, plan: _Plan):
     """Text columns as the dictionaries Parquet stores (3x faster than a string per row)."""
