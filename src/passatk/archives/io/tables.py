@@ -101,6 +101,8 @@ class _Quotes:
     def read(self, size: int = -1) -> bytes:
         out = bytes(self.rest[:size] if size >= 0 else self.rest)
         self.rest = self.rest[len(out):]
+        if not self.rest:  # the head is read: its 32 MiB go
+            self.head, self.rest = b"", memoryview(b"")
         if size < 0 or len(out) < size:  # no short read: Arrow takes it for a block's end
             data = self.stream.read(size - len(out) if size >= 0 else -1)
             self.quotes += data.count(b'"')
