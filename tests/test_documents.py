@@ -4,6 +4,7 @@ whole-document path's errors, located."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
@@ -173,6 +174,39 @@ def test_evalplus_document_is_streamed_with_the_same_counts(tmp_path):
     assert counts.groups == ((("model", "m"), ("metric_set", "base")),
                              (("model", "m"), ("metric_set", "plus")))
     assert counts.c[:40].tolist() == base
+
+
+@pytest.mark.parametrize("form", ["plain", "bom", "gzip", "zstd"])
+def test_a_local_document_is_mapped_only_when_plain_and_reads_the_same(tmp_path, monkeypatch,
+                                                                         form):
+    """A local uncompressed document without a BOM is decoded from its mapped pages; a
+    compressed one or one with a BOM is read through the decompressor; the counts agree."""
+    ev = {f"T/{t}": [{"task_id": f"T/{t}", "base_status": "pass" if (t * j) % 3 else "fail",
+                      "plus_status": "pass" if j % 2 else None} for j in range(4)]
+          for t in range(30)}
+    data = json.dumps({"date": "d", "eval": ev}).encode()
+    plain = tmp_path / "plain" / "eval_results.json"
+    plain.parent.mkdir()
+    plain.write_bytes(data)
+    path = tmp_path / ("eval_results.json" + {"gzip": ".gz", "zstd": ".zst"}.get(form, ""))
+    if form == "gzip":
+        data = gzip.compress(data)
+    elif form == "zstd":
+        data = pytest.importorskip("zstandard").ZstdCompressor().compress(data)
+    path.write_bytes(b"\xef\xbb\xbf" + data if form == "bom" else data)
+    mapped = []
+    monkeypatch.setattr(documents, "_mapped", lambda f, real=documents._mapped: mapped.append(
+        m := real(f)) or m)
+    assert read_counts(path).to_rows() == read_counts(plain, format="evalplus").to_rows()
+    assert [m is not None for m in mapped] == [form == "plain", True]
+    assert b'"base_status"' in mapped[-1] and b'"nowhere"' not in mapped[-1]  # whole needles
+
+
+def test_an_empty_local_document_is_not_mapped(tmp_path):
+    (path := tmp_path / "eval_results.json").write_bytes(b"")
+    assert documents._mapped(str(path)) is None
+    with pytest.raises(ArchiveError, match="empty file"):
+        read_counts(path)
 
 
 def test_a_top_level_over_the_cap_is_streamed(tmp_path, monkeypatch):
