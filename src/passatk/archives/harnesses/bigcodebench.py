@@ -45,6 +45,7 @@ def read(file: str, ctx: cx.Context, doc: dict) -> None:
     ev = doc.get("eval")
     if not isinstance(ev, dict) or not ev:
         raise ArchiveError(file, "no tasks under $.eval", path=("eval",))
+    # the plain document, sample by sample (a msgspec Struct copy of it measured no faster)
     count_tasks(file, ctx, group, file, _tasks(file, ctx, ev), Any, _check, _check)
     name = logical_name(file)  # stored numbers: <prefix>_pass_at_k.json
     side = cx.find_beside(os.path.dirname(file), name.removesuffix("_eval_results.json")

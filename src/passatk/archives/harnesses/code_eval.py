@@ -44,6 +44,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     group = document_group(file, ctx, {})
     if not doc:
         raise ArchiveError(file, "no tasks in the result dict", path=())
+    # the plain document, sample by sample (a msgspec Struct copy of it measured no faster)
     count_tasks(file, ctx, group, file, _tasks(file, ctx, doc), Any, _check, _check)
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
