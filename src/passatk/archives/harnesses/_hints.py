@@ -33,14 +33,6 @@ class FailureText:
         if self.same:
             self.same = failed_texts.count(self.text) == len(failed_texts)
 
-    def note(self, file: str) -> str | None:
-        """The note, when every failed sample carries one informative error string."""
-        if not self.same or self.failed < MIN_FAILED or self.text is None:
-            return None
-        return (f"{file}: every failed sample carries the error {self.text!r} ({self.failed} "
-                f"of {self.samples} samples, {self.failed / self.samples:.0%}); the harness may "
-                "have failed, not the model")
-
 
 def failures(ctx: Context, archive: str) -> FailureText:
     """The FailureText of ``archive`` (a file, or a MultiPL-E directory) in this read."""
@@ -48,5 +40,9 @@ def failures(ctx: Context, archive: str) -> FailureText:
 
 
 def add_notes(ctx: Context) -> None:
-    """Add the note of every archive whose failed samples all carry one error text."""
-    ctx.notes.extend(n for a, f in ctx.failures.items() if (n := f.note(a)) is not None)
+    """Add a note for every archive whose failed samples all carry one informative error text."""
+    for file, f in ctx.failures.items():
+        if f.same and f.failed >= MIN_FAILED:  # (same, once a sample failed: its text is a str)
+            ctx.notes.append(f"{file}: every failed sample carries the error {f.text!r} ("
+                             f"{f.failed} of {f.samples} samples, {f.failed / f.samples:.0%}); "
+                             "the harness may have failed, not the model")

@@ -2,14 +2,14 @@
 into a view of ``task_id``, ``passed`` (and ``result`` while every failure's text is the same)."""
 
 from collections import Counter
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import compress
 from operator import attrgetter
 from typing import Any
 
 import msgspec
 
-from passatk.archives.context import Context, group_from, require, task_id
+from passatk.archives.context import group_from, require, task_id
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import Flag, Lines, all_flags, pass_flag
 from passatk.archives.harnesses._writers import WriteOptions, dump_lines
@@ -24,9 +24,7 @@ def _decoder(texts: bool) -> msgspec.json.Decoder:
     return msgspec.json.Decoder(msgspec.defstruct("View", fields, gc=False))
 
 class _Reader(Lines):
-    def __init__(self, file: str, ctx: Context) -> None:
-        super().__init__(file, ctx)
-        self.failures = hints.failures(ctx, file)
+    failures = cached_property(lambda self: hints.failures(self.ctx, self.file))
 
     def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _decoder(self.failures.same)

@@ -7,7 +7,7 @@ from importlib import import_module
 
 from passatk._show import show
 from passatk.archives.harnesses import registry
-from passatk.archives.harnesses.registry import ALIASES, HARNESSES, SPECS, FormatSpec
+from passatk.archives.harnesses.registry import HARNESSES, SPECS, FormatSpec
 
 
 @functools.cache
@@ -42,7 +42,7 @@ def canonical_format(name: str) -> str:
         raise TypeError(f"format must be a str, got {type(name).__name__}")
     _load()
     key = name.strip().lower()
-    key = ALIASES.get(key, key)
+    key = next((s.name for s in SPECS.values() if key in s.aliases), key)
     if key not in SPECS:
         raise ValueError(f"format must be one of {sorted(SPECS)}, got {show(name)}")
     return key

@@ -5,8 +5,6 @@ import os
 import re
 from typing import Any
 
-import msgspec
-
 from passatk.archives.context import BadRecord, Context, document_group, require, task_id
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses._flags import count_tasks
@@ -14,11 +12,6 @@ from passatk.archives.harnesses._typed import fatal
 from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 
-
-class _Sample(msgspec.Struct, gc=False):
-    status: str
-    exit_code: int | None = None
-    stderr: Any = None
 
 def _check(task: str, r: object) -> tuple[bool, object]:
     if not isinstance(r, dict):
@@ -40,8 +33,7 @@ def read(file: str, ctx: Context, doc: dict) -> None:
     if not isinstance(results, list) or not results:
         raise ArchiveError(file, "no samples under $.results", path=("results",))
     count_tasks(file, ctx, group, os.path.dirname(file) or ".",  # the directory is the run
-                [(("results",), task, results)], _Sample,
-                lambda task, s: (s.status == "OK" and s.exit_code == 0, s.stderr), _check)
+                [(("results",), task, results)], Any, _check, _check)  # plain, as BigCodeBench
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     os.makedirs(path, exist_ok=True)

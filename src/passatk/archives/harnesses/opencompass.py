@@ -1,6 +1,6 @@
 """OpenCompass results JSON with per-sample ``details``; stored ``*pass@k`` numbers in percent."""
 
-import msgspec
+from typing import NotRequired, TypedDict
 
 from passatk.archives.context import BadRecord, Context, group_from, require, task_id
 from passatk.archives.errors import ArchiveError, kind
@@ -13,10 +13,10 @@ from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.documents import load
 
 
-class _Detail(msgspec.Struct):
+class _Detail(TypedDict):  # msgspec decodes it as a dict of these keys only
     task_id: str | int
     passed: Flag
-    result: object = None
+    result: NotRequired[object]
 
 
 #: the keys the formats probed before need (tau2-bench "info", multipl-e "name", ...)
@@ -33,7 +33,6 @@ def read(file: str, ctx: Context, doc: dict | Member) -> None:
         raise ArchiveError(file, "no samples under $.details", path=("details",))
     groups, failures = set(), hints.failures(ctx, file)
     for key, d in details.items() if isinstance(details, dict) else enumerate(details):
-        d = msgspec.structs.asdict(d) if isinstance(d, _Detail) else d
         try:
             if not isinstance(d, dict):
                 raise BadRecord(f"must be an object, got {kind(d)}")

@@ -21,15 +21,6 @@ class _View(msgspec.Struct, gc=False):
     idx: str | int
     score: list[Flag]
 
-def _flags(score: object) -> list:
-    if not isinstance(score, list) or not score:
-        raise BadRecord(f'field "score" must be a non-empty list of pass flags, got {show(score)}')
-    for i, x in enumerate(score):
-        if not is_flag(x):
-            raise BadRecord(f'field "score": each sample must be {RULE}, got {show(x)} '
-                            f"(sample {i})")
-    return score
-
 class _Reader(Lines):
     def view(self) -> msgspec.json.Decoder | None:
         return None if self.group is None else _DECODER
@@ -43,7 +34,14 @@ class _Reader(Lines):
 
     def count(self, rec: dict) -> None:
         task = task_id(require(rec, "idx"), "idx")
-        score = _flags(require(rec, "score"))
+        score = require(rec, "score")
+        if not isinstance(score, list) or not score:
+            raise BadRecord('field "score" must be a non-empty list of pass flags, got '
+                            f"{show(score)}")
+        for i, x in enumerate(score):
+            if not is_flag(x):
+                raise BadRecord(f'field "score": each sample must be {RULE}, got {show(x)} '
+                                f"(sample {i})")
         self.add(group_from(self.opts.by, self.pathvals, rec), task, len(score), score.count(True))
 
 _DECODER = msgspec.json.Decoder(_View)

@@ -76,20 +76,18 @@ class FormatSpec:
 
 
 SPECS: dict[str, FormatSpec] = {}  # in the order they came in
-ALIASES: dict[str, str] = {}
 
 
 def register(spec: FormatSpec) -> FormatSpec:
     """Add ``spec`` (a harness module does, on import); a name or alias taken is a ValueError."""
-    taken = [x for x in (spec.name, *spec.aliases) if x in SPECS or x in ALIASES]
+    known = {x for s in SPECS.values() for x in (s.name, *s.aliases)}
+    taken = [x for x in (spec.name, *spec.aliases) if x in known]
     if taken:
         raise ValueError(f"format {spec.name!r}: name or alias {taken[0]!r} is already registered")
     SPECS[spec.name] = spec
-    ALIASES.update(dict.fromkeys(spec.aliases, spec.name))
     return spec
 
 
 def unregister(name: str) -> None:
     """Remove a format (for tests that register a toy format)."""
-    for alias in SPECS.pop(name).aliases:
-        del ALIASES[alias]
+    del SPECS[name]
