@@ -3,6 +3,7 @@
 ``*_eval.json``, ``[metrics, results, metadata]``: a generation passes when all its per-test
 results are ``true`` (``np.all(gen > 0)``); stored ``pass@k`` and ``detail`` kept."""
 
+import contextlib
 import json
 import re
 from itertools import islice
@@ -13,9 +14,9 @@ from passatk.archives.context import BadRecord, Context, group_from, require, ta
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import is_flag
-from passatk.archives.harnesses._patterns import DATE
+from passatk.archives.harnesses._patterns import DATE, stored_numbers
 from passatk.archives.harnesses._typed import begin, fatal, store, whole
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
+from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.views import shape, view
 
@@ -25,11 +26,8 @@ _Metrics = dict[str, float | dict[str, dict[str, float]]]
 
 def _error(meta: object) -> object:
     """A failed sample's exception: ``error`` in its ``metadata`` entry (JSON text or object)."""
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except (ValueError, RecursionError):  # only a hint: unreadable metadata gives none
-            return None
+    with contextlib.suppress(ValueError, RecursionError):  # unreadable metadata: no hint
+        meta = json.loads(meta) if isinstance(meta, str) else meta
     return meta.get("error") if isinstance(meta, dict) else None
 
 
@@ -52,8 +50,7 @@ def _kept(p: dict, o) -> bool:
         if not isinstance(date, str) or not DATE.match(date):
             raise BadRecord(f"contest_date must be an ISO date, got {show(date)}",
                             ("contest_date",))
-        if (o.since is not None and date[:10] < o.since) or (o.until is not None
-                                                             and date[:10] > o.until):
+        if not (o.since or "") <= date[:10] <= (o.until or "~"):  # ("~" after every date)
             return False
     if o.difficulty is not None:
         d = p.get("difficulty")
@@ -78,10 +75,9 @@ def read(file: str, ctx: Context, doc: list) -> None:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
         ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
-        meta = p.get("metadata")
-        for j, g in enumerate(graded):
-            failures.add(g == 1, _error(meta[j] if isinstance(meta, list) and j < len(meta)
-                                        else None))
+        meta = p.get("metadata") if isinstance(p.get("metadata"), list) else []
+        failures.add_all(len(graded), [_error(meta[j] if j < len(meta) else None)
+                                       for j, g in enumerate(graded) if g != 1])
         value = p.get("pass@1")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             store(ctx, file, group, 1, value, (i, "pass@1"), task=task)
@@ -117,9 +113,8 @@ typed_view = whole(View, b'"detail"', lambda doc: isinstance(doc.metrics.get("de
 
 
 def eval_matches(doc: object, file: str = "") -> bool:
-    if not isinstance(doc, list) or not doc:
-        return False
-    first = list.__getitem__(doc, 0)  # a streamed list holds its first value only
+    # (a streamed list holds its first value only)
+    first = list.__getitem__(doc, 0) if isinstance(doc, list) and doc else None
     return isinstance(first, dict) and isinstance(first.get("detail"), dict)
 
 
@@ -154,18 +149,16 @@ def read_eval(file: str, ctx: Context, doc: list | View) -> None:
             gens = gens if typed else view(gens, list[list[bool | int]], (1, task))
             if not gens:
                 raise BadRecord("a problem has no generations", (1, task))
-            c = sum(_passed(g, (1, task, i)) for i, g in enumerate(gens))
+            ctx.add(group, task, len(gens), sum(_passed(g, (1, task, i))
+                                                for i, g in enumerate(gens)))
         except BadRecord as e:
             ctx.bad(file, e.what, path=e.path)
-            continue
-        ctx.add(group, task, len(gens), c)
     _stored(file, ctx, group, metrics)
 
 
 def _stored(file: str, ctx: Context, group: tuple, metrics: dict) -> None:
-    for key, value in metrics.items():
-        if (m := _METRIC.match(key)) is not None and isinstance(value, float):
-            store(ctx, file, group, int(m.group(1)), value, (0, key))
+    for key, k, value in stored_numbers(metrics, _METRIC):
+        store(ctx, file, group, k, value, (0, key))
     detail = metrics.get("detail")
     for key, per_task in detail.items() if isinstance(detail, dict) else ():
         for task, value in per_task.items() if (m := _METRIC.match(key)) is not None else ():
@@ -178,10 +171,7 @@ def write_eval(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[
     detail = {str(t): sum(p) / len(p) for t, p in zip(tasks, flags, strict=True)}
     metrics = {"pass@1": sum(detail.values()) / len(detail), "detail": {"pass@1": detail}}
     metadata = [[json.dumps({"execution time": 0.1}) for _ in p] for p in flags]
-    with atomic_stream(path) as f:
-        f.write(json.dumps([metrics if opts.stored else {"detail": {}}, results, metadata],
-                           indent=4).encode())
-    return [path]
+    return dump_json(path, [metrics if opts.stored else {"detail": {}}, results, metadata])
 
 
 EVAL_SPEC = register(FormatSpec(FormatInfo(

@@ -29,11 +29,10 @@ def read(file: str, ctx: Context, doc: list) -> None:
                 raise BadRecord(f"trial must be an object, got {kind(t)}")
             task = task_id(require(t, "task_id"))
             reward = finite_number(require(t, "reward"), "reward")
-            group = group_from(by, pathvals, t)
+            ctx.add(group_from(by, pathvals, t), task, 1,
+                    int(abs(reward - 1.0) <= SUCCESS_TOLERANCE))
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i,))
-            continue
-        ctx.add(group, task, 1, int(abs(reward - 1.0) <= SUCCESS_TOLERANCE))
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
@@ -106,13 +105,6 @@ def _trials(doc: dict | View) -> tuple[str, list, type]:
     return "simulations", sims, _Simulation
 
 
-def _extras(file: str, doc: dict | View) -> tuple:
-    with fatal(file):
-        info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
-    return (("model", info.agent_info and info.agent_info.llm),
-            ("domain", info.environment_info and info.environment_info.domain_name))
-
-
 def _success(sim: _Simulation | _IndexEntry) -> bool:
     reward, where = (sim.reward, ("reward",)) if isinstance(sim, _IndexEntry) else (
         sim.reward_info and sim.reward_info.reward, ("reward_info", "reward"))
@@ -126,7 +118,11 @@ def _success(sim: _Simulation | _IndexEntry) -> bool:
 
 def read_tau2(file: str, ctx: Context, doc: dict | View) -> None:
     by, pathvals = begin(ctx, file, "pass^k")
-    extras, (key, trials, typ) = _extras(file, doc), _trials(doc)
+    with fatal(file):
+        info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
+    extras = (("model", info.agent_info and info.agent_info.llm),
+              ("domain", info.environment_info and info.environment_info.domain_name))
+    key, trials, typ = _trials(doc)
     endings: Counter = Counter()
     left_out = 0
     for i, raw in enumerate(trials):
@@ -138,13 +134,11 @@ def read_tau2(file: str, ctx: Context, doc: dict | View) -> None:
             ok = _success(sim)
             group = group_from(by, pathvals, {"termination_reason": sim.termination_reason,
                                               "trial": sim.trial}, extras, "simulation")
-            task = task_id(sim.task_id)
+            ctx.add(group, task_id(sim.task_id), 1, int(ok))
+            if not ok:
+                endings[sim.termination_reason] += 1
         except BadRecord as e:
             ctx.bad(file, e.what, path=(key, i, *(e.path or ())))
-            continue
-        ctx.add(group, task, 1, int(ok))
-        if not ok:
-            endings[sim.termination_reason] += 1
     if left_out:
         ctx.notes.append(f"{file}: {left_out} simulation(s) ended infrastructure_error and are "
                          "left out of n, as tau2-bench leaves them out of its metrics")
