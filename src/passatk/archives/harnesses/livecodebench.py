@@ -118,15 +118,6 @@ def eval_matches(doc: object, file: str = "") -> bool:
     return isinstance(first, dict) and isinstance(first.get("detail"), dict)
 
 
-def _parts(file: str, doc: list) -> tuple:
-    parts = list(islice(iter(doc), 4))
-    if len(parts) != 3 or not isinstance(parts[0], dict) or not isinstance(parts[1], dict):
-        raise ArchiveError(file, "a LiveCodeBench eval file is a JSON list of 3 values "
-                           f"(metrics object, results object, metadata list); this is "
-                           f"{shape(parts if len(parts) < 4 else doc)}", path=())
-    return parts[0], parts[1]
-
-
 def _passed(generation: list, where: tuple) -> bool:
     if not generation:
         raise BadRecord("a generation has no test results", where)
@@ -140,11 +131,16 @@ def _passed(generation: list, where: tuple) -> bool:
 def read_eval(file: str, ctx: Context, doc: list | View) -> None:
     by, pathvals = begin(ctx, file)
     typed = isinstance(doc, View)
-    metrics, results = (doc.metrics, doc.results) if typed else _parts(file, doc)
+    parts = [doc.metrics, doc.results] if typed else list(islice(iter(doc), 4))
+    if not typed and (len(parts) != 3 or not isinstance(parts[0], dict)
+                      or not isinstance(parts[1], dict)):
+        raise ArchiveError(file, "a LiveCodeBench eval file is a JSON list of 3 values "
+                           f"(metrics object, results object, metadata list); this is "
+                           f"{shape(parts if len(parts) < 4 else doc)}", path=())
     with fatal(file):
-        metrics = metrics if typed else view(metrics, _Metrics, (0,))
+        metrics = parts[0] if typed else view(parts[0], _Metrics, (0,))
         group = group_from(by, pathvals, None, (), "document")
-    for task, gens in results.items():
+    for task, gens in parts[1].items():
         try:
             gens = gens if typed else view(gens, list[list[bool | int]], (1, task))
             if not gens:

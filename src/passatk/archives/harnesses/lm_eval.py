@@ -79,11 +79,11 @@ class _Reader(Lines):
         self.task, self.date = m.groups() if m else (logical_name(file).removesuffix(".jsonl"),
                                                      None)
         self.field = self.opts.passed
-        self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 
     def view(self) -> msgspec.json.Decoder | None:
-        typed = self.typed and self.field not in (None, "doc_id", "resps", "filter")
-        return _decoder(self.field) if typed else None  # (a view's names must differ)
+        typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"} and self.field not in (
+            None, "doc_id", "resps", "filter")  # (a view's names must differ)
+        return _decoder(self.field) if typed else None
 
     def views(self, views: list) -> bool:
         try:

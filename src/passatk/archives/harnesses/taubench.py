@@ -89,9 +89,6 @@ class View(msgspec.Struct):  # a whole ``Results`` document; the messages are sk
     simulations: list[_Simulation] | None = None
     simulation_index: list[_IndexEntry] | None = None
 
-    def get(self, key: str) -> object:
-        return getattr(self, key)
-
 
 typed_view = whole(View, b'"info"', lambda d: d.simulations is not None
                    or d.simulation_index is not None)
@@ -99,7 +96,8 @@ typed_view = whole(View, b'"info"', lambda d: d.simulations is not None
 
 def _trials(doc: dict | View) -> tuple[str, list, type]:
     """Where the trials are: ``simulations``, or the "dir" format's ``simulation_index``."""
-    sims, index = doc.get("simulations"), doc.get("simulation_index")
+    sims, index = (doc.simulations, doc.simulation_index) if isinstance(doc, View) else (
+        doc.get("simulations"), doc.get("simulation_index"))
     if isinstance(index, list) and not (isinstance(sims, list) and sims):
         return "simulation_index", index, _IndexEntry
     return "simulations", sims, _Simulation
