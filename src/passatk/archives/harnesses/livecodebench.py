@@ -1,7 +1,5 @@
-"""LiveCodeBench: ``*_eval_all.json``, a list of problems with ``graded_list`` (filters ``since``,
-``until`` (contest date) and ``difficulty``; each problem's stored ``pass@1`` kept per task); and
-``*_eval.json``, ``[metrics, results, metadata]``: a generation passes when all its per-test
-results are ``true`` (``np.all(gen > 0)``); stored ``pass@k`` and ``detail`` kept."""
+"""LiveCodeBench ``*_eval_all.json`` (problems with ``graded_list``, stored ``pass@1`` per task)
+and ``*_eval.json`` (``[metrics, results, metadata]``; the rules: each SPEC, docs/formats.md)."""
 
 import contextlib
 import json
@@ -125,7 +123,7 @@ def _passed(generation: list, where: tuple) -> bool:
         if not isinstance(r, bool) and r >= 0:
             raise BadRecord(f"a test result must be true, false or a negative error code, "
                             f"got {r}", (*where, j))
-    return all(r is True for r in generation)
+    return all(r is True for r in generation)  # LiveCodeBench's np.all(gen > 0)
 
 
 def read_eval(file: str, ctx: Context, doc: list | View) -> None:

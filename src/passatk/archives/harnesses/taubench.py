@@ -1,6 +1,5 @@
-"""tau-bench trial lists and tau2-bench ``Results`` JSON (``tau2 run``), both pass^k over trials.
-tau-bench: a trial succeeds when ``|reward - 1| <= 1e-6``; n per task. tau2-bench: counted as
-its ``agent_metrics.py`` counts; groups ``model`` and ``domain`` (docs/formats.md)."""
+"""tau-bench trial lists and tau2-bench ``Results`` JSON (``tau2 run``), both pass^k over trials,
+tau2 counted as its ``agent_metrics.py`` counts (the rules: each SPEC, docs/formats.md)."""
 
 import math
 from collections import Counter
