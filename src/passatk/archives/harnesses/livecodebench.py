@@ -50,12 +50,10 @@ def _kept(p: dict, o) -> bool:
                             ("contest_date",))
         if not (o.since or "") <= date[:10] <= (o.until or "~"):  # ("~" after every date)
             return False
-    if o.difficulty is not None:
-        d = p.get("difficulty")
-        if not isinstance(d, str):
-            raise BadRecord(f"difficulty must be a string, got {show(d)}", ("difficulty",))
-        return d.lower() in o.difficulty
-    return True
+    d = p.get("difficulty")
+    if o.difficulty is not None and not isinstance(d, str):
+        raise BadRecord(f"difficulty must be a string, got {show(d)}", ("difficulty",))
+    return o.difficulty is None or d.lower() in o.difficulty
 
 
 def read(file: str, ctx: Context, doc: list) -> None:
