@@ -19,7 +19,7 @@ import msgspec
 from passatk.archives.context import BadRecord, Context, group_from, task_id
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._typed import begin, fatal, whole
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream
+from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import ZIP_MAGIC, max_record_bytes, open_binary
 from passatk.archives.io.views import decoded, view
@@ -255,15 +255,9 @@ def _log(tasks: list, flags: list) -> tuple[dict, list]:
     return header, samples
 
 
-def _put(path: str, data: bytes) -> list[str]:
-    with atomic_stream(path) as f:
-        f.write(data)
-    return [path]
-
-
 def write_json(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     header, samples = _log(tasks, flags)
-    return _put(path, json.dumps({**header, "samples": samples}, indent=2).encode())
+    return dump_json(path, {**header, "samples": samples})
 
 
 def write_zip(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
@@ -275,7 +269,9 @@ def write_zip(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[s
         for s in samples:
             z.writestr(f"samples/{s['id']}_epoch_{s['epoch']}.json", json.dumps(s))
         z.writestr("header.json", json.dumps(header))
-    return _put(path, buf.getvalue())
+    with atomic_stream(path) as f:
+        f.write(buf.getvalue())
+    return [path]
 
 
 _PASSES = ('a score passes when its value is "C" or true ("I", "N" fail); "P" and other '

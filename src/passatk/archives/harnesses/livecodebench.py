@@ -1,8 +1,7 @@
-"""LiveCodeBench: ``*_eval_all.json``, a list of problems with ``graded_list`` (filters ``since``,
-``until`` (contest date) and ``difficulty``; each problem's stored ``pass@1`` kept per task); and
-``*_eval.json``, ``[metrics, results, metadata]``: a generation passes when all its per-test
-results are ``true`` (``np.all(gen > 0)``); stored ``pass@k`` and ``detail`` kept."""
+"""LiveCodeBench ``*_eval_all.json`` (problems with ``graded_list``, stored ``pass@1`` per task)
+and ``*_eval.json`` (``[metrics, results, metadata]``; the rules: each SPEC, docs/formats.md)."""
 
+import contextlib
 import json
 import re
 from itertools import islice
@@ -13,9 +12,9 @@ from passatk.archives.context import BadRecord, Context, group_from, require, ta
 from passatk.archives.errors import ArchiveError, kind, show
 from passatk.archives.harnesses import _hints as hints
 from passatk.archives.harnesses._flags import is_flag
-from passatk.archives.harnesses._patterns import DATE
+from passatk.archives.harnesses._patterns import DATE, stored_numbers
 from passatk.archives.harnesses._typed import begin, fatal, store, whole
-from passatk.archives.harnesses._writers import WriteOptions, atomic_stream, dump_json
+from passatk.archives.harnesses._writers import WriteOptions, dump_json
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.views import shape, view
 
@@ -25,11 +24,8 @@ _Metrics = dict[str, float | dict[str, dict[str, float]]]
 
 def _error(meta: object) -> object:
     """A failed sample's exception: ``error`` in its ``metadata`` entry (JSON text or object)."""
-    if isinstance(meta, str):
-        try:
-            meta = json.loads(meta)
-        except (ValueError, RecursionError):  # only a hint: unreadable metadata gives none
-            return None
+    with contextlib.suppress(ValueError, RecursionError):  # unreadable metadata: no hint
+        meta = json.loads(meta) if isinstance(meta, str) else meta
     return meta.get("error") if isinstance(meta, dict) else None
 
 
@@ -52,15 +48,12 @@ def _kept(p: dict, o) -> bool:
         if not isinstance(date, str) or not DATE.match(date):
             raise BadRecord(f"contest_date must be an ISO date, got {show(date)}",
                             ("contest_date",))
-        if (o.since is not None and date[:10] < o.since) or (o.until is not None
-                                                             and date[:10] > o.until):
+        if not (o.since or "") <= date[:10] <= (o.until or "~"):  # ("~" after every date)
             return False
-    if o.difficulty is not None:
-        d = p.get("difficulty")
-        if not isinstance(d, str):
-            raise BadRecord(f"difficulty must be a string, got {show(d)}", ("difficulty",))
-        return d.lower() in o.difficulty
-    return True
+    d = p.get("difficulty")
+    if o.difficulty is not None and not isinstance(d, str):
+        raise BadRecord(f"difficulty must be a string, got {show(d)}", ("difficulty",))
+    return o.difficulty is None or d.lower() in o.difficulty
 
 
 def read(file: str, ctx: Context, doc: list) -> None:
@@ -78,10 +71,9 @@ def read(file: str, ctx: Context, doc: list) -> None:
             ctx.bad(file, e.what, path=(i, *(e.path or ())))
             continue
         ctx.add(group, task, len(graded), sum(g == 1 for g in graded))
-        meta = p.get("metadata")
-        for j, g in enumerate(graded):
-            failures.add(g == 1, _error(meta[j] if isinstance(meta, list) and j < len(meta)
-                                        else None))
+        meta = p.get("metadata") if isinstance(p.get("metadata"), list) else []
+        failures.add_all(len(graded), [_error(meta[j] if j < len(meta) else None)
+                                       for j, g in enumerate(graded) if g != 1])
         value = p.get("pass@1")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             store(ctx, file, group, 1, value, (i, "pass@1"), task=task)
@@ -117,19 +109,9 @@ typed_view = whole(View, b'"detail"', lambda doc: isinstance(doc.metrics.get("de
 
 
 def eval_matches(doc: object, file: str = "") -> bool:
-    if not isinstance(doc, list) or not doc:
-        return False
-    first = list.__getitem__(doc, 0)  # a streamed list holds its first value only
+    # (a streamed list holds its first value only)
+    first = list.__getitem__(doc, 0) if isinstance(doc, list) and doc else None
     return isinstance(first, dict) and isinstance(first.get("detail"), dict)
-
-
-def _parts(file: str, doc: list) -> tuple:
-    parts = list(islice(iter(doc), 4))
-    if len(parts) != 3 or not isinstance(parts[0], dict) or not isinstance(parts[1], dict):
-        raise ArchiveError(file, "a LiveCodeBench eval file is a JSON list of 3 values "
-                           f"(metrics object, results object, metadata list); this is "
-                           f"{shape(parts if len(parts) < 4 else doc)}", path=())
-    return parts[0], parts[1]
 
 
 def _passed(generation: list, where: tuple) -> bool:
@@ -139,33 +121,36 @@ def _passed(generation: list, where: tuple) -> bool:
         if not isinstance(r, bool) and r >= 0:
             raise BadRecord(f"a test result must be true, false or a negative error code, "
                             f"got {r}", (*where, j))
-    return all(r is True for r in generation)
+    return all(r is True for r in generation)  # LiveCodeBench's np.all(gen > 0)
 
 
 def read_eval(file: str, ctx: Context, doc: list | View) -> None:
     by, pathvals = begin(ctx, file)
     typed = isinstance(doc, View)
-    metrics, results = (doc.metrics, doc.results) if typed else _parts(file, doc)
+    parts = [doc.metrics, doc.results] if typed else list(islice(iter(doc), 4))
+    if not typed and (len(parts) != 3 or not isinstance(parts[0], dict)
+                      or not isinstance(parts[1], dict)):
+        raise ArchiveError(file, "a LiveCodeBench eval file is a JSON list of 3 values "
+                           f"(metrics object, results object, metadata list); this is "
+                           f"{shape(parts if len(parts) < 4 else doc)}", path=())
     with fatal(file):
-        metrics = metrics if typed else view(metrics, _Metrics, (0,))
+        metrics = parts[0] if typed else view(parts[0], _Metrics, (0,))
         group = group_from(by, pathvals, None, (), "document")
-    for task, gens in results.items():
+    for task, gens in parts[1].items():
         try:
             gens = gens if typed else view(gens, list[list[bool | int]], (1, task))
             if not gens:
                 raise BadRecord("a problem has no generations", (1, task))
-            c = sum(_passed(g, (1, task, i)) for i, g in enumerate(gens))
+            ctx.add(group, task, len(gens), sum(_passed(g, (1, task, i))
+                                                for i, g in enumerate(gens)))
         except BadRecord as e:
             ctx.bad(file, e.what, path=e.path)
-            continue
-        ctx.add(group, task, len(gens), c)
     _stored(file, ctx, group, metrics)
 
 
 def _stored(file: str, ctx: Context, group: tuple, metrics: dict) -> None:
-    for key, value in metrics.items():
-        if (m := _METRIC.match(key)) is not None and isinstance(value, float):
-            store(ctx, file, group, int(m.group(1)), value, (0, key))
+    for key, k, value in stored_numbers(metrics, _METRIC):
+        store(ctx, file, group, k, value, (0, key))
     detail = metrics.get("detail")
     for key, per_task in detail.items() if isinstance(detail, dict) else ():
         for task, value in per_task.items() if (m := _METRIC.match(key)) is not None else ():
@@ -178,10 +163,7 @@ def write_eval(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[
     detail = {str(t): sum(p) / len(p) for t, p in zip(tasks, flags, strict=True)}
     metrics = {"pass@1": sum(detail.values()) / len(detail), "detail": {"pass@1": detail}}
     metadata = [[json.dumps({"execution time": 0.1}) for _ in p] for p in flags]
-    with atomic_stream(path) as f:
-        f.write(json.dumps([metrics if opts.stored else {"detail": {}}, results, metadata],
-                           indent=4).encode())
-    return [path]
+    return dump_json(path, [metrics if opts.stored else {"detail": {}}, results, metadata])
 
 
 EVAL_SPEC = register(FormatSpec(FormatInfo(

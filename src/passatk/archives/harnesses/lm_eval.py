@@ -12,8 +12,7 @@ from passatk.archives.context import BadRecord
 from passatk.archives.errors import show
 from passatk.archives.harnesses._flags import Flag, Lines, pass_flag
 from passatk.archives.harnesses._typed import store
-from passatk.archives.harnesses._writers import WriteOptions, dump_json, dump_lines
-from passatk.archives.harnesses._writers import mean_pass_at_k as mean
+from passatk.archives.harnesses._writers import WriteOptions, dump_json, dump_lines, mean_pass_at_k
 from passatk.archives.harnesses.registry import FormatInfo, FormatSpec, register
 from passatk.archives.io.opening import logical_name
 from passatk.errors import Message, Option
@@ -79,11 +78,11 @@ class _Reader(Lines):
         self.task, self.date = m.groups() if m else (logical_name(file).removesuffix(".jsonl"),
                                                      None)
         self.field = self.opts.passed
-        self.typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"}
 
     def view(self) -> msgspec.json.Decoder | None:
-        typed = self.typed and self.field not in (None, "doc_id", "resps", "filter")
-        return _decoder(self.field) if typed else None  # (a view's names must differ)
+        typed = set(self.opts.record_by) <= {"lm_eval_task", "filter"} and self.field not in (
+            None, "doc_id", "resps", "filter")  # (a view's names must differ)
+        return _decoder(self.field) if typed else None
 
     def views(self, views: list) -> bool:
         try:
@@ -126,8 +125,8 @@ class _Reader(Lines):
         for key, value in entry.items() if isinstance(entry, dict) else ():
             m = PASS_AT_FILTER.match(key)
             if m and filters.count(m.group(2)) == 1 and type(value) in (int, float):
-                group = next(g for g in self.groups if dict(g).get("filter") == m.group(2))
-                store(self.ctx, path, group, int(m.group(1)), value, ("results", self.task, key))
+                store(self.ctx, path, [*self.groups][filters.index(m.group(2))],
+                      int(m.group(1)), value, ("results", self.task, key))
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     written = dump_lines(path, ({
@@ -140,8 +139,8 @@ def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
     if not (opts.stored and m):
         return written
     return written + dump_json(os.path.join(os.path.dirname(path), f"results_{m.group(2)}.json"), {
-        "results": {m.group(1): {"alias": m.group(1), "pass@1,create_test": mean(flags, 1),
-                                 "pass@1_stderr,create_test": 0.0}}, "configs": {}, "versions": {}})
+        "results": {m.group(1): {"alias": m.group(1), "pass@1,create_test": mean_pass_at_k(
+            flags, 1), "pass@1_stderr,create_test": 0.0}}, "configs": {}, "versions": {}})
 
 def summary(file: str, doc: object) -> str | None:
     if isinstance(doc, dict) and isinstance(doc.get("results"), dict) and (

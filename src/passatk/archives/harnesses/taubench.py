@@ -1,6 +1,5 @@
-"""tau-bench trial lists and tau2-bench ``Results`` JSON (``tau2 run``), both pass^k over trials.
-tau-bench: a trial succeeds when ``|reward - 1| <= 1e-6``; n per task. tau2-bench: counted as
-its ``agent_metrics.py`` counts; groups ``model`` and ``domain`` (docs/formats.md)."""
+"""tau-bench trial lists and tau2-bench ``Results`` JSON (``tau2 run``), both pass^k over trials,
+tau2 counted as its ``agent_metrics.py`` counts (the rules: each SPEC, docs/formats.md)."""
 
 import math
 from collections import Counter
@@ -29,11 +28,10 @@ def read(file: str, ctx: Context, doc: list) -> None:
                 raise BadRecord(f"trial must be an object, got {kind(t)}")
             task = task_id(require(t, "task_id"))
             reward = finite_number(require(t, "reward"), "reward")
-            group = group_from(by, pathvals, t)
+            ctx.add(group_from(by, pathvals, t), task, 1,
+                    int(abs(reward - 1.0) <= SUCCESS_TOLERANCE))
         except BadRecord as e:
             ctx.bad(file, e.what, path=(i,))
-            continue
-        ctx.add(group, task, 1, int(abs(reward - 1.0) <= SUCCESS_TOLERANCE))
 
 
 def write(path: str, tasks: list, flags: list, opts: WriteOptions) -> list[str]:
@@ -90,9 +88,6 @@ class View(msgspec.Struct):  # a whole ``Results`` document; the messages are sk
     simulations: list[_Simulation] | None = None
     simulation_index: list[_IndexEntry] | None = None
 
-    def get(self, key: str) -> object:
-        return getattr(self, key)
-
 
 typed_view = whole(View, b'"info"', lambda d: d.simulations is not None
                    or d.simulation_index is not None)
@@ -100,17 +95,11 @@ typed_view = whole(View, b'"info"', lambda d: d.simulations is not None
 
 def _trials(doc: dict | View) -> tuple[str, list, type]:
     """Where the trials are: ``simulations``, or the "dir" format's ``simulation_index``."""
-    sims, index = doc.get("simulations"), doc.get("simulation_index")
+    sims, index = (doc.simulations, doc.simulation_index) if isinstance(doc, View) else (
+        doc.get("simulations"), doc.get("simulation_index"))
     if isinstance(index, list) and not (isinstance(sims, list) and sims):
         return "simulation_index", index, _IndexEntry
     return "simulations", sims, _Simulation
-
-
-def _extras(file: str, doc: dict | View) -> tuple:
-    with fatal(file):
-        info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
-    return (("model", info.agent_info and info.agent_info.llm),
-            ("domain", info.environment_info and info.environment_info.domain_name))
 
 
 def _success(sim: _Simulation | _IndexEntry) -> bool:
@@ -126,7 +115,11 @@ def _success(sim: _Simulation | _IndexEntry) -> bool:
 
 def read_tau2(file: str, ctx: Context, doc: dict | View) -> None:
     by, pathvals = begin(ctx, file, "pass^k")
-    extras, (key, trials, typ) = _extras(file, doc), _trials(doc)
+    with fatal(file):
+        info = doc.info if isinstance(doc, View) else view(doc["info"], _Info, ("info",))
+    extras = (("model", info.agent_info and info.agent_info.llm),
+              ("domain", info.environment_info and info.environment_info.domain_name))
+    key, trials, typ = _trials(doc)
     endings: Counter = Counter()
     left_out = 0
     for i, raw in enumerate(trials):
@@ -138,13 +131,11 @@ def read_tau2(file: str, ctx: Context, doc: dict | View) -> None:
             ok = _success(sim)
             group = group_from(by, pathvals, {"termination_reason": sim.termination_reason,
                                               "trial": sim.trial}, extras, "simulation")
-            task = task_id(sim.task_id)
+            ctx.add(group, task_id(sim.task_id), 1, int(ok))
+            if not ok:
+                endings[sim.termination_reason] += 1
         except BadRecord as e:
             ctx.bad(file, e.what, path=(key, i, *(e.path or ())))
-            continue
-        ctx.add(group, task, 1, int(ok))
-        if not ok:
-            endings[sim.termination_reason] += 1
     if left_out:
         ctx.notes.append(f"{file}: {left_out} simulation(s) ended infrastructure_error and are "
                          "left out of n, as tau2-bench leaves them out of its metrics")
