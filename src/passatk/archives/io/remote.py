@@ -17,9 +17,8 @@ from passatk._show import show
 from passatk.archives.errors import ArchiveError
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
-#: (the storage options; {url: the object's ETag when its read was planned}, from the PIN_KEY
-#: of the options of the tasks that read its parts, stripped before fsspec sees them; the
-#: entries of the objects listed in one read, so that sizing them costs no request)
+#: (the storage options; {url: its ETag when its read was planned}, from PIN_KEY, stripped
+#: before fsspec sees them; the entries listed in one read: sizing them costs no request)
 _STATE: contextvars.ContextVar = contextvars.ContextVar("passatk_storage", default=None)
 PIN_KEY = "passatk:etags"
 #: protocol -> the extra that installs its fsspec implementation
@@ -133,15 +132,15 @@ def _tag(info: Mapping, keys: tuple[str, ...]) -> str | None:
     return next((str(info[k]) for k in keys if info.get(k)), None)
 
 
-def _info(url: str) -> Mapping:
+def _info(url: str, listed: bool = True) -> Mapping:
+    """The store's entry for ``url``: from the listing of this read when ``listed`` saw it."""
     fs, path = filesystem(url)
-    return _call(url, lambda: fs.info(path))
+    return (listed and _state()[2].get(url)) or _call(url, lambda: fs.info(path))
 
 
 def file_size(path: str) -> int:
-    """Size in bytes of a file or of the object at ``path`` (from the listing when it was seen);
-    0 for a pipe, a device or standard input (for progress)."""
-    return int((_state()[2].get(path) or _info(path)).get("size") or 0) if is_regular(path) else 0
+    """Size in bytes of a file or an object; 0 for a pipe, a device or ``-`` (for progress)."""
+    return int(_info(path).get("size") or 0) if is_regular(path) else 0
 
 
 def url_identity(url: str) -> tuple:
@@ -158,12 +157,11 @@ def url_identity(url: str) -> tuple:
                 return ("stdin",)
             raise ArchiveError(url, getattr(e, "strerror", None) or str(e)) from None
         return (st.st_dev, st.st_ino)
-    info = _state()[2].get(url) or _call(url, lambda: fs.info(path))
-    return (protocol, path.rstrip("/"), _tag(info, VERSION_KEYS))
+    return (protocol, path.rstrip("/"), _tag(_info(url), VERSION_KEYS))
 
 
 def etag(url: str) -> str | None:
-    return _tag(_info(url), ETAG_KEYS)
+    return _tag(_info(url, listed=False), ETAG_KEYS)
 
 
 def open_raw(url: str) -> Any:
