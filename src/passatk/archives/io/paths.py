@@ -8,13 +8,14 @@ import fnmatch
 import glob
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from passatk._show import show
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io import opening
-from passatk.archives.io.remote import _state, expand_url, is_url, url_identity
+from passatk.archives.io.remote import VERSION_KEYS, _call, _state, filesystem, is_url, url_identity
 
 
 def stem(path: str | os.PathLike) -> str:
@@ -97,9 +98,9 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 
 def _expand_one(p: str) -> list[str]:
-    magic = any(ch in p for ch in "*?[")
+    magic = glob.has_magic(p)
     if is_url(p):
-        found = expand_url(p, _walked)
+        found = _expand_url(p)
     elif p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
     elif os.path.isdir(p):
@@ -113,6 +114,39 @@ def _expand_one(p: str) -> list[str]:
         raise ArchiveError(p, "no file matches this pattern" if magic
                            else "directory holds no result files")
     return found
+
+
+def _expand_url(url: str) -> list[str]:
+    """A URL's files: a glob's matches, the files a walk of a folder (prefix) reads (no hidden
+    part below it), or the file itself."""
+    fs, path = filesystem(url)
+    magic = glob.has_magic(path)
+    info = None if magic else _call(url, lambda: fs.info(path))
+    if info is not None and info.get("type") != "directory" and not url.endswith("/"):
+        urls = {url: info}  # a file (or, on HTTP, an index page)
+    elif magic:
+        urls = {u: e for u, e in _listing(fs, url, path, True).items() if e.get("type") == "file"}
+    else:
+        found, root = _listing(fs, url, path, False), len(url.rstrip("/")) + 1
+        urls = {u: e for u, e in found.items() if _walked(u, found.__contains__)
+                and not any(part.startswith(".") for part in u[root:].split("/"))}
+    _state()[2].update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
+                       for u, e in urls.items())  # a small entry each: size and version
+    return sorted(urls)
+
+
+def _listing(fs: Any, url: str, path: str, magic: bool) -> dict[str, Mapping]:
+    """The entries a glob matches or those below a folder, named by URLs spelled like ``url``
+    (the store may spell its root differently)."""
+    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
+    if magic:  # keep the folder before the first wildcard
+        cut_url = url[: url.rfind("/", 0, min(i for i in map(url.find, "*?[") if i >= 0))]
+        tail = url[len(cut_url):]
+        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
+    listed = _call(url, lambda: fs.glob(path, detail=True) if magic
+                   else fs.find(path, withdirs=False, detail=True))
+    return {cut_url + p[len(cut_path):] if cut_path and p.startswith(cut_path + "/")
+            else fs.unstrip_protocol(p): e for p, e in listed.items()}
 
 
 def _entries(folder: str) -> list[os.DirEntry]:
