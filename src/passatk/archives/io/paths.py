@@ -168,23 +168,23 @@ def _walk(top: str, files: bool) -> Iterator[str]:
     """The files (or symlinks to files) below ``top``, or ``top`` and its directories, hidden
     names left out. No symlink to a directory is followed and each (st_dev, st_ino) is visited
     once, whatever the links or bind mounts: the walk is linear in the tree."""
-    try:
-        st = os.stat(top)
-    except OSError as e:
-        raise ArchiveError(top, e.strerror or str(e)) from None
-    visited, stack = {(st.st_dev, st.st_ino)}, [top]
+    visited, stack = set(), [top]
     while stack:
         folder = stack.pop()
+        try:
+            st = os.stat(folder)  # a folder below top is no symlink
+        except OSError as e:
+            raise ArchiveError(folder, e.strerror or str(e)) from None
+        if (key := (st.st_dev, st.st_ino)) in visited:
+            continue
+        visited.add(key)
         if not files:
             yield folder
         for entry in _entries(folder):  # the order does not matter: the callers sort
             if entry.name.startswith("."):
                 continue
             if _is(lambda: entry.is_dir(follow_symlinks=False)):  # noqa: B023
-                st = entry.stat(follow_symlinks=False)
-                if (key := (st.st_dev, st.st_ino)) not in visited:
-                    visited.add(key)
-                    stack.append(entry.path)
+                stack.append(entry.path)
             elif files and _is(entry.is_file):
                 yield entry.path
 
@@ -254,6 +254,5 @@ def is_path_spec(spec: str) -> bool:
 def named_files(paths: object) -> frozenset[str]:
     """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # type: ignore
-    return frozenset(os.path.normpath(p) for p in map(os.fspath, items) if (
-        (is_url(p) and not any(ch in p for ch in "*?[") and opening.is_file(p))
-        or (not is_url(p) and (os.path.isfile(p) or opening.is_stream(p)))))
+    return frozenset(os.path.normpath(p) for p in map(os.fspath, items) if opening.is_stream(p)
+                     or (not (is_url(p) and glob.has_magic(p)) and opening.is_file(p)))
