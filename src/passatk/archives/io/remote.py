@@ -117,8 +117,6 @@ def _call(url: str, what: Callable[[], Any]) -> Any:
     """Run one store operation; its failures become a one-line ArchiveError naming ``url``."""
     try:
         return what()
-    except ArchiveError:
-        raise
     except FileNotFoundError:  # fsspec's HTTP file system says so of an unreachable server too
         where = " (or the server cannot be reached)" if url.lower().startswith("http") else ""
         raise ArchiveError(url, f"no such file or directory{where}") from None
