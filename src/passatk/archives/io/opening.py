@@ -94,15 +94,13 @@ class open_binary(contextlib.ExitStack):
             raw = self.raw = self.enter_context(io.BufferedReader(_Pipe(path), 1 << 16)
                                                 if is_stream(path) else open_raw(path))
             magic = raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
-            self.compression, self.stream = None, raw
-            f: Any  # the decompressor
-            if magic[:2] == b"\x1f\x8b":
-                self.compression, f, size = "gzip", gzip.GzipFile(fileobj=raw, mode="rb"), 1 << 16
-            elif magic == b"\x28\xb5\x2f\xfd":
-                self.compression, f, size = "zstd", _Zstd(raw.read, path), 1 << 20
+            gz = magic[:2] == b"\x1f\x8b"
+            self.compression = "gzip" if gz else "zstd" if magic == b"\x28\xb5\x2f\xfd" else None
+            self.stream = raw
             if self.compression is not None:
+                f = gzip.GzipFile(fileobj=raw, mode="rb") if gz else _Zstd(raw.read, path)
                 self.stream = self.enter_context(io.BufferedReader(
-                    Guarded(f, functools.partial(_undecodable, path)), size))
+                    Guarded(f, functools.partial(_undecodable, path)), 1 << 16 if gz else 1 << 20))
         except BaseException as e:
             self.close()
             if isinstance(e, OSError):
