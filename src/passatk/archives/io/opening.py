@@ -10,6 +10,7 @@ import io
 import os
 import re
 import sys
+import types
 import zlib
 from pathlib import Path
 from typing import Any, ClassVar
@@ -90,18 +91,16 @@ class open_binary(contextlib.ExitStack):
     def __init__(self, path: str) -> None:
         super().__init__()
         try:
-            raw = self.raw = self.enter_context(_Pipe.open(path) if is_stream(path)
-                                                else open_raw(path))
+            raw = self.raw = self.enter_context(io.BufferedReader(_Pipe(path), 1 << 16)
+                                                if is_stream(path) else open_raw(path))
             magic = raw.peek(4)[:4]  # every raw is buffered: no seek back (a pipe)
-            self.compression, self.stream = None, raw
-            f: Any  # the decompressor
-            if magic[:2] == b"\x1f\x8b":
-                self.compression, f, size = "gzip", gzip.GzipFile(fileobj=raw, mode="rb"), 1 << 16
-            elif magic == b"\x28\xb5\x2f\xfd":
-                self.compression, f, size = "zstd", _Zstd(raw.read, path), 1 << 20
+            gz = magic[:2] == b"\x1f\x8b"
+            self.compression = "gzip" if gz else "zstd" if magic == b"\x28\xb5\x2f\xfd" else None
+            self.stream = raw
             if self.compression is not None:
+                f = gzip.GzipFile(fileobj=raw, mode="rb") if gz else _Zstd(raw.read, path)
                 self.stream = self.enter_context(io.BufferedReader(
-                    Guarded(f, functools.partial(_undecodable, path)), size))
+                    Guarded(f, functools.partial(_undecodable, path)), 1 << 16 if gz else 1 << 20))
         except BaseException as e:
             self.close()
             if isinstance(e, OSError):
@@ -109,43 +108,34 @@ class open_binary(contextlib.ExitStack):
             raise
 
     def raw_position(self) -> int:
-        try:
-            return self.raw.tell()
-        except (OSError, ValueError):  # pragma: no cover - closed
-            return 0
+        return self.raw.tell()
 
 
-class _Pipe:
-    """Standard input, a pipe or a device, read by several opens in turn (detection, then the
-    reader): each open replays what the earlier ones read, kept up to the record cap plus 1 MiB.
-    Past that the kept bytes go (memory stays bounded) and a later open is an ArchiveError."""
+class _Pipe(io.RawIOBase):
+    """One open of standard input, a pipe or a device, read by several opens in turn (detection,
+    then the reader): each replays what the earlier ones read, kept (``_open``) up to the record
+    cap plus 1 MiB. Past that the kept bytes go (memory stays bounded) and a later open is an
+    ArchiveError."""
 
-    _open: ClassVar[dict[str, _Pipe]] = {}
+    _open: ClassVar[dict[str, types.SimpleNamespace]] = {}
 
     def __init__(self, path: str) -> None:
-        # open(), not fsspec: fsspec's local file seeks to its end when opened, a FIFO cannot
-        self.source = sys.stdin.buffer if path == STDIN else open(path, "rb")
-        self.kept, self.dropped = bytearray(), False
-        self.limit = max_record_bytes() + (1 << 20)
-
-    @classmethod
-    def open(cls, path: str) -> io.BufferedReader:
-        pipe = cls._open.get(path) or cls._open.setdefault(path, cls(path))
-        if pipe.dropped:
+        super().__init__()
+        if path not in self._open:  # open(), not fsspec: it seeks to the end, a FIFO cannot
+            self._open[path] = types.SimpleNamespace(
+                source=sys.stdin.buffer if path == STDIN else open(path, "rb"), kept=bytearray(),
+                dropped=False, limit=max_record_bytes() + (1 << 20))
+        self.pipe, self.pos = self._open[path], 0
+        if self.pipe.dropped:
             raise ArchiveError(path, Message(
                 "is a pipe already read past its start, which cannot be read twice: give its "
                 "format (", Option("format"), ") or save the data to a file"))
-        return io.BufferedReader(Guarded(_Replay(pipe), lambda e: e), 1 << 16)
 
+    def readable(self) -> bool:
+        return True
 
-class _Replay:
-    """One open of a _Pipe: the kept bytes first, then the pipe itself, keeping what is read."""
-
-    def __init__(self, pipe: _Pipe) -> None:
-        self.pipe, self.pos = pipe, 0
-
-    def read(self, size: int) -> bytes:
-        pipe = self.pipe
+    def readinto(self, b: Any) -> int:
+        pipe, size = self.pipe, len(b)
         out = bytes(pipe.kept[self.pos:self.pos + size])
         if len(out) < size:
             data = pipe.source.read(size - len(out)) or b""
@@ -154,8 +144,9 @@ class _Replay:
                 if len(pipe.kept) > pipe.limit:
                     pipe.dropped, pipe.kept = True, bytearray()
             out += data
+        memoryview(b).cast("B")[:len(out)] = out
         self.pos += len(out)
-        return out
+        return len(out)
 
     def tell(self) -> int:
         return self.pos

