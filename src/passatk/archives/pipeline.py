@@ -86,7 +86,7 @@ def read_counts(
             files = expand_paths(paths)
             options = dataclasses.replace(options, named=named_files(paths),
                                           storage=remote.current_options())
-            return _read(files, options, *run)
+            return counts_of(_read(files, options, *run), options, files)
     finally:
         opening.release_pipes()  # standard input and pipes are read once per call
 
@@ -110,33 +110,26 @@ class Unit:
 
 
 def _read(files: list[str], options: Options, progress: Callable | None, scheduler: object,
-          split_bytes: int | None, workers: int | None) -> Counts:
+          split_bytes: int | None, workers: int | None) -> list[Part]:
+    """The parts in file order: each engine maps read_part over the units of its plan."""
     read = partial(read_part, options=options)
     if scheduler is not None:
-        from passatk.archives.engine.dask_engine import map_dask
+        from passatk.archives.engine import dask_engine
         known = iter(_sizes([f for f in files if _splittable(f)]))  # the others need no size
         units, _ = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
                           split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
-        results = map_dask(read, units, scheduler=scheduler, progress=progress)
-        return counts_of(_parts_of(units, results, options), options, files)
+        return _parts_of(units, dask_engine.map_dask(read, units, scheduler=scheduler,
+                                                     progress=progress), options)
     sizes = _sizes(files)
-    if (workers := _pool_size(files, sizes, workers)) > 1 and (
-            cut := _units(files, sizes, workers, split_bytes, options))[0] and (
-            len(cut[0]) > 1 or len(cut[0][0].files) > 1):  # one file whole: read here, no copy
+    if (pool := _pool_size(files, sizes, workers)) > 1:
+        units, weights = _units(files, sizes, pool, split_bytes, options)
         from concurrent.futures.process import BrokenProcessPool
-        units, weights = cut
         with contextlib.suppress(BrokenProcessPool):  # a worker died or could not start
-            results = map_processes(read, units, workers=workers, weights=weights,
-                                    progress=progress, preload=PRELOAD)
-            return counts_of(_parts_of(units, results, options), options, files)
-    return counts_of(_read_here(files, sizes, options, progress), options, files)
-
-
-def _read_here(files: list[str], sizes: list[int], options: Options,
-               progress: Callable | None) -> list[Part]:
-    """In this process, to the first failed part (an error, or pooled, a second metric)."""
+            if sum(len(u.files) for u in units) > 1:  # one file whole: read here, no copy
+                return _parts_of(units, map_processes(read, units, workers=pool, weights=weights,
+                                                      progress=progress, preload=PRELOAD), options)
     starts, parts, first = list(itertools.accumulate(sizes, initial=0)), [], None
-    for i, file in enumerate(files):
+    for i, file in enumerate(files):  # here: to the first error (or, pooled, a second metric)
         ctx = Context(options, progress=progress, total_bytes=starts[-1], done_bytes=starts[i])
         parts.append(part := _read_file(file, ctx))
         ctx.done_bytes = starts[i + 1]
@@ -165,13 +158,13 @@ def _pool_size(files: list[str], sizes: list[int], workers: int | None) -> int:
     if workers == 1 or any(opening.is_stream(f) or remote.is_url(f) for f in files) \
             or not processes.main_importable():
         return 1
-    if workers is None:
-        if sum(sizes) < min(processes.MIN_FORKED_PARALLEL_BYTES, processes.MIN_PARALLEL_BYTES):
-            return 1  # below both bars: forks() (which imports multiprocessing) is not asked
-        least = (processes.MIN_FORKED_PARALLEL_BYTES if processes.forks()
-                 else processes.MIN_PARALLEL_BYTES)
-        return (os.cpu_count() or 1) if sum(sizes) >= least else 1
-    return workers
+    if workers is not None:
+        return workers
+    forked, spawned, total = (processes.MIN_FORKED_PARALLEL_BYTES, processes.MIN_PARALLEL_BYTES,
+                              sum(sizes))
+    if total < min(forked, spawned):  # below both bars: forks() (imports multiprocessing) unasked
+        return 1
+    return (os.cpu_count() or 1) if total >= (forked if processes.forks() else spawned) else 1
 
 
 def _splittable(file: str) -> bool:
@@ -316,23 +309,16 @@ def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
     at = next((i for i, line in enumerate(lines) if box == "csv" or line.strip()), -1)
     if at < 0 or (at == len(lines) - 1 and not lines[at].strip()):
         return None
-    first = lines[at] + (b"\n" if at < len(lines) - 1 else b"")
-    names = _names(file, box, first)
+    first, names = lines[at] + (b"\n" if at < len(lines) - 1 else b""), []
+    if box == "csv":
+        names = next(csv.reader([first.decode("utf-8", "replace")],
+                                delimiter=tables._delimiter(file)), [])
+    with contextlib.suppress(ValueError):
+        if box == "jsonl" and isinstance(record := json.loads(first), dict):
+            names = list(record)
     if any(c.strip() in _table_rules.RUN_COLUMNS and c.strip() not in opts.by for c in names):
         return None
     return ("samples", first, None) if box == "csv" else ("samples", b"", names)
-
-
-def _names(file: str, box: str, first: bytes) -> list[str]:
-    """The columns of a CSV header line, or of the JSON Lines record ``first``."""
-    if box == "csv":
-        delimiter = "\t" if opening.logical_name(file).endswith(".tsv") else ","
-        return next(csv.reader([first.decode("utf-8", "replace")], delimiter=delimiter), [])
-    try:
-        record = json.loads(first)
-    except ValueError:
-        return []
-    return list(record) if isinstance(record, dict) else []
 
 
 def _read_range(file: str, start: int, end: int, options: Options) -> RangeResult:
