@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import os
+import re
 import types
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
@@ -305,17 +306,19 @@ def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
     """A CSV range's header line, a JSON Lines range's first columns; None: a run column."""
     if (box := tables.container(file)) not in ("csv", "jsonl"):
         return None
-    lines = opening.read_head(file).split(b"\n")  # to the end of the first non-blank line
-    at = next((i for i, line in enumerate(lines) if box == "csv" or line.strip()), -1)
-    if at < 0 or (at == len(lines) - 1 and not lines[at].strip()):
-        return None
-    first, names = lines[at] + (b"\n" if at < len(lines) - 1 else b""), []
+    head = opening.read_head(file)  # to the end of the first non-blank line
     if box == "csv":
+        if b"\n" not in head and not head.strip():
+            return None
+        first = head[:head.find(b"\n") + 1] or head
         names = next(csv.reader([first.decode("utf-8", "replace")],
                                 delimiter=tables._delimiter(file)), [])
-    with contextlib.suppress(ValueError):
-        if box == "jsonl" and isinstance(record := json.loads(first), dict):
-            names = list(record)
+    else:
+        if (line := re.search(rb"(?m)^.*\S.*$\n?", head)) is None:
+            return None
+        first, names = line.group(), []
+        with contextlib.suppress(ValueError):
+            names = list(record) if isinstance(record := json.loads(first), dict) else []
     if any(c.strip() in _table_rules.RUN_COLUMNS and c.strip() not in opts.by for c in names):
         return None
     return ("samples", first, None) if box == "csv" else ("samples", b"", names)
