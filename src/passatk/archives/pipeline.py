@@ -117,20 +117,28 @@ def _read(files: list[str], options: Options, progress: Callable | None, schedul
     if scheduler is not None:
         from passatk.archives.engine import dask_engine
         known = iter(_sizes([f for f in files if _splittable(f)]))  # the others need no size
-        units, _ = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
-                          split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
+        units = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
+                       split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
         return _parts_of(units, dask_engine.map_dask(read, units, scheduler=scheduler,
                                                      progress=progress), options)
     sizes = _sizes(files)
     if (pool := _pool_size(files, sizes, workers)) > 1:
-        units, weights = _units(files, sizes, pool, split_bytes, options)
+        units, size = _units(files, sizes, pool, split_bytes, options), dict(
+            zip(files, sizes, strict=True))
+        weights = [sum(map(size.get, u.files)) if u.end is None else u.end - u.start for u in units]
         from concurrent.futures.process import BrokenProcessPool
         with contextlib.suppress(BrokenProcessPool):  # a worker died or could not start
             if sum(len(u.files) for u in units) > 1:  # one file whole: read here, no copy
                 return _parts_of(units, map_processes(read, units, workers=pool, weights=weights,
                                                       progress=progress, preload=PRELOAD), options)
+    return _read_here(files, sizes, options, progress)
+
+
+def _read_here(files: list[str], sizes: list[int], options: Options,
+               progress: Callable | None) -> list[Part]:
+    """In this process, to the first failed part (an error, or pooled, a second metric)."""
     starts, parts, first = list(itertools.accumulate(sizes, initial=0)), [], None
-    for i, file in enumerate(files):  # here: to the first error (or, pooled, a second metric)
+    for i, file in enumerate(files):
         ctx = Context(options, progress=progress, total_bytes=starts[-1], done_bytes=starts[i])
         parts.append(part := _read_file(file, ctx))
         ctx.done_bytes = starts[i + 1]
@@ -175,25 +183,20 @@ def _splittable(file: str) -> bool:
 
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
-           options: Options, batched: bool = True) -> tuple[list[Unit], list[int]]:
-    """The units and their bytes: ranges of a large file (pinned to a URL's ETag), batches."""
+           options: Options, batched: bool = True) -> list[Unit]:
+    """The units: ranges of a large file (pinned to a URL's ETag), batches of whole files."""
     least = split_bytes or plan.DEFAULT_SPLIT_BYTES
     split = [_splittable(f) and size > least and split_plan(f, options) is not None
              for f, size in zip(files, sizes, strict=True)]
     plans = plan.plan_files(sizes, split, workers, split_bytes)
-    batches = plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in range(
-        len(files))]
-    units, weights = [], []
-    for batch in batches:
+    units: list[Unit] = []
+    for batch in plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in range(
+            len(files))]:
         cuts, file = plans[batch[0]], files[batch[0]]
-        if cuts:
-            pin = remote.etag(file) if remote.is_url(file) else None
-            units += [Unit((file,), s, e, pin) for s, e in cuts]
-            weights += [e - s for s, e in cuts]
-        else:
-            units.append(Unit(tuple(files[j] for j in batch)))
-            weights.append(sum(sizes[j] for j in batch))
-    return units, weights
+        pin = remote.etag(file) if cuts and remote.is_url(file) else None
+        units += [Unit((file,), s, e, pin) for s, e in cuts] or [Unit(tuple(files[j]
+                                                                          for j in batch))]
+    return units
 
 
 def _parts_of(units: list[Unit], results: list[Any], options: Options) -> list[Part]:
