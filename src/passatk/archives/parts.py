@@ -44,14 +44,11 @@ class RangeResult:
     whole: Part | None = None  # range 0 of a file that is not split: the whole file
     covered: bool = False  # a later range of such a file: nothing to do
     fallback: bool = False  # read the file as a whole instead
-    part: Part | None = None
-    skips: tuple[tuple[int, str], ...] = ()
-    skip_count: int = 0
+    part: Part | None = None  # the range's counts, metric, failure text and skip count
+    skips: tuple[tuple[int, str], ...] = ()  # (line in the range, why)
     first: int = 0  # the offset of the range's first line
     prefix_lines: int = 0
-    csv: bool = False
-    quote_or_cr: bool = False
-    failures: Any = None  # the range's FailureText (human-eval)
+    quote_or_cr: bool = False  # a CSV range held a quote or a CR: read the file whole
 
 
 def part_of(ctx: Context, **outcome: Any) -> Part:
@@ -65,9 +62,8 @@ def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
     """The Part of a whole file from its ranges, in order; None: read the file again whole."""
     if results[0].whole is not None:
         return results[0].whole
-    if any(r.fallback or r.part is None or (r.csv and r.quote_or_cr) for r in results):
+    if any(r.fallback or r.part is None or r.quote_or_cr for r in results):
         return None
-    texts = [r.failures for r in results if r.failures is not None]
     first, records = results[0].part, []
     for r in results[1:]:  # the first range's rows gather the others: no copy
         first.runs[0][1].merge(r.part.runs[0][1])
@@ -76,9 +72,11 @@ def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
             with open_raw(file) as raw:
                 before = newlines_before(raw, r.first) - r.prefix_lines
             records += [SkippedRecord(location(file, i + before), what) for i, what in r.skips]
+    texts = [t for r in results for _, t in r.part.failures]
     return dataclasses.replace(
         first, failures=((file, _merged(texts)),) if texts else (),
-        skipped=Skipped(sum(r.skip_count for r in results), tuple(records[:MAX_SKIPPED_KEPT])))
+        skipped=Skipped(sum(r.part.skipped.count for r in results),
+                        tuple(records[:MAX_SKIPPED_KEPT])))
 
 
 def _merged(texts: list[Any]) -> Any:

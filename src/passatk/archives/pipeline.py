@@ -352,8 +352,6 @@ def _read_range(file: str, start: int, end: int, options: Options) -> RangeResul
     if (not cut or None in skips or ctx.notes or ctx.stored or ctx.sidecars
             or ctx.layout_seen or set(ctx.failures) - {file}):  # pragma: no cover - not lines
         return RangeResult(fallback=True)
-    return RangeResult(
-        part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(skips), skip_count=ctx.skip_count, first=cut[-1].first,
-        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut[-1].quote_or_cr,
-        failures=ctx.failures.get(file))
+    return RangeResult(part=part_of(ctx, runs=((file, ctx.acc, ()),)), skips=tuple(skips),
+                       first=cut[-1].first, prefix_lines=prefix.count(b"\n"),
+                       quote_or_cr=bool(header) and cut[-1].quote_or_cr)
