@@ -202,16 +202,14 @@ def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | 
 def _parts_of(units: list[Unit], results: list[Any], options: Options) -> list[Part]:
     """The parts in file order: a file's ranges joined (or the file read again whole)."""
     parts: list[Part] = []
-    pairs = zip(units, results, strict=True)
-    for (ranged, files), run in itertools.groupby(pairs, lambda p: (p[0].end is not None,
-                                                                    p[0].files)):
-        run = list(run)
+    for (ranged, files), run in itertools.groupby(zip(units, results, strict=True),
+                                                  lambda p: (p[0].end is not None, p[0].files)):
+        pins, got = zip(*((unit.pin, result) for unit, result in run), strict=True)
         if not ranged:
-            parts += [part for _, result in run for part in result]
-            continue
-        joined = join_ranges(files[0], [result for _, result in run])
-        parts.append(joined if joined is not None
-                     else read_part(Unit(files, pin=run[0][0].pin), options)[0])
+            parts += [part for result in got for part in result]
+        else:
+            parts.append(join_ranges(files[0], list(got))
+                         or read_part(Unit(files, pin=pins[0]), options)[0])
     return parts
 
 
