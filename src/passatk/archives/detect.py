@@ -103,9 +103,9 @@ def _lines_format(file: str, head: bytes, ctx: Context) -> str | None:
     """The format of JSON Lines from its first record; None: it is a one-line JSON document."""
     lineno, line = _first_line(head)  # type: ignore[misc]
     if isinstance(record := _value(line), BadRecord):
-        hint = document_hint(file, head)
-        raise ArchiveError(file, record.what if hint is None else hint,
-                           line=lineno if hint is None else None)
+        if (hint := document_hint(file, head)) is not None:
+            raise ArchiveError(file, hint)
+        raise ArchiveError(file, record.what, line=lineno)
     if isinstance(record, dict):
         fmt = next((s.name for s in probing_order("lines") if s.probe(record, file)), None)
         if fmt is None:
@@ -129,10 +129,9 @@ def document_hint(file: str, head: bytes | None = None) -> str | None:
     if head is None and not opening.is_regular(file):
         return None  # a pipe or device is read once, by the reader
     first = _first_line(opening.read_head(file, 1 << 16) if head is None else head)
-    if first is None or not first[1].rstrip().endswith((b"{", b"[", b",")):
+    if first is None or not first[1].rstrip().endswith((b"{", b"[", b",")) or not isinstance(
+            _value(first[1]), BadRecord):
         return None  # not the opening line of an indented document: no whole-file parse
-    if not isinstance(_value(first[1]), BadRecord):
-        return None
     try:
         doc = load_document(file)
     except ArchiveError:
@@ -192,6 +191,4 @@ def _json_format(file: str, head: bytes, ctx: Context) -> tuple[str, object]:
     if as_lines and (fmt := _lines_format(file, head, ctx)) is not None:
         return fmt, None
     doc = load_document(file)
-    if isinstance(doc, Typed):
-        return doc.format, doc.view
-    return document_format(file, doc), doc
+    return (doc.format, doc.view) if isinstance(doc, Typed) else (document_format(file, doc), doc)

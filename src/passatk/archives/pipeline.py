@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import os
+import re
 import types
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
@@ -86,7 +87,7 @@ def read_counts(
             files = expand_paths(paths)
             options = dataclasses.replace(options, named=named_files(paths),
                                           storage=remote.current_options())
-            return _read(files, options, *run)
+            return counts_of(_read(files, options, *run), options, files)
     finally:
         opening.release_pipes()  # standard input and pipes are read once per call
 
@@ -110,26 +111,27 @@ class Unit:
 
 
 def _read(files: list[str], options: Options, progress: Callable | None, scheduler: object,
-          split_bytes: int | None, workers: int | None) -> Counts:
+          split_bytes: int | None, workers: int | None) -> list[Part]:
+    """The parts in file order: each engine maps read_part over the units of its plan."""
     read = partial(read_part, options=options)
     if scheduler is not None:
-        from passatk.archives.engine.dask_engine import map_dask
+        from passatk.archives.engine import dask_engine
         known = iter(_sizes([f for f in files if _splittable(f)]))  # the others need no size
-        units, _ = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
-                          split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
-        results = map_dask(read, units, scheduler=scheduler, progress=progress)
-        return counts_of(_parts_of(units, results, options), options, files)
+        units = _units(files, [next(known) if _splittable(f) else 0 for f in files], 1,
+                       split_bytes or plan.DEFAULT_SPLIT_BYTES, options, batched=False)
+        return _parts_of(units, dask_engine.map_dask(read, units, scheduler=scheduler,
+                                                     progress=progress), options)
     sizes = _sizes(files)
-    if (workers := _pool_size(files, sizes, workers)) > 1 and (
-            cut := _units(files, sizes, workers, split_bytes, options))[0] and (
-            len(cut[0]) > 1 or len(cut[0][0].files) > 1):  # one file whole: read here, no copy
+    if (pool := _pool_size(files, sizes, workers)) > 1:
+        units, size = _units(files, sizes, pool, split_bytes, options), dict(
+            zip(files, sizes, strict=True))
+        weights = [sum(map(size.get, u.files)) if u.end is None else u.end - u.start for u in units]
         from concurrent.futures.process import BrokenProcessPool
-        units, weights = cut
         with contextlib.suppress(BrokenProcessPool):  # a worker died or could not start
-            results = map_processes(read, units, workers=workers, weights=weights,
-                                    progress=progress, preload=PRELOAD)
-            return counts_of(_parts_of(units, results, options), options, files)
-    return counts_of(_read_here(files, sizes, options, progress), options, files)
+            if sum(len(u.files) for u in units) > 1:  # one file whole: read here, no copy
+                return _parts_of(units, map_processes(read, units, workers=pool, weights=weights,
+                                                      progress=progress, preload=PRELOAD), options)
+    return _read_here(files, sizes, options, progress)
 
 
 def _read_here(files: list[str], sizes: list[int], options: Options,
@@ -165,13 +167,13 @@ def _pool_size(files: list[str], sizes: list[int], workers: int | None) -> int:
     if workers == 1 or any(opening.is_stream(f) or remote.is_url(f) for f in files) \
             or not processes.main_importable():
         return 1
-    if workers is None:
-        if sum(sizes) < min(processes.MIN_FORKED_PARALLEL_BYTES, processes.MIN_PARALLEL_BYTES):
-            return 1  # below both bars: forks() (which imports multiprocessing) is not asked
-        least = (processes.MIN_FORKED_PARALLEL_BYTES if processes.forks()
-                 else processes.MIN_PARALLEL_BYTES)
-        return (os.cpu_count() or 1) if sum(sizes) >= least else 1
-    return workers
+    if workers is not None:
+        return workers
+    forked, spawned, total = (processes.MIN_FORKED_PARALLEL_BYTES, processes.MIN_PARALLEL_BYTES,
+                              sum(sizes))
+    if total < min(forked, spawned):  # below both bars: forks() (imports multiprocessing) unasked
+        return 1
+    return (os.cpu_count() or 1) if total >= (forked if processes.forks() else spawned) else 1
 
 
 def _splittable(file: str) -> bool:
@@ -181,40 +183,33 @@ def _splittable(file: str) -> bool:
 
 
 def _units(files: list[str], sizes: list[int], workers: int, split_bytes: int | None,
-           options: Options, batched: bool = True) -> tuple[list[Unit], list[int]]:
-    """The units and their bytes: ranges of a large file (pinned to a URL's ETag), batches."""
+           options: Options, batched: bool = True) -> list[Unit]:
+    """The units: ranges of a large file (pinned to a URL's ETag), batches of whole files."""
     least = split_bytes or plan.DEFAULT_SPLIT_BYTES
     split = [_splittable(f) and size > least and split_plan(f, options) is not None
              for f, size in zip(files, sizes, strict=True)]
     plans = plan.plan_files(sizes, split, workers, split_bytes)
-    batches = plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in range(
-        len(files))]
-    units, weights = [], []
-    for batch in batches:
+    units: list[Unit] = []
+    for batch in plan.plan_batches(sizes, plans, workers) if batched else [[i] for i in range(
+            len(files))]:
         cuts, file = plans[batch[0]], files[batch[0]]
-        if cuts:
-            pin = remote.etag(file) if remote.is_url(file) else None
-            units += [Unit((file,), s, e, pin) for s, e in cuts]
-            weights += [e - s for s, e in cuts]
-        else:
-            units.append(Unit(tuple(files[j] for j in batch)))
-            weights.append(sum(sizes[j] for j in batch))
-    return units, weights
+        pin = remote.etag(file) if cuts and remote.is_url(file) else None
+        units += [Unit((file,), s, e, pin) for s, e in cuts] or [Unit(tuple(files[j]
+                                                                          for j in batch))]
+    return units
 
 
 def _parts_of(units: list[Unit], results: list[Any], options: Options) -> list[Part]:
     """The parts in file order: a file's ranges joined (or the file read again whole)."""
     parts: list[Part] = []
-    pairs = zip(units, results, strict=True)
-    for (ranged, files), run in itertools.groupby(pairs, lambda p: (p[0].end is not None,
-                                                                    p[0].files)):
-        run = list(run)
+    for (ranged, files), run in itertools.groupby(zip(units, results, strict=True),
+                                                  lambda p: (p[0].end is not None, p[0].files)):
+        pins, got = zip(*((unit.pin, result) for unit, result in run), strict=True)
         if not ranged:
-            parts += [part for _, result in run for part in result]
-            continue
-        joined = join_ranges(files[0], [result for _, result in run])
-        parts.append(joined if joined is not None
-                     else read_part(Unit(files, pin=run[0][0].pin), options)[0])
+            parts += [part for result in got for part in result]
+        else:
+            parts.append(join_ranges(files[0], list(got))
+                         or read_part(Unit(files, pin=pins[0]), options)[0])
     return parts
 
 
@@ -312,27 +307,22 @@ def _table_plan(file: str, opts: Options) -> tuple[str, bytes, Any] | None:
     """A CSV range's header line, a JSON Lines range's first columns; None: a run column."""
     if (box := tables.container(file)) not in ("csv", "jsonl"):
         return None
-    lines = opening.read_head(file).split(b"\n")  # to the end of the first non-blank line
-    at = next((i for i, line in enumerate(lines) if box == "csv" or line.strip()), -1)
-    if at < 0 or (at == len(lines) - 1 and not lines[at].strip()):
-        return None
-    first = lines[at] + (b"\n" if at < len(lines) - 1 else b"")
-    names = _names(file, box, first)
+    head = opening.read_head(file)  # to the end of the first non-blank line
+    if box == "csv":
+        if b"\n" not in head and not head.strip():
+            return None
+        first = head[:head.find(b"\n") + 1] or head
+        names = next(csv.reader([first.decode("utf-8", "replace")],
+                                delimiter=tables._delimiter(file)), [])
+    else:
+        if (line := re.search(rb"(?m)^.*\S.*$\n?", head)) is None:
+            return None
+        first, names = line.group(), []
+        with contextlib.suppress(ValueError):
+            names = list(record) if isinstance(record := json.loads(first), dict) else []
     if any(c.strip() in _table_rules.RUN_COLUMNS and c.strip() not in opts.by for c in names):
         return None
     return ("samples", first, None) if box == "csv" else ("samples", b"", names)
-
-
-def _names(file: str, box: str, first: bytes) -> list[str]:
-    """The columns of a CSV header line, or of the JSON Lines record ``first``."""
-    if box == "csv":
-        delimiter = "\t" if opening.logical_name(file).endswith(".tsv") else ","
-        return next(csv.reader([first.decode("utf-8", "replace")], delimiter=delimiter), [])
-    try:
-        record = json.loads(first)
-    except ValueError:
-        return []
-    return list(record) if isinstance(record, dict) else []
 
 
 def _read_range(file: str, start: int, end: int, options: Options) -> RangeResult:
@@ -360,8 +350,6 @@ def _read_range(file: str, start: int, end: int, options: Options) -> RangeResul
     if (not cut or None in skips or ctx.notes or ctx.stored or ctx.sidecars
             or ctx.layout_seen or set(ctx.failures) - {file}):  # pragma: no cover - not lines
         return RangeResult(fallback=True)
-    return RangeResult(
-        part=Part(runs=((file, ctx.acc, ()),), metric=ctx.metric, metric_file=ctx.metric_file),
-        skips=tuple(skips), skip_count=ctx.skip_count, first=cut[-1].first,
-        prefix_lines=prefix.count(b"\n"), csv=bool(header), quote_or_cr=cut[-1].quote_or_cr,
-        failures=ctx.failures.get(file))
+    return RangeResult(part=part_of(ctx, runs=((file, ctx.acc, ()),)), skips=tuple(skips),
+                       first=cut[-1].first, prefix_lines=prefix.count(b"\n"),
+                       quote_or_cr=bool(header) and cut[-1].quote_or_cr)
