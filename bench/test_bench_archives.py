@@ -152,20 +152,8 @@ def _table_file(path: Path, rows: int) -> Path:
     return path
 
 
-def _json_loop(path) -> int:
-    with open(path) as f:
-        return sum(1 for line in f if json.loads(line))
-
-
-def _records(path) -> int:
-    from passatk.archives.context import Context, Options, json_records
-
-    return sum(1 for _ in json_records(str(path), Context(Options())))
-
-
 def test_lm_eval_and_tables_against_stdlib(tmp_path, capsys):
-    """lm-eval samples and a JSON Lines sample table: read_counts against the stdlib loop, and
-    the parse alone (``_common.json_records``) against a ``json.loads`` loop.
+    """lm-eval samples and a JSON Lines sample table: read_counts against the stdlib loop.
     ``PASSATK_BENCH_LINES_MB`` sets the size of each file (default 20)."""
     mb = float(os.environ.get("PASSATK_BENCH_LINES_MB", "20"))
     lm = _lm_eval_file(tmp_path / "samples_he_2024-01-01T00-00-00.jsonl", round(mb * 19))
@@ -173,19 +161,18 @@ def test_lm_eval_and_tables_against_stdlib(tmp_path, capsys):
     out = []
     for path, loop, kw in ((lm, _lm_eval_loop, {}), (table, stdlib_loop, {"format": "samples"})):
         best = _best_cpu({"read_counts": lambda: read_counts(path, **kw),  # noqa: B023
-                          "loop": lambda: loop(path),  # noqa: B023
-                          "records": lambda: _records(path),  # noqa: B023
-                          "json": lambda: _json_loop(path)})  # noqa: B023
+                          "loop": lambda: loop(path)})  # noqa: B023
         out.append((path.name, path.stat().st_size / 1e6, best))
     with capsys.disabled():
         for name, size, best in out:
             print(f"\n{name} {size:.0f} MB: read_counts {best['read_counts']:.3f} s, stdlib loop "
-                  f"{best['loop']:.3f} s ({best['loop'] / best['read_counts']:.2f}x); parse: "
-                  f"json_records {best['records']:.3f} s, json.loads loop {best['json']:.3f} s "
-                  f"({best['json'] / best['records']:.2f}x) (best of 3, CPU time)")
+                  f"{best['loop']:.3f} s ({best['loop'] / best['read_counts']:.2f}x) (best of "
+                  "3, CPU time)")
     (_, _, lm_best), (_, _, table_best) = out
     assert lm_best["loop"] / lm_best["read_counts"] >= 0.8  # long strings: json is as fast
-    assert table_best["json"] / table_best["records"] >= 2.0
+    # the JSON Lines table: msgspec decodes a block in a tenth of the time, the rules are
+    # judged per row in Python (docs/benchmarks.md, "Issue 19: the last size round")
+    assert table_best["loop"] / table_best["read_counts"] >= 1.0
 
 
 _CHILD = """
