@@ -51,9 +51,8 @@ def read(file: str, ctx: Context, spec: dict, header: list[str], pf) -> bool:
     try:
         for retry in (False, True) if pf is None else (None,):
             plan = _Plan(spec, header, ctx, file, strings=pf is None)
-            try:  # CSV first with flags as Arrow's bool where they are spelled so (else an
-                # error), and by Arrow's faster chunker when streamed (a quoted newline at a
-                # block's end is an error)
+            try:  # CSV first with flags as Arrow's bool (else an error), streamed by Arrow's
+                # faster chunker (a quoted newline at a block's end is an error)
                 for table in (_parquet_tables(file, pf, plan) if retry is None else
                               _csv_tables(file, ctx, header, plan, retry)):
                     plan.add(table)
@@ -276,11 +275,9 @@ class _Plan:
             self.parts.append(_decoded(pa.table({**data, "n": n, "c": c})))
             return
         value = table.column(self.value)
-        if pa.types.is_list(value.type) or pa.types.is_large_list(value.type):
-            self.parts.append(self._lists(data, value))
-        else:  # summed per run key at once (n: the rows)
-            flags = self._judge(_plain(value))
-            self.parts.append(_decoded(_sums(pa.table({**data, "c": flags}), self.runs, True)))
+        lists = pa.types.is_list(value.type) or pa.types.is_large_list(value.type)
+        self.parts.append(_decoded(self._lists(data, value) if lists else _sums(pa.table(
+            {**data, "c": self._judge(_plain(value))}), self.runs, True)))  # n: the rows
         self.kept += self.parts[-1].num_rows
         if self.kept > max(4 * self.merged, _MERGE_ROWS):
             self.parts = [_sums(pa.concat_tables(self.parts), self.runs)]
@@ -297,7 +294,7 @@ class _Plan:
         flags = self._judge(_plain(pc.list_flatten(arr)))
         c = np.bincount(_np(pc.list_parent_indices(arr)), np.asarray(flags), len(arr)).astype(
             np.int64)
-        return _decoded(pa.table({**data, "n": n, "c": c}))
+        return pa.table({**data, "n": n, "c": c})
 
     def _judge(self, arr: pa.Array) -> np.ndarray | pa.ChunkedArray:
         """Whether each sample passes (as ``_table_rules`` says; each distinct text once)."""
