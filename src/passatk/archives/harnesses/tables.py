@@ -218,11 +218,7 @@ def read(file: str, ctx: Context, kind: str | None = None) -> str:
         layout, fields = rules._plan(spec, ctx.options.by, ctx.options.record_by, header)
         if pf is not None:
             rows = _parquet_rows(pf, ctx, fields)
-        else:
-            if not opening.is_stream(file):  # read again from the start: pyarrow tried
-                raw.close()
-                raw = _csv_rows(file, ctx)
-                next(raw)
+        else:  # the rows after the header, as pyarrow read them on a stream of its own
             idx = [header.index(f) for f in fields]
             get = itemgetter(*idx) if len(idx) > 1 else lambda r: (r[idx[0]],)
             rows = ((n, r if isinstance(r, BadRecord) else get(r)) for n, r in raw)
