@@ -85,9 +85,7 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
         data = _mapped(file)
     if data is None:
         with opening.open_binary(file) as f:
-            data = f.stream.read(whole + 1)
-            while len(data) <= whole and (more := f.stream.read(whole + 1 - len(data))):
-                data += more  # a pipe or a decompressor may return less than asked
+            data = f.stream.read(whole + 1)  # a buffered stream: short only at its end
             if len(data) > whole and not opening.is_regular(file):
                 return _spooled(file, f.stream, data)
         data = data.removeprefix(BOM) if len(data) <= whole else data
@@ -284,7 +282,6 @@ class _Streamed:
     index: list | None = None  # None: they are split again
 
     def __init__(self, file: str, key: str | None) -> None:
-        super().__init__()
         self.file, self.path = file, () if key is None else (key,)
 
     def _members(self) -> Iterator[Member]:
