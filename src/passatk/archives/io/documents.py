@@ -37,7 +37,6 @@ BLOCK = 1 << 22
 #: so that the reader decodes them without splitting the document again; past it, it does
 INDEXED = 1 << 17
 BOM = opening.UTF8_BOM
-_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 _STDLIB = json.JSONDecoder()
 _AT_BYTE = re.compile(r"\(byte (\d+)\)")
@@ -52,10 +51,8 @@ class Typed(NamedTuple):
 
 def decode(file: str, data: bytes | memoryview, offset: int | None = None) -> object:
     """Plain values of one JSON text (msgspec; ``json`` for NaN and to word an error)."""
-    try:
+    with contextlib.suppress(msgspec.DecodeError, RecursionError):
         return msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
-        pass
     try:
         return decode_json(data, bom=False)
     except BadRecord as e:
@@ -192,9 +189,9 @@ class _Cursor:
         except RecursionError:
             raise ArchiveError(self.file, "JSON nested too deeply",
                                line=line_of(self.file, self.offset)) from None
-        if m := _TRAILING.search(error):
+        if (m := _AT_BYTE.search(error)) and "trailing characters" in error:
             return int(m.group(1)) - 1
-        far = (m := _AT_BYTE.search(error)) is not None and int(m.group(1)) + 64 < len(view)
+        far = m is not None and int(m.group(1)) + 64 < len(view)
         if "truncated" in error or not (self.eof or far):
             return None  # more bytes may complete it
         text = bytes(view).decode("utf-8", "surrogateescape")
@@ -228,9 +225,11 @@ class Member(NamedTuple):
         return decode(file, self.text, offset=self.offset)  # type: ignore[arg-type]
 
 
-def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
-    """The members of the container just opened; consumes its closing bracket."""
-    close = b"}" if is_object else b"]"
+def _container(cur: _Cursor, path: tuple, key: object, at: int) -> Iterator[Member]:
+    """The container at ``cur``: its Member without text, then each of its members."""
+    is_object = cur.expect(b"{[") == b"{"
+    yield Member(path, key, None, at, "object" if is_object else "array")
+    path, close = () if key is None else (key,), b"}" if is_object else b"]"
     if cur.peek() == close:
         cur.pos += 1
         return
@@ -245,9 +244,7 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
             cur.expect(b":")
         start, at = cur.peek(), cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
-            cur.pos += 1
-            yield Member(path, key, None, at, "object" if start == b"{" else "array")
-            yield from _container(cur, (key,), start == b"{")
+            yield from _container(cur, path, key, at)
         else:
             yield Member(path, key, cur.value(), at)
         if cur.expect(b"," + close) == close:
@@ -265,9 +262,7 @@ def members(file: str, cur: _Cursor | None = None) -> Iterator[Member]:
     if not (first := cur.peek()):
         raise ArchiveError(file, "empty file (no records)")
     if first in (b"{", b"["):
-        cur.pos += 1
-        yield Member((), None, None, 0, "object" if first == b"{" else "array")
-        yield from _container(cur, (), first == b"{")
+        yield from _container(cur, (), None, 0)
     else:
         text = cur.value()
     if cur.peek():
