@@ -221,9 +221,6 @@ class Member(NamedTuple):
     offset: int
     kind: str = "value"
 
-    def decode(self, file: str) -> object:
-        return decode(file, self.text, offset=self.offset)  # type: ignore[arg-type]
-
 
 def _container(cur: _Cursor, path: tuple, key: object, at: int) -> Iterator[Member]:
     """The container at ``cur``: its Member without text, then each of its members."""
@@ -300,10 +297,10 @@ class StreamedDict(_Streamed, dict):
             try:
                 yield m.key, decoder.decode(m.text)
             except (msgspec.DecodeError, RecursionError):  # NaN, a bad record: plain values
-                yield m.key, m.decode(self.file)
+                yield m.key, decode(self.file, m.text, m.offset)
 
     def items(self):  # type: ignore[override]
-        return ((m.key, m.decode(self.file)) for m in self._members())
+        return ((m.key, decode(self.file, m.text, m.offset)) for m in self._members())
 
     def values(self):  # type: ignore[override]
         return (v for _, v in self.items())
@@ -318,7 +315,7 @@ class StreamedList(_Streamed, list):
     """A streamed JSON array: holds its first item; iteration reads every item."""
 
     def __iter__(self):
-        return (m.decode(self.file) for m in self._members())
+        return (decode(self.file, m.text, m.offset) for m in self._members())
 
 
 _SPOOLS: dict[str, IO[bytes]] = {}  # a pipe's name -> the temporary file its document went to
@@ -343,19 +340,14 @@ def _open(file: str):
 
 def _spooled(file: str, stream, head: bytes) -> object:
     """A pipe's document past the threshold, copied to a temporary file as it is checked."""
-    spool = _SPOOLS[file] = tempfile.TemporaryFile()
-    try:
+    with contextlib.ExitStack() as stack:
+        spool = _SPOOLS[file] = stack.enter_context(tempfile.TemporaryFile())
         spool.write(head)
         found = members(file, _Cursor(file, stream, head, spool))
         top = _skeleton(file, found)
         collections.deque(found, maxlen=0)  # the rest, checked, into the copy
-    except BaseException:
-        spool.close()
-        raise
-    if isinstance(top, (dict, list)):
-        weakref.finalize(top, spool.close)  # the copy goes with the document
-    else:  # a scalar: nothing reads the copy again
-        spool.close()
+        if isinstance(top, (dict, list)):  # the copy goes with the document (a scalar: now)
+            weakref.finalize(top, stack.pop_all().close)
     return top
 
 
@@ -368,11 +360,11 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
     their first member, for detection; indexed, for the reader). A top level larger than the
     record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
     if (first := next(found := members(file) if found is None else found)).text is not None:
-        return first.decode(file)  # a scalar
+        return decode(file, first.text, first.offset)  # a scalar
     if first.kind == "array":
         items = StreamedList(file, None)
         if (m := next(found, None)) is not None:
-            list.append(items, m.decode(file))
+            list.append(items, decode(file, m.text, m.offset))
         return items
     top, budget = _Skeleton(), opening.max_record_bytes()
     places: dict = {}  # a streamed key -> (its container, its index)
@@ -384,7 +376,7 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
             if (budget := budget - len(m.text)) < 0:
                 dict.update(lazy := StreamedDict(file, None), top)
                 return lazy
-            top[m.key] = m.decode(file)
+            top[m.key] = decode(file, m.text, m.offset)
         else:
             _place(file, places, m)
     for holder, index in places.values():
@@ -395,9 +387,9 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
 def _place(file: str, places: dict, m: Member) -> None:
     holder, index = places[m.path[0]]
     if not holder and isinstance(holder, dict):
-        dict.__setitem__(holder, m.key, m.decode(file))
+        dict.__setitem__(holder, m.key, decode(file, m.text, m.offset))
     elif not holder:
-        list.append(holder, m.decode(file))
+        list.append(holder, decode(file, m.text, m.offset))
     if index is not None:
         index.append((m.key, m.offset, len(m.text)))  # type: ignore[arg-type]
         if len(index) > INDEXED:
