@@ -75,12 +75,10 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
     pairs tried in turn), plain values, or a streamed skeleton (past the size thresholds)."""
     cap = opening.max_record_bytes()
     whole, generic = min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
-    data: bytes | _Map | None = None
-    if opening.is_regular(file) and not is_url(file):
-        if os.path.getsize(file) > whole:
-            return _skeleton(file)  # (compressed, it is larger still)
-        data = _mapped(file)
-    if data is None:
+    local = opening.is_regular(file) and not is_url(file)
+    if local and os.path.getsize(file) > whole:
+        return _skeleton(file)  # (compressed, it is larger still)
+    if (data := _mapped(file) if local else None) is None:
         with opening.open_binary(file) as f:
             data = f.stream.read(whole + 1)  # a buffered stream: short only at its end
             if len(data) > whole and not opening.is_regular(file):
@@ -158,14 +156,13 @@ class _Cursor:
         """The bytes of the next JSON value (where it ends: msgspec, or the stdlib for NaN)."""
         self.peek()
         while (end := self._end(view := memoryview(self.data)[self.pos:])) is None:
-            if len(view) > self.cap:
-                raise opening.too_long(self.file, line_of(self.file, self.offset), self.cap)
-            if not self.more(max(BLOCK, len(view))):
-                if (end := self._end(view)) is None:  # at the end of the file now
-                    end = len(view)
-                    decode(self.file, view, offset=self.offset)  # raises unless it is whole
+            if len(view) > self.cap or self.eof:
                 break
-        if end > self.cap:
+            self.more(max(BLOCK, len(view)))
+        if end is None and len(view) <= self.cap:  # at the end of the file
+            decode(self.file, view, offset=self.offset)  # raises unless it is whole
+            end = len(view)
+        if end is None or end > self.cap:
             raise opening.too_long(self.file, line_of(self.file, self.offset), self.cap)
         self.pos += end
         return view[:end]
