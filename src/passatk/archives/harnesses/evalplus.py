@@ -133,7 +133,7 @@ def _v2_task(file: str, ctx: Context, task: str, samples: object) -> tuple:
 def _v2_sample(file: str, ctx: Context, task: str, i: int, s: object) -> Sample | None:
     """One sample (plain, or typed naming another task) checked; None, told, when bad."""
     if isinstance(s, Sample):
-        s = {k: v for k, v in msgspec.structs.asdict(s).items() if v is not _UNSET}
+        s = msgspec.to_builtins(s)  # without the unset task_id
     try:
         if not isinstance(s, dict):
             raise BadRecord(f"sample must be an object, got {kind(s)}")

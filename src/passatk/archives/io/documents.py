@@ -202,9 +202,9 @@ class _Cursor:
             raise
         return len(text[:end].encode("utf-8", "surrogateescape"))
 
-    def bad(self, what: str):
+    def bad(self, what: str, at: int | None = None):
         raise ArchiveError(self.file, f"malformed JSON: {what}",
-                           line=line_of(self.file, self.offset))
+                           line=line_of(self.file, self.offset if at is None else at))
 
 
 class Member(NamedTuple):
@@ -232,8 +232,7 @@ def _container(cur: _Cursor, path: tuple, key: object, at: int) -> Iterator[Memb
         at = cur.offset
         key = decode(cur.file, cur.value(), offset=at) if is_object else index
         if is_object and not isinstance(key, str):
-            raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
-                               line=line_of(cur.file, at))
+            cur.bad("an object key must be a string", at)
         if is_object:
             cur.expect(b":")
         start, at = cur.peek(), cur.offset
