@@ -208,9 +208,8 @@ class _Cursor:
 
 
 class Member(NamedTuple):
-    """A member of the top level (``path`` ()) or of the streamed container under ``key``
-    (``path`` ``(key,)``): its key or index, its bytes (None: a container of ``kind`` opens),
-    its offset."""
+    """A member of the top level (``path`` ()) or of a streamed container (``(its key,)``); no
+    ``text`` when it is a container (of ``kind``) that opens."""
 
     path: tuple
     key: object
