@@ -42,8 +42,8 @@ class View(msgspec.Struct):  # a v2/v3 document (v1 is read from plain values)
 view = whole(View, b'"base_status"', lambda doc: bool(next(iter(doc.eval.values()), None)))
 
 
-def version(doc: object) -> int | None:
-    """1, 2 or 3 when ``doc`` is an EvalPlus results document, else None."""
+def version(doc: object, file: str = "") -> int | None:
+    """1, 2 or 3 when ``doc`` is an EvalPlus results document, else None (the probe)."""
     if isinstance(doc, View):
         return 3 if doc.pass_at_k is not None else 2
     if not isinstance(doc, dict) or not isinstance(doc.get("eval"), dict):
@@ -55,10 +55,6 @@ def version(doc: object) -> int | None:
             and "base_status" in first[0]:
         return 3 if "pass_at_k" in doc else 2
     return None
-
-
-def matches(doc: object, file: str = "") -> bool:
-    return version(doc) is not None
 
 
 def _status(value: object, allowed: tuple, name: str, path: tuple) -> None:
@@ -137,7 +133,7 @@ def _v2_task(file: str, ctx: Context, task: str, samples: object) -> tuple:
 def _v2_sample(file: str, ctx: Context, task: str, i: int, s: object) -> Sample | None:
     """One sample (plain, or typed naming another task) checked; None, told, when bad."""
     if isinstance(s, Sample):
-        s = {k: v for k, v in msgspec.structs.asdict(s).items() if v is not _UNSET}
+        s = msgspec.to_builtins(s)  # without the unset task_id
     try:
         if not isinstance(s, dict):
             raise BadRecord(f"sample must be an object, got {kind(s)}")
@@ -226,5 +222,5 @@ SPEC = register(FormatSpec(FormatInfo(
     'JSON document with "eval" mapping tasks to {"base": ...} (v1) or to lists of samples with '
     '"base_status" (v2; v3 adds "pass_at_k")', 'group metric_set=base: base status pass (v1 '
     'success); metric_set=plus: base and plus both pass; base-only runs give only base'),
-    kind="document", read=read, write=write, probe=matches, view=view,
+    kind="document", read=read, write=write, probe=version, view=view,
     names=("eval_results.json",), write_options=("plus", "evalplus_version"), priority=2))

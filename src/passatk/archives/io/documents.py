@@ -37,7 +37,6 @@ BLOCK = 1 << 22
 #: so that the reader decodes them without splitting the document again; past it, it does
 INDEXED = 1 << 17
 BOM = opening.UTF8_BOM
-_TRAILING = re.compile(r"trailing characters \(byte (\d+)\)")
 _BLANK = re.compile(rb"[ \t\r\n]*")
 _STDLIB = json.JSONDecoder()
 _AT_BYTE = re.compile(r"\(byte (\d+)\)")
@@ -54,7 +53,7 @@ def decode(file: str, data: bytes | memoryview, offset: int | None = None) -> ob
     """Plain values of one JSON text (msgspec; ``json`` for NaN and to word an error)."""
     try:
         return msgspec.json.decode(data)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.DecodeError, RecursionError):  # (not contextlib.suppress: 3x the cost)
         pass
     try:
         return decode_json(data, bom=False)
@@ -78,16 +77,12 @@ def load(file: str, views: tuple[tuple[str, Callable[[bytes], object]], ...] = (
     pairs tried in turn), plain values, or a streamed skeleton (past the size thresholds)."""
     cap = opening.max_record_bytes()
     whole, generic = min(WHOLE_BYTES, 2 * cap), min(GENERIC_BYTES, cap)
-    data: bytes | _Map | None = None
-    if opening.is_regular(file) and not is_url(file):
-        if os.path.getsize(file) > whole:
-            return _skeleton(file)  # (compressed, it is larger still)
-        data = _mapped(file)
-    if data is None:
+    local = opening.is_regular(file) and not is_url(file)
+    if local and os.path.getsize(file) > whole:
+        return _skeleton(file)  # (compressed, it is larger still)
+    if (data := _mapped(file) if local else None) is None:
         with opening.open_binary(file) as f:
-            data = f.stream.read(whole + 1)
-            while len(data) <= whole and (more := f.stream.read(whole + 1 - len(data))):
-                data += more  # a pipe or a decompressor may return less than asked
+            data = f.stream.read(whole + 1)  # a buffered stream: short only at its end
             if len(data) > whole and not opening.is_regular(file):
                 return _spooled(file, f.stream, data)
         data = data.removeprefix(BOM) if len(data) <= whole else data
@@ -163,14 +158,13 @@ class _Cursor:
         """The bytes of the next JSON value (where it ends: msgspec, or the stdlib for NaN)."""
         self.peek()
         while (end := self._end(view := memoryview(self.data)[self.pos:])) is None:
-            if len(view) > self.cap:
-                raise opening.too_long(self.file, line_of(self.file, self.offset), self.cap)
-            if not self.more(max(BLOCK, len(view))):
-                if (end := self._end(view)) is None:  # at the end of the file now
-                    end = len(view)
-                    decode(self.file, view, offset=self.offset)  # raises unless it is whole
+            if len(view) > self.cap or self.eof:
                 break
-        if end > self.cap:
+            self.more(max(BLOCK, len(view)))
+        if end is None and len(view) <= self.cap:  # at the end of the file
+            decode(self.file, view, offset=self.offset)  # raises unless it is whole
+            end = len(view)
+        if end is None or end > self.cap:
             raise opening.too_long(self.file, line_of(self.file, self.offset), self.cap)
         self.pos += end
         return view[:end]
@@ -194,9 +188,9 @@ class _Cursor:
         except RecursionError:
             raise ArchiveError(self.file, "JSON nested too deeply",
                                line=line_of(self.file, self.offset)) from None
-        if m := _TRAILING.search(error):
+        if (m := _AT_BYTE.search(error)) and "trailing characters" in error:
             return int(m.group(1)) - 1
-        far = (m := _AT_BYTE.search(error)) is not None and int(m.group(1)) + 64 < len(view)
+        far = m is not None and int(m.group(1)) + 64 < len(view)
         if "truncated" in error or not (self.eof or far):
             return None  # more bytes may complete it
         text = bytes(view).decode("utf-8", "surrogateescape")
@@ -210,15 +204,14 @@ class _Cursor:
             raise
         return len(text[:end].encode("utf-8", "surrogateescape"))
 
-    def bad(self, what: str):
+    def bad(self, what: str, at: int | None = None):
         raise ArchiveError(self.file, f"malformed JSON: {what}",
-                           line=line_of(self.file, self.offset))
+                           line=line_of(self.file, self.offset if at is None else at))
 
 
 class Member(NamedTuple):
-    """A member of the top level (``path`` ()) or of the streamed container under ``key``
-    (``path`` ``(key,)``): its key or index, its bytes (None: a container of ``kind`` opens),
-    its offset."""
+    """A member of the top level (``path`` ()) or of a streamed container (``(its key,)``); no
+    ``text`` when it is a container (of ``kind``) that opens."""
 
     path: tuple
     key: object
@@ -226,13 +219,12 @@ class Member(NamedTuple):
     offset: int
     kind: str = "value"
 
-    def decode(self, file: str) -> object:
-        return decode(file, self.text, offset=self.offset)  # type: ignore[arg-type]
 
-
-def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
-    """The members of the container just opened; consumes its closing bracket."""
-    close = b"}" if is_object else b"]"
+def _container(cur: _Cursor, path: tuple, key: object, at: int) -> Iterator[Member]:
+    """The container at ``cur``: its Member without text, then each of its members."""
+    is_object = cur.expect(b"{[") == b"{"
+    yield Member(path, key, None, at, "object" if is_object else "array")
+    path, close = () if key is None else (key,), b"}" if is_object else b"]"
     if cur.peek() == close:
         cur.pos += 1
         return
@@ -241,15 +233,12 @@ def _container(cur: _Cursor, path: tuple, is_object: bool) -> Iterator[Member]:
         at = cur.offset
         key = decode(cur.file, cur.value(), offset=at) if is_object else index
         if is_object and not isinstance(key, str):
-            raise ArchiveError(cur.file, "malformed JSON: an object key must be a string",
-                               line=line_of(cur.file, at))
+            cur.bad("an object key must be a string", at)
         if is_object:
             cur.expect(b":")
         start, at = cur.peek(), cur.offset
         if path == () and key in STREAM_KEYS and start in (b"{", b"["):
-            cur.pos += 1
-            yield Member(path, key, None, at, "object" if start == b"{" else "array")
-            yield from _container(cur, (key,), start == b"{")
+            yield from _container(cur, path, key, at)
         else:
             yield Member(path, key, cur.value(), at)
         if cur.expect(b"," + close) == close:
@@ -267,9 +256,7 @@ def members(file: str, cur: _Cursor | None = None) -> Iterator[Member]:
     if not (first := cur.peek()):
         raise ArchiveError(file, "empty file (no records)")
     if first in (b"{", b"["):
-        cur.pos += 1
-        yield Member((), None, None, 0, "object" if first == b"{" else "array")
-        yield from _container(cur, (), first == b"{")
+        yield from _container(cur, (), None, 0)
     else:
         text = cur.value()
     if cur.peek():
@@ -284,7 +271,6 @@ class _Streamed:
     index: list | None = None  # None: they are split again
 
     def __init__(self, file: str, key: str | None) -> None:
-        super().__init__()
         self.file, self.path = file, () if key is None else (key,)
 
     def _members(self) -> Iterator[Member]:
@@ -308,10 +294,10 @@ class StreamedDict(_Streamed, dict):
             try:
                 yield m.key, decoder.decode(m.text)
             except (msgspec.DecodeError, RecursionError):  # NaN, a bad record: plain values
-                yield m.key, m.decode(self.file)
+                yield m.key, decode(self.file, m.text, m.offset)
 
     def items(self):  # type: ignore[override]
-        return ((m.key, m.decode(self.file)) for m in self._members())
+        return ((m.key, decode(self.file, m.text, m.offset)) for m in self._members())
 
     def values(self):  # type: ignore[override]
         return (v for _, v in self.items())
@@ -326,7 +312,7 @@ class StreamedList(_Streamed, list):
     """A streamed JSON array: holds its first item; iteration reads every item."""
 
     def __iter__(self):
-        return (m.decode(self.file) for m in self._members())
+        return (decode(self.file, m.text, m.offset) for m in self._members())
 
 
 _SPOOLS: dict[str, IO[bytes]] = {}  # a pipe's name -> the temporary file its document went to
@@ -351,19 +337,14 @@ def _open(file: str):
 
 def _spooled(file: str, stream, head: bytes) -> object:
     """A pipe's document past the threshold, copied to a temporary file as it is checked."""
-    spool = _SPOOLS[file] = tempfile.TemporaryFile()
-    try:
+    with contextlib.ExitStack() as stack:
+        spool = _SPOOLS[file] = stack.enter_context(tempfile.TemporaryFile())
         spool.write(head)
         found = members(file, _Cursor(file, stream, head, spool))
         top = _skeleton(file, found)
         collections.deque(found, maxlen=0)  # the rest, checked, into the copy
-    except BaseException:
-        spool.close()
-        raise
-    if isinstance(top, (dict, list)):
-        weakref.finalize(top, spool.close)  # the copy goes with the document
-    else:  # a scalar: nothing reads the copy again
-        spool.close()
+        if isinstance(top, (dict, list)):  # the copy goes with the document (a scalar: now)
+            weakref.finalize(top, stack.pop_all().close)
     return top
 
 
@@ -376,11 +357,11 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
     their first member, for detection; indexed, for the reader). A top level larger than the
     record cap (code_eval: task -> samples) is a StreamedDict of the top level."""
     if (first := next(found := members(file) if found is None else found)).text is not None:
-        return first.decode(file)  # a scalar
+        return decode(file, first.text, first.offset)  # a scalar
     if first.kind == "array":
         items = StreamedList(file, None)
         if (m := next(found, None)) is not None:
-            list.append(items, m.decode(file))
+            list.append(items, decode(file, m.text, m.offset))
         return items
     top, budget = _Skeleton(), opening.max_record_bytes()
     places: dict = {}  # a streamed key -> (its container, its index)
@@ -392,7 +373,7 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
             if (budget := budget - len(m.text)) < 0:
                 dict.update(lazy := StreamedDict(file, None), top)
                 return lazy
-            top[m.key] = m.decode(file)
+            top[m.key] = decode(file, m.text, m.offset)
         else:
             _place(file, places, m)
     for holder, index in places.values():
@@ -403,9 +384,9 @@ def _skeleton(file: str, found: Iterator[Member] | None = None) -> object:
 def _place(file: str, places: dict, m: Member) -> None:
     holder, index = places[m.path[0]]
     if not holder and isinstance(holder, dict):
-        dict.__setitem__(holder, m.key, m.decode(file))
+        dict.__setitem__(holder, m.key, decode(file, m.text, m.offset))
     elif not holder:
-        list.append(holder, m.decode(file))
+        list.append(holder, decode(file, m.text, m.offset))
     if index is not None:
         index.append((m.key, m.offset, len(m.text)))  # type: ignore[arg-type]
         if len(index) > INDEXED:

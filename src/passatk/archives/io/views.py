@@ -20,17 +20,14 @@ _SHAPES = {"str": "a string", "int": "an integer", "float": "a number", "bool": 
 _WORD = re.compile(r"`([^`]*)`")
 
 
-def _words(m: re.Match) -> str:
-    return " or ".join(dict.fromkeys(_SHAPES.get(a.strip(), a.strip())
-                                     for a in m.group(1).split("|")))
-
-
 def _bad(e: msgspec.ValidationError, path: tuple) -> BadRecord:
     message = str(e)
     m = _AT.search(message)
     where = [name or (int(index) if index else key)
              for name, index, key in _PART.findall(m.group(1))] if m else []
-    text = _WORD.sub(_words, message[:m.start()] if m else message)
+    text = _WORD.sub(lambda w: " or ".join(dict.fromkeys(_SHAPES.get(a.strip(), a.strip())
+                                                         for a in w.group(1).split("|"))),
+                     message[:m.start()] if m else message)
     return BadRecord(text[:1].lower() + text[1:], (*path, *where))
 
 
@@ -77,12 +74,8 @@ def shape(value: object) -> str:
         items = list(islice(value, 11))  # a streamed list reads its items: the first few
         if not items:
             return "an empty JSON list"
-        kinds = ", ".join(_kind(v) for v in items[:10])
+        kinds = ", ".join(kind(v).split()[-1] for v in items[:10])  # "an object" -> "object"
         if len(items) > 10:
             return f"a JSON list of more than 10 values ({kinds}, ...)"
         return f"a JSON list of {len(items)} value{'s' * (len(items) > 1)} ({kinds})"
-    return "JSON null" if value is None else f"a JSON {_kind(value)}"
-
-
-def _kind(value: object) -> str:
-    return kind(value).split()[-1]  # "an object" -> "object"
+    return "JSON null" if value is None else f"a JSON {kind(value).split()[-1]}"
