@@ -3,6 +3,7 @@ Ids read by pyarrow stay Arrow strings (a buffer and offsets) until they fill ``
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from collections.abc import Iterable, Iterator
@@ -69,22 +70,22 @@ class Block(NamedTuple):
 def _str_dtype() -> Any:
     """NumPy's ``StringDType`` (16 bytes a short id, longer ones in an arena); object before 2."""
     import numpy as np
-    kind = getattr(np.dtypes, "StringDType", None)
-    return kind() if kind is not None else object
+    return getattr(np.dtypes, "StringDType", lambda: object)()
 
 
 def _take(arr: Any, at: np.ndarray) -> Any:
     """``arr.take(at)``; a chunked array taken from chunk by chunk (pyarrow's joins them)."""
     import numpy as np
     import pyarrow as pa
-    if not isinstance(arr, pa.ChunkedArray) or arr.num_chunks == 1 or not len(at):
-        return (arr.chunk(0) if isinstance(arr, pa.ChunkedArray) else arr).take(at)
-    offsets = np.cumsum([0] + [len(c) for c in arr.chunks])
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    if len(chunks) == 1 or not len(at):
+        return chunks[0].take(at)
+    offsets = np.cumsum([0] + [len(c) for c in chunks])
     chunk = np.searchsorted(offsets, at, side="right") - 1
     by = np.argsort(chunk, kind="stable")
-    cuts = np.searchsorted(chunk[by], np.arange(arr.num_chunks + 1))
-    pieces = [arr.chunk(j).take(at[by[a:b]] - offsets[j])
-              for j, (a, b) in enumerate(pairwise(cuts)) if b > a]
+    cuts = np.searchsorted(chunk[by], np.arange(len(chunks) + 1))
+    pieces = [chunks[j].take(at[by[a:b]] - offsets[j]) for j, (a, b) in enumerate(pairwise(cuts))
+              if b > a]
     inverse = np.empty(len(at), np.int64)
     inverse[by] = np.arange(len(at))
     return pa.concat_arrays(pieces).take(inverse)
@@ -251,17 +252,14 @@ def _taken(blocks: list[Block]) -> tuple:
     import numpy as np
     groups, g, task, n, c, order = blocks.pop()
     release_memory()  # what Arrow freed: NumPy allocates ``out``
-    same = len(order) == len(n) and np.array_equal(order, np.arange(len(n), dtype=order.dtype))
-    g = np.broadcast_to(np.int64(0), (len(order),)) if len(groups) == 1 else (
-        g if same else g[order]).astype(np.int64, copy=False)  # one group: no array of zeros
+    g = np.broadcast_to(np.int64(0), (len(order),)) if len(groups) == 1 else g[order].astype(
+        np.int64, copy=False)  # one group: no array of zeros
     out = np.empty(len(order), _str_dtype())
     for s in range(0, len(order), _CHUNK):
-        ids = task.slice(s, _CHUNK) if same else _take(task, order[s:s + _CHUNK])
-        out[s:s + _CHUNK] = ids.to_pylist()
+        out[s:s + _CHUNK] = _take(task, order[s:s + _CHUNK]).to_pylist()
     del task
     release_memory()
-    n = (n if same else n[order]).astype(np.int64, copy=False)
-    c = (c if same else c[order]).astype(np.int64, copy=False)
+    n, c = n[order].astype(np.int64, copy=False), c[order].astype(np.int64, copy=False)
     release_memory()  # what the read leaves free goes back before scoring
     return g, out, n, c
 
@@ -270,29 +268,23 @@ def release_memory() -> None:
     """Hand what Arrow's pool and the C allocator hold free back to the system (glibc's
     ``malloc_trim``, where there is one): large columns freed a piece at a time are then
     not counted twice while their copies grow."""
-    import ctypes
-
     import pyarrow as pa
     pa.default_memory_pool().release_unused()
-    global _TRIM
-    if _TRIM is None:
-        _TRIM = getattr(ctypes.CDLL(None), "malloc_trim", False)
-    if _TRIM:
-        _TRIM(0)
+    if trim := _malloc_trim():
+        trim(0)
 
 
-_TRIM = None
-
-
-def _value_key(value: object) -> tuple:
-    """Group values ordered None, bools, numbers, then text."""
-    rank = 0 if value is None else 1 if isinstance(value, bool) else 2 if isinstance(
-        value, (int, float)) else 3
-    return rank, value if rank in (1, 2) else 0, str(value) if rank == 3 else ""
+@functools.cache
+def _malloc_trim() -> Any:
+    import ctypes
+    return getattr(ctypes.CDLL(None), "malloc_trim", None)
 
 
 def _group_key(group: GroupKey) -> tuple:
-    return tuple((name, _value_key(value)) for name, value in group)
+    """Group values ordered None, bools, numbers, then text."""
+    return tuple((name, (0, 0, "") if v is None else (1, v, "") if isinstance(v, bool) else
+                  (2, v, "") if isinstance(v, (int, float)) else (3, 0, str(v)))
+                 for name, v in group)
 
 
 class Tally:
@@ -463,50 +455,23 @@ class Counts:
     def _from_acc(cls, acc: Tally, *, metric: str, stored: tuple[StoredMetric, ...] = (),
                   skipped: Skipped | None = None, files: tuple[str, ...] = (),
                   group_metric: dict | None = None) -> Counts:
+        """The Counts of ``acc`` (its blocks consumed); ``group_metric``: group -> metric, else
+        ``metric`` (``"mixed"`` when the groups differ)."""
         import numpy as np  # here, so that an error before any reading never loads it
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
-        about = {"metric": metric, "stored": stored, "files": files,
-                 "skipped": skipped if skipped is not None else Skipped(),
-                 "group_metrics": group_metric}
-        if acc.blocks or (len(acc.n) > _BIG and find_spec("pyarrow") is not None):
-            return cls._from_blocks(acc, about)
-        groups = sorted(acc.rows, key=_group_key)
-        tasks = [_natural_sorted(acc.rows[g]) for g in groups]
-        order = np.fromiter((acc.rows[g][t] for g, ts in zip(groups, tasks, strict=True)
-                             for t in ts), np.int64, sum(map(len, tasks)))
-        group = np.repeat(np.arange(len(groups), dtype=np.int64), [len(ts) for ts in tasks])
-        task = np.array([t for ts in tasks for t in ts], _str_dtype())
-        n, c = (np.frombuffer(x, np.int64)[order] if len(x) else order.copy()
-                for x in (acc.n, acc.c))
-        return cls._made(groups, group, task, n, c, about)
-
-    @classmethod
-    def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
-        """The Counts of a Tally with blocks (consumed): sorted by pyarrow, no str per id."""
-        blocks, acc.blocks = acc.blocks + ([_dict_block(acc)] if acc.rows else []), []
-        groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
-        if len(blocks) > 1 or blocks[0].order is None or list(blocks[0].groups) != groups:
-            blocks = [_merged_block(blocks, groups)]
-        return cls._made(groups, *_taken(blocks), about)
-
-    @classmethod
-    def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
-        """The Counts of sorted columns; ``about``: metric, stored, skipped, files and
-        group_metrics (group -> metric, else the metric; ``"mixed"`` when the groups differ)."""
-        import numpy as np
-        big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
-        if big.size:
-            raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
+        big = acc.blocks or (len(acc.n) > _BIG and find_spec("pyarrow") is not None)
+        groups, group, task, n, c = _sorted_blocks(acc) if big else _sorted_rows(acc)
+        if (bad := np.flatnonzero((n >= MAX_COUNT) | (n < 0))).size:
+            raise ValueError(_too_many(groups[group[bad[0]]], str(task[bad[0]])))
         for a in (group, task, n, c):
             a.flags.writeable = False
-        given = about.pop("group_metrics", None)
-        per = tuple(given.get(g, about["metric"]) for g in groups) if given else ()
-        if len(set(per)) > 1:
-            about.update(metric="mixed", group_metrics=per)
-        elif per:
-            about["metric"] = per[0]
-        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c, **about)
+        per = tuple(group_metric.get(g, metric) for g in groups) if group_metric else ()
+        mixed = len(set(per)) > 1
+        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c,
+                   metric="mixed" if mixed else per[0] if per else metric, stored=stored,
+                   skipped=skipped if skipped is not None else Skipped(), files=files,
+                   group_metrics=per if mixed else ())
 
     def __len__(self) -> int:
         return int(self.task.shape[0])
@@ -553,6 +518,28 @@ class Counts:
         """Sum n and c per (group, task) with ``others``: the exact merge of partial reads (a
         TypeError for a non-Counts, a ValueError for pass@k and pass^k in one group)."""
         return merge_counts([self, *others])
+
+
+def _sorted_rows(acc: Tally) -> tuple:
+    """(groups, group, task, n, c) of the dict rows of ``acc``, sorted in Python."""
+    import numpy as np
+    groups = sorted(acc.rows, key=_group_key)
+    tasks = [_natural_sorted(acc.rows[g]) for g in groups]
+    order = np.fromiter((acc.rows[g][t] for g, ts in zip(groups, tasks, strict=True)
+                         for t in ts), np.int64, sum(map(len, tasks)))
+    group = np.repeat(np.arange(len(groups), dtype=np.int64), [len(ts) for ts in tasks])
+    task = np.array([t for ts in tasks for t in ts], _str_dtype())
+    n, c = (np.frombuffer(x, np.int64)[order] if len(x) else order.copy() for x in (acc.n, acc.c))
+    return groups, group, task, n, c
+
+
+def _sorted_blocks(acc: Tally) -> tuple:
+    """(groups, group, task, n, c) of ``acc`` with blocks (consumed), sorted by pyarrow."""
+    blocks, acc.blocks = acc.blocks + ([_dict_block(acc)] if acc.rows else []), []
+    groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
+    if len(blocks) > 1 or blocks[0].order is None or list(blocks[0].groups) != groups:
+        blocks = [_merged_block(blocks, groups)]
+    return groups, *_taken(blocks)
 
 
 def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
