@@ -105,10 +105,13 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     """
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
     t = t if isinstance(t, pa.ChunkedArray) else pa.chunked_array([t])
     order = _ordered(g, t, None)
-    if order is None and (width := _key_width(t)) is not None:
-        order = _ordered(g, t, width)
+    if order is None and not pc.any(pc.match_substring(t, "\0")).as_py():
+        width = next((w for w in (8, 16, 32, 64) if not pc.any(
+            pc.match_substring_regex(t, f"[1-9][0-9]{{{w}}}")).as_py()), None)
+        order = None if width is None else _ordered(g, t, width)
     if order is None:
         ids = t.to_pylist()
         gs = g.tolist() if g is not None else [0] * len(ids)
@@ -118,17 +121,28 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
 
 
 def _ordered(g: np.ndarray | None, t: Any, width: int | None) -> np.ndarray | None:
-    """:func:`natural_order` by :func:`_split` (``width`` None) or by key strings of ``width``;
-    None: not that shape. Rows in order are found a step (and the next id) at a time, keeping
-    nothing."""
+    """:func:`natural_order` by :func:`_split` (``width`` None) or by key strings of ``width``
+    (None: not that shape); rows in order are found a step (and the next id) at a time."""
     import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
     for s in range(0, len(t) - 1, _STEP):
         ids = t.slice(s, _STEP + 1).combine_chunks()
         keys = _split(ids) if width is None else [_key(ids, width), ids]
         if keys is None:
             return None
-        if not _ascending(keys[:3] if g is None else [g[s:s + len(ids)], *keys[:3]]):
-            return _split_order(g, t) if width is None else _key_order(g, t, width)
+        less, equal = np.zeros(len(ids) - 1, bool), np.ones(len(ids) - 1, bool)
+        for x in keys[:3] if g is None else [g[s:s + len(ids)], *keys[:3]]:
+            less |= equal & np.asarray(pc.less(x[:-1], x[1:]))
+            equal &= np.asarray(pc.equal(x[:-1], x[1:]))
+        if less.all():
+            continue
+        if width is None:
+            return _split_order(g, t)
+        key = pa.chunked_array([c for s in range(0, len(t), _STEP)  # key strings a step at a time
+                                for c in _key(t.slice(s, _STEP), width).chunks], t.type)
+        cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
+        return pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols]).to_numpy()
     return np.arange(len(t))
 
 
@@ -180,37 +194,6 @@ def _split_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
         rank[at] = pc.index_in(h, known).to_numpy()[rank[at]]
     keys = (tie, value, rank)[0 if tie.any() else 1:]  # tie: 0 unless a run has a leading 0
     return np.lexsort(keys if g is None else (*keys, g))
-
-
-def _key_order(g: np.ndarray | None, t: Any, width: int) -> np.ndarray:
-    """:func:`natural_order` by key strings of ``width``, made a step at a time."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    key = pa.chunked_array([c for s in range(0, len(t), _STEP)
-                            for c in _key(t.slice(s, _STEP), width).chunks], t.type)
-    cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
-    return pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols]).to_numpy()
-
-
-def _ascending(cols: list) -> bool:
-    """Whether the rows are strictly sorted by ``cols`` (NumPy or Arrow arrays)."""
-    import numpy as np
-    import pyarrow.compute as pc
-    less, equal = np.zeros(max(len(cols[0]) - 1, 0), bool), np.ones(max(len(cols[0]) - 1, 0), bool)
-    for x in cols:
-        less |= equal & np.asarray(pc.less(x[:-1], x[1:]))
-        equal &= np.asarray(pc.equal(x[:-1], x[1:]))
-    return bool(less.all())
-
-
-def _key_width(t: Any) -> int | None:
-    import pyarrow.compute as pc
-    if pc.any(pc.match_substring(t, "\0")).as_py():
-        return None
-    for width in (8, 16, 32, 64):
-        if not pc.any(pc.match_substring_regex(t, f"[1-9][0-9]{{{width}}}")).as_py():
-            return width
-    return None
 
 
 def _key(t: Any, width: int) -> Any:
@@ -342,12 +325,15 @@ class Tally:
     def _flush(self) -> None:
         """The rows become a Block; the blocks are summed into one when they outgrow what the
         last sum left (their rows stay about those of the distinct keys)."""
+        import numpy as np
         self.blocks.append(_dict_block(self))
         self.rows, self.n, self.c = {}, array("q"), array("q")
         if sum(len(b.n) for b in self.blocks) > 4 * max(self.merged, _FLUSH):
-            groups = sorted(self.group_keys(), key=_group_key)
-            self.blocks = [_compacted(_merged_block(self.blocks, groups))]
-            self.merged = len(self.blocks[0].n)
+            b = _merged_block(self.blocks, sorted(self.group_keys(), key=_group_key))
+            at, self.merged = b.order, len(b.order)  # the rows that hold the sums, in order
+            g = np.broadcast_to(np.int64(0), (len(at),)) if b.g is None else b.g[at]
+            self.blocks = [Block(b.groups, g, _take(b.task, at), b.n[at], b.c[at],
+                                 np.arange(len(at), dtype=at.dtype))]
 
     def find(self, group: GroupKey, task: str) -> int | None:
         """The row number of (group, task), or None."""
@@ -566,15 +552,6 @@ def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
     return Block(tuple(groups), g, t, n, c, order)
 
 
-def _compacted(b: Block) -> Block:
-    """The rows of a merged Block that hold its sums, in order (the others go)."""
-    import numpy as np
-    at = b.order
-    g = np.broadcast_to(np.int64(0), (len(at),)) if b.g is None else b.g[at]
-    return Block(b.groups, g, _take(b.task, at), b.n[at], b.c[at],
-                 np.arange(len(at), dtype=at.dtype))
-
-
 def merge_counts(parts: Iterable[Counts]) -> Counts:
     """Merge counts from partial reads: n and c are summed per (group, task), whatever the order
     of ``parts`` (at least one); stored metrics, skipped records and files are concatenated.
@@ -593,7 +570,14 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
     for i, p in enumerate(parts):
         if not isinstance(p, Counts):
             raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
-    group_metric = _merged_metrics(parts)
+    group_metric: dict = {}  # group -> metric; a group of two metrics cannot be pooled
+    for p in parts:
+        for i, g in enumerate(p.groups):
+            if (m := group_metric.setdefault(g, p.metric_of(i))) != p.metric_of(i):
+                raise ValueError(
+                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
+                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
+                    "separately")
     acc = Tally()
     for p in parts:
         for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
@@ -604,17 +588,3 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
                             skipped=sum((p.skipped for p in parts), Skipped()),
                             files=tuple(f for p in parts for f in p.files),
                             group_metric=group_metric)
-
-
-def _merged_metrics(parts: list[Counts]) -> dict:
-    """group -> metric over ``parts``; a group of two metrics cannot be pooled."""
-    out: dict = {}
-    for p in parts:
-        for i, g in enumerate(p.groups):
-            m = out.setdefault(g, p.metric_of(i))
-            if m != p.metric_of(i):
-                raise ValueError(
-                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
-                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
-                    "separately")
-    return out
