@@ -165,8 +165,7 @@ def _split(ids: Any) -> tuple | None:
     tail = pc.binary_join_element_wise(pa.scalar("0", tail.type), tail, pa.scalar("", tail.type))
     value = np.where(digits > 0, pc.cast(tail, pa.int64()), -1)
     by = pc.sort_indices(enc.dictionary).to_numpy()
-    rank = np.empty(len(by), np.int32)
-    rank[by] = np.arange(len(by), dtype=np.int32)
+    rank = np.argsort(by).astype(np.int32)  # at most _FEW_HEADS texts
     return (rank[enc.indices.to_numpy()], value,
             (np.where(value > 0, -digits, digits) * padded).astype(np.int8),
             enc.dictionary.take(by))
@@ -187,8 +186,7 @@ def _split_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
             value = value.astype(np.int64)  # int32 holds the values of at most 9 digits
         rank[s:s + _STEP], value[s:s + _STEP], tie[s:s + _STEP] = split[:3]
         heads.append(split[3])
-    known = pc.unique(pa.concat_arrays(heads))
-    known = known.take(pc.sort_indices(known))
+    known = pa.concat_arrays(heads).unique().sort()
     for i, h in enumerate(heads):
         at = slice(i * _STEP, (i + 1) * _STEP)
         rank[at] = pc.index_in(h, known).to_numpy()[rank[at]]
