@@ -274,8 +274,7 @@ class Tally:
 
     def __init__(self, compact: bool = True) -> None:
         self.rows: dict[GroupKey, dict[str, int]] = {}
-        self.n = array("q")
-        self.c = array("q")
+        self.n, self.c = array("q"), array("q")
         self.blocks: list[Block] = []
         #: past _FLUSH rows they become a Block (no str per id kept); row numbers then hold
         #: only until the next one, so a reader that keeps them makes ``Tally(compact=False)``
