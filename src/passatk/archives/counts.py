@@ -474,13 +474,12 @@ class Counts:
         return [dict(g) for g in self.groups]
 
     def iter_groups(self) -> Iterator[GroupCounts]:
-        """Yield one ``GroupCounts(group, task, n, c)`` per group, in order."""
-        if len(self.groups) == 1:  # views, not copies: a read of 10M tasks is one group
-            yield GroupCounts(dict(self.groups[0]), self.task, self.n, self.c)
-            return
-        for i, g in enumerate(self.groups):
-            rows = self.group == i
-            yield GroupCounts(dict(g), self.task[rows], self.n[rows], self.c[rows])
+        """Yield one ``GroupCounts(group, task, n, c)`` per group, in order: views, not copies
+        (the rows of a group are contiguous)."""
+        import numpy as np
+        cuts = np.searchsorted(self.group, np.arange(len(self.groups) + 1)).tolist()
+        for g, (a, b) in zip(self.groups, pairwise(cuts), strict=True):
+            yield GroupCounts(dict(g), self.task[a:b], self.n[a:b], self.c[a:b])
 
     def metric_of(self, i: int) -> str:
         """The metric of group ``i`` (an index into ``groups``)."""
