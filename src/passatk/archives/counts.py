@@ -233,14 +233,17 @@ def _taken(blocks: list[Block]) -> tuple:
     import numpy as np
     groups, g, task, n, c, order = blocks.pop()
     release_memory()  # what Arrow freed: NumPy allocates ``out``
-    g = np.broadcast_to(np.int64(0), (len(order),)) if len(groups) == 1 else g[order].astype(
-        np.int64, copy=False)  # one group: no array of zeros
+    same = len(order) == len(n) and np.array_equal(order, np.arange(len(n), dtype=order.dtype))
+    g = np.broadcast_to(np.int64(0), (len(order),)) if len(groups) == 1 else (
+        g if same else g[order]).astype(np.int64, copy=False)  # one group: no array of zeros
     out = np.empty(len(order), _str_dtype())
     for s in range(0, len(order), _CHUNK):
-        out[s:s + _CHUNK] = _take(task, order[s:s + _CHUNK]).to_pylist()
+        ids = task.slice(s, _CHUNK) if same else _take(task, order[s:s + _CHUNK])
+        out[s:s + _CHUNK] = ids.to_pylist()
     del task
     release_memory()
-    n, c = n[order].astype(np.int64, copy=False), c[order].astype(np.int64, copy=False)
+    n = (n if same else n[order]).astype(np.int64, copy=False)
+    c = (c if same else c[order]).astype(np.int64, copy=False)
     release_memory()  # what the read leaves free goes back before scoring
     return g, out, n, c
 
@@ -443,7 +446,7 @@ class Counts:
         import numpy as np  # here, so that an error before any reading never loads it
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
-        big = acc.blocks or (len(acc.n) > _BIG and find_spec("pyarrow") is not None)
+        big = bool(acc.blocks) or (len(acc.n) > _BIG and find_spec("pyarrow") is not None)
         groups, group, task, n, c = _sorted_blocks(acc) if big else _sorted_rows(acc)
         if (bad := np.flatnonzero((n >= MAX_COUNT) | (n < 0))).size:
             raise ValueError(_too_many(groups[group[bad[0]]], str(task[bad[0]])))
@@ -474,12 +477,13 @@ class Counts:
         return [dict(g) for g in self.groups]
 
     def iter_groups(self) -> Iterator[GroupCounts]:
-        """Yield one ``GroupCounts(group, task, n, c)`` per group, in order: views, not copies
-        (the rows of a group are contiguous)."""
-        import numpy as np
-        cuts = np.searchsorted(self.group, np.arange(len(self.groups) + 1)).tolist()
-        for g, (a, b) in zip(self.groups, pairwise(cuts), strict=True):
-            yield GroupCounts(dict(g), self.task[a:b], self.n[a:b], self.c[a:b])
+        """Yield one ``GroupCounts(group, task, n, c)`` per group, in order."""
+        if len(self.groups) == 1:  # views, not copies: a read of 10M tasks is one group
+            yield GroupCounts(dict(self.groups[0]), self.task, self.n, self.c)
+            return
+        for i, g in enumerate(self.groups):
+            rows = self.group == i
+            yield GroupCounts(dict(g), self.task[rows], self.n[rows], self.c[rows])
 
     def metric_of(self, i: int) -> str:
         """The metric of group ``i`` (an index into ``groups``)."""
