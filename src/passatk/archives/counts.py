@@ -3,6 +3,7 @@ Ids read by pyarrow stay Arrow strings (a buffer and offsets) until they fill ``
 
 from __future__ import annotations
 
+import functools
 import re
 from array import array
 from collections.abc import Iterable, Iterator
@@ -69,22 +70,22 @@ class Block(NamedTuple):
 def _str_dtype() -> Any:
     """NumPy's ``StringDType`` (16 bytes a short id, longer ones in an arena); object before 2."""
     import numpy as np
-    kind = getattr(np.dtypes, "StringDType", None)
-    return kind() if kind is not None else object
+    return getattr(np.dtypes, "StringDType", lambda: object)()
 
 
 def _take(arr: Any, at: np.ndarray) -> Any:
     """``arr.take(at)``; a chunked array taken from chunk by chunk (pyarrow's joins them)."""
     import numpy as np
     import pyarrow as pa
-    if not isinstance(arr, pa.ChunkedArray) or arr.num_chunks == 1 or not len(at):
-        return (arr.chunk(0) if isinstance(arr, pa.ChunkedArray) else arr).take(at)
-    offsets = np.cumsum([0] + [len(c) for c in arr.chunks])
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    if len(chunks) == 1 or not len(at):
+        return chunks[0].take(at)
+    offsets = np.cumsum([0] + [len(c) for c in chunks])
     chunk = np.searchsorted(offsets, at, side="right") - 1
     by = np.argsort(chunk, kind="stable")
-    cuts = np.searchsorted(chunk[by], np.arange(arr.num_chunks + 1))
-    pieces = [arr.chunk(j).take(at[by[a:b]] - offsets[j])
-              for j, (a, b) in enumerate(pairwise(cuts)) if b > a]
+    cuts = np.searchsorted(chunk[by], np.arange(len(chunks) + 1))
+    pieces = [chunks[j].take(at[by[a:b]] - offsets[j]) for j, (a, b) in enumerate(pairwise(cuts))
+              if b > a]
     inverse = np.empty(len(at), np.int64)
     inverse[by] = np.arange(len(at))
     return pa.concat_arrays(pieces).take(inverse)
@@ -104,10 +105,13 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
     """
     import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
     t = t if isinstance(t, pa.ChunkedArray) else pa.chunked_array([t])
     order = _ordered(g, t, None)
-    if order is None and (width := _key_width(t)) is not None:
-        order = _ordered(g, t, width)
+    if order is None and not pc.any(pc.match_substring(t, "\0")).as_py():
+        width = next((w for w in (8, 16, 32, 64) if not pc.any(
+            pc.match_substring_regex(t, f"[1-9][0-9]{{{w}}}")).as_py()), None)
+        order = None if width is None else _ordered(g, t, width)
     if order is None:
         ids = t.to_pylist()
         gs = g.tolist() if g is not None else [0] * len(ids)
@@ -117,17 +121,28 @@ def natural_order(g: np.ndarray | None, t: Any) -> np.ndarray:
 
 
 def _ordered(g: np.ndarray | None, t: Any, width: int | None) -> np.ndarray | None:
-    """:func:`natural_order` by :func:`_split` (``width`` None) or by key strings of ``width``;
-    None: not that shape. Rows in order are found a step (and the next id) at a time, keeping
-    nothing."""
+    """:func:`natural_order` by :func:`_split` (``width`` None) or by key strings of ``width``
+    (None: not that shape); rows in order are found a step (and the next id) at a time."""
     import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
     for s in range(0, len(t) - 1, _STEP):
         ids = t.slice(s, _STEP + 1).combine_chunks()
         keys = _split(ids) if width is None else [_key(ids, width), ids]
         if keys is None:
             return None
-        if not _ascending(keys[:3] if g is None else [g[s:s + len(ids)], *keys[:3]]):
-            return _split_order(g, t) if width is None else _key_order(g, t, width)
+        less, equal = np.zeros(len(ids) - 1, bool), np.ones(len(ids) - 1, bool)
+        for x in keys[:3] if g is None else [g[s:s + len(ids)], *keys[:3]]:
+            less |= equal & np.asarray(pc.less(x[:-1], x[1:]))
+            equal &= np.asarray(pc.equal(x[:-1], x[1:]))
+        if less.all():
+            continue
+        if width is None:
+            return _split_order(g, t)
+        key = pa.chunked_array([c for s in range(0, len(t), _STEP)  # key strings a step at a time
+                                for c in _key(t.slice(s, _STEP), width).chunks], t.type)
+        cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
+        return pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols]).to_numpy()
     return np.arange(len(t))
 
 
@@ -150,8 +165,7 @@ def _split(ids: Any) -> tuple | None:
     tail = pc.binary_join_element_wise(pa.scalar("0", tail.type), tail, pa.scalar("", tail.type))
     value = np.where(digits > 0, pc.cast(tail, pa.int64()), -1)
     by = pc.sort_indices(enc.dictionary).to_numpy()
-    rank = np.empty(len(by), np.int32)
-    rank[by] = np.arange(len(by), dtype=np.int32)
+    rank = np.argsort(by).astype(np.int32)  # at most _FEW_HEADS texts
     return (rank[enc.indices.to_numpy()], value,
             (np.where(value > 0, -digits, digits) * padded).astype(np.int8),
             enc.dictionary.take(by))
@@ -172,44 +186,12 @@ def _split_order(g: np.ndarray | None, t: Any) -> np.ndarray | None:
             value = value.astype(np.int64)  # int32 holds the values of at most 9 digits
         rank[s:s + _STEP], value[s:s + _STEP], tie[s:s + _STEP] = split[:3]
         heads.append(split[3])
-    known = pc.unique(pa.concat_arrays(heads))
-    known = known.take(pc.sort_indices(known))
+    known = pa.concat_arrays(heads).unique().sort()
     for i, h in enumerate(heads):
         at = slice(i * _STEP, (i + 1) * _STEP)
         rank[at] = pc.index_in(h, known).to_numpy()[rank[at]]
     keys = (tie, value, rank)[0 if tie.any() else 1:]  # tie: 0 unless a run has a leading 0
     return np.lexsort(keys if g is None else (*keys, g))
-
-
-def _key_order(g: np.ndarray | None, t: Any, width: int) -> np.ndarray:
-    """:func:`natural_order` by key strings of ``width``, made a step at a time."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    key = pa.chunked_array([c for s in range(0, len(t), _STEP)
-                            for c in _key(t.slice(s, _STEP), width).chunks], t.type)
-    cols = {"k": key, "t": t} if g is None else {"g": g, "k": key, "t": t}
-    return pc.sort_indices(pa.table(cols), [(k, "ascending") for k in cols]).to_numpy()
-
-
-def _ascending(cols: list) -> bool:
-    """Whether the rows are strictly sorted by ``cols`` (NumPy or Arrow arrays)."""
-    import numpy as np
-    import pyarrow.compute as pc
-    less, equal = np.zeros(max(len(cols[0]) - 1, 0), bool), np.ones(max(len(cols[0]) - 1, 0), bool)
-    for x in cols:
-        less |= equal & np.asarray(pc.less(x[:-1], x[1:]))
-        equal &= np.asarray(pc.equal(x[:-1], x[1:]))
-    return bool(less.all())
-
-
-def _key_width(t: Any) -> int | None:
-    import pyarrow.compute as pc
-    if pc.any(pc.match_substring(t, "\0")).as_py():
-        return None
-    for width in (8, 16, 32, 64):
-        if not pc.any(pc.match_substring_regex(t, f"[1-9][0-9]{{{width}}}")).as_py():
-            return width
-    return None
 
 
 def _key(t: Any, width: int) -> Any:
@@ -270,29 +252,23 @@ def release_memory() -> None:
     """Hand what Arrow's pool and the C allocator hold free back to the system (glibc's
     ``malloc_trim``, where there is one): large columns freed a piece at a time are then
     not counted twice while their copies grow."""
-    import ctypes
-
     import pyarrow as pa
     pa.default_memory_pool().release_unused()
-    global _TRIM
-    if _TRIM is None:
-        _TRIM = getattr(ctypes.CDLL(None), "malloc_trim", False)
-    if _TRIM:
-        _TRIM(0)
+    if trim := _malloc_trim():
+        trim(0)
 
 
-_TRIM = None
-
-
-def _value_key(value: object) -> tuple:
-    """Group values ordered None, bools, numbers, then text."""
-    rank = 0 if value is None else 1 if isinstance(value, bool) else 2 if isinstance(
-        value, (int, float)) else 3
-    return rank, value if rank in (1, 2) else 0, str(value) if rank == 3 else ""
+@functools.cache
+def _malloc_trim() -> Any:
+    import ctypes
+    return getattr(ctypes.CDLL(None), "malloc_trim", None)
 
 
 def _group_key(group: GroupKey) -> tuple:
-    return tuple((name, _value_key(value)) for name, value in group)
+    """Group values ordered None, bools, numbers, then text."""
+    return tuple((name, (0, 0, "") if v is None else (1, v, "") if isinstance(v, bool) else
+                  (2, v, "") if isinstance(v, (int, float)) else (3, 0, str(v)))
+                 for name, v in group)
 
 
 class Tally:
@@ -301,8 +277,7 @@ class Tally:
 
     def __init__(self, compact: bool = True) -> None:
         self.rows: dict[GroupKey, dict[str, int]] = {}
-        self.n = array("q")
-        self.c = array("q")
+        self.n, self.c = array("q"), array("q")
         self.blocks: list[Block] = []
         #: past _FLUSH rows they become a Block (no str per id kept); row numbers then hold
         #: only until the next one, so a reader that keeps them makes ``Tally(compact=False)``
@@ -350,12 +325,15 @@ class Tally:
     def _flush(self) -> None:
         """The rows become a Block; the blocks are summed into one when they outgrow what the
         last sum left (their rows stay about those of the distinct keys)."""
+        import numpy as np
         self.blocks.append(_dict_block(self))
         self.rows, self.n, self.c = {}, array("q"), array("q")
         if sum(len(b.n) for b in self.blocks) > 4 * max(self.merged, _FLUSH):
-            groups = sorted(self.group_keys(), key=_group_key)
-            self.blocks = [_compacted(_merged_block(self.blocks, groups))]
-            self.merged = len(self.blocks[0].n)
+            b = _merged_block(self.blocks, sorted(self.group_keys(), key=_group_key))
+            at, self.merged = b.order, len(b.order)  # the rows that hold the sums, in order
+            g = np.broadcast_to(np.int64(0), (len(at),)) if b.g is None else b.g[at]
+            self.blocks = [Block(b.groups, g, _take(b.task, at), b.n[at], b.c[at],
+                                 np.arange(len(at), dtype=at.dtype))]
 
     def find(self, group: GroupKey, task: str) -> int | None:
         """The row number of (group, task), or None."""
@@ -463,50 +441,23 @@ class Counts:
     def _from_acc(cls, acc: Tally, *, metric: str, stored: tuple[StoredMetric, ...] = (),
                   skipped: Skipped | None = None, files: tuple[str, ...] = (),
                   group_metric: dict | None = None) -> Counts:
+        """The Counts of ``acc`` (its blocks consumed); ``group_metric``: group -> metric, else
+        ``metric`` (``"mixed"`` when the groups differ)."""
         import numpy as np  # here, so that an error before any reading never loads it
         if metric not in ("pass@k", "pass^k"):
             raise ValueError(f"metric must be 'pass@k' or 'pass^k', got {metric!r}")
-        about = {"metric": metric, "stored": stored, "files": files,
-                 "skipped": skipped if skipped is not None else Skipped(),
-                 "group_metrics": group_metric}
-        if acc.blocks or (len(acc.n) > _BIG and find_spec("pyarrow") is not None):
-            return cls._from_blocks(acc, about)
-        groups = sorted(acc.rows, key=_group_key)
-        tasks = [_natural_sorted(acc.rows[g]) for g in groups]
-        order = np.fromiter((acc.rows[g][t] for g, ts in zip(groups, tasks, strict=True)
-                             for t in ts), np.int64, sum(map(len, tasks)))
-        group = np.repeat(np.arange(len(groups), dtype=np.int64), [len(ts) for ts in tasks])
-        task = np.array([t for ts in tasks for t in ts], _str_dtype())
-        n, c = (np.frombuffer(x, np.int64)[order] if len(x) else order.copy()
-                for x in (acc.n, acc.c))
-        return cls._made(groups, group, task, n, c, about)
-
-    @classmethod
-    def _from_blocks(cls, acc: Tally, about: dict) -> Counts:
-        """The Counts of a Tally with blocks (consumed): sorted by pyarrow, no str per id."""
-        blocks, acc.blocks = acc.blocks + ([_dict_block(acc)] if acc.rows else []), []
-        groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
-        if len(blocks) > 1 or blocks[0].order is None or list(blocks[0].groups) != groups:
-            blocks = [_merged_block(blocks, groups)]
-        return cls._made(groups, *_taken(blocks), about)
-
-    @classmethod
-    def _made(cls, groups, group, task, n, c, about: dict) -> Counts:
-        """The Counts of sorted columns; ``about``: metric, stored, skipped, files and
-        group_metrics (group -> metric, else the metric; ``"mixed"`` when the groups differ)."""
-        import numpy as np
-        big = np.flatnonzero((n >= MAX_COUNT) | (n < 0))
-        if big.size:
-            raise ValueError(_too_many(groups[group[big[0]]], str(task[big[0]])))
+        big = bool(acc.blocks) or (len(acc.n) > _BIG and find_spec("pyarrow") is not None)
+        groups, group, task, n, c = _sorted_blocks(acc) if big else _sorted_rows(acc)
+        if (bad := np.flatnonzero((n >= MAX_COUNT) | (n < 0))).size:
+            raise ValueError(_too_many(groups[group[bad[0]]], str(task[bad[0]])))
         for a in (group, task, n, c):
             a.flags.writeable = False
-        given = about.pop("group_metrics", None)
-        per = tuple(given.get(g, about["metric"]) for g in groups) if given else ()
-        if len(set(per)) > 1:
-            about.update(metric="mixed", group_metrics=per)
-        elif per:
-            about["metric"] = per[0]
-        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c, **about)
+        per = tuple(group_metric.get(g, metric) for g in groups) if group_metric else ()
+        mixed = len(set(per)) > 1
+        return cls(group=group, groups=tuple(groups), task=task, n=n, c=c,
+                   metric="mixed" if mixed else per[0] if per else metric, stored=stored,
+                   skipped=skipped if skipped is not None else Skipped(), files=files,
+                   group_metrics=per if mixed else ())
 
     def __len__(self) -> int:
         return int(self.task.shape[0])
@@ -555,6 +506,28 @@ class Counts:
         return merge_counts([self, *others])
 
 
+def _sorted_rows(acc: Tally) -> tuple:
+    """(groups, group, task, n, c) of the dict rows of ``acc``, sorted in Python."""
+    import numpy as np
+    groups = sorted(acc.rows, key=_group_key)
+    tasks = [_natural_sorted(acc.rows[g]) for g in groups]
+    order = np.fromiter((acc.rows[g][t] for g, ts in zip(groups, tasks, strict=True)
+                         for t in ts), np.int64, sum(map(len, tasks)))
+    group = np.repeat(np.arange(len(groups), dtype=np.int64), [len(ts) for ts in tasks])
+    task = np.array([t for ts in tasks for t in ts], _str_dtype())
+    n, c = (np.frombuffer(x, np.int64)[order] if len(x) else order.copy() for x in (acc.n, acc.c))
+    return groups, group, task, n, c
+
+
+def _sorted_blocks(acc: Tally) -> tuple:
+    """(groups, group, task, n, c) of ``acc`` with blocks (consumed), sorted by pyarrow."""
+    blocks, acc.blocks = acc.blocks + ([_dict_block(acc)] if acc.rows else []), []
+    groups = sorted(set().union(*(b.groups for b in blocks)), key=_group_key)
+    if len(blocks) > 1 or blocks[0].order is None or list(blocks[0].groups) != groups:
+        blocks = [_merged_block(blocks, groups)]
+    return groups, *_taken(blocks)
+
+
 def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
     """One ordered Block of ``blocks`` (consumed), equal keys summed as neighbours in order."""
     import numpy as np
@@ -579,15 +552,6 @@ def _merged_block(blocks: list[Block], groups: list[GroupKey]) -> Block:
     return Block(tuple(groups), g, t, n, c, order)
 
 
-def _compacted(b: Block) -> Block:
-    """The rows of a merged Block that hold its sums, in order (the others go)."""
-    import numpy as np
-    at = b.order
-    g = np.broadcast_to(np.int64(0), (len(at),)) if b.g is None else b.g[at]
-    return Block(b.groups, g, _take(b.task, at), b.n[at], b.c[at],
-                 np.arange(len(at), dtype=at.dtype))
-
-
 def merge_counts(parts: Iterable[Counts]) -> Counts:
     """Merge counts from partial reads: n and c are summed per (group, task), whatever the order
     of ``parts`` (at least one); stored metrics, skipped records and files are concatenated.
@@ -606,7 +570,14 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
     for i, p in enumerate(parts):
         if not isinstance(p, Counts):
             raise TypeError(f"merge_counts: parts[{i}] must be Counts, got {type(p).__name__}")
-    group_metric = _merged_metrics(parts)
+    group_metric: dict = {}  # group -> metric; a group of two metrics cannot be pooled
+    for p in parts:
+        for i, g in enumerate(p.groups):
+            if (m := group_metric.setdefault(g, p.metric_of(i))) != p.metric_of(i):
+                raise ValueError(
+                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
+                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
+                    "separately")
     acc = Tally()
     for p in parts:
         for g, t, n, c in zip(p.group.tolist(), p.task.tolist(), p.n.tolist(), p.c.tolist(),
@@ -617,17 +588,3 @@ def merge_counts(parts: Iterable[Counts]) -> Counts:
                             skipped=sum((p.skipped for p in parts), Skipped()),
                             files=tuple(f for p in parts for f in p.files),
                             group_metric=group_metric)
-
-
-def _merged_metrics(parts: list[Counts]) -> dict:
-    """group -> metric over ``parts``; a group of two metrics cannot be pooled."""
-    out: dict = {}
-    for p in parts:
-        for i, g in enumerate(p.groups):
-            m = out.setdefault(g, p.metric_of(i))
-            if m != p.metric_of(i):
-                raise ValueError(
-                    f"cannot merge counts of different metrics {sorted({m, p.metric_of(i)})} "
-                    f"in one group {dict(g)}: pass@k and pass^k archives must be scored "
-                    "separately")
-    return out

@@ -39,8 +39,7 @@ def pair_runs(a: Counts, b: Counts) -> list[RunPair]:
         if not isinstance(counts, Counts):
             raise TypeError(f"{name} must be a Counts (from read_counts), got "
                             f"{type(counts).__name__}")
-    groups_a = {tuple(g.group.items()): g for g in a.iter_groups()}
-    groups_b = {tuple(g.group.items()): g for g in b.iter_groups()}
+    groups_a, groups_b = ({tuple(g.group.items()): g for g in x.iter_groups()} for x in (a, b))
     if set(groups_a) == set(groups_b):
         return [RunPair(dict(key), ga, groups_b[key]) for key, ga in groups_a.items()]
     if len(groups_a) == 1 and len(groups_b) == 1:
