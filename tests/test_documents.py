@@ -111,10 +111,13 @@ _BAD = [
 ]
 
 
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
 @pytest.mark.parametrize("text, match", _BAD)
-def test_bad_structure_is_located(tmp_path, text, match):
+def test_bad_structure_is_located(tmp_path, text, match, bom):
+    """The same line with a BOM (offsets count from after it: a newline in the 3 bytes
+    before the fault was missed once)."""
     path = tmp_path / "d.json"
-    path.write_text(text)
+    path.write_text(bom + text, encoding="utf-8")
     with pytest.raises(ArchiveError, match=match):
         _materialize(load_document(str(path)))
 

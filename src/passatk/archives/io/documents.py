@@ -63,11 +63,13 @@ def decode(file: str, data: bytes | memoryview, offset: int | None = None) -> ob
 
 
 def line_of(file: str, offset: int) -> int:
-    """The line of the byte at ``offset`` (the document read again: errors only)."""
-    line, seen = 1, 0
+    """The line of the byte at ``offset`` of the text after a BOM (the document read again:
+    errors only)."""
     with _open(file) as f:
+        block = f.stream.read(len(BOM)).removeprefix(BOM)
+        line, seen = 1 + block[:offset].count(b"\n"), len(block)
         while seen < offset and (block := f.stream.read(min(BLOCK, offset - seen))):
-            line += (block.removeprefix(BOM) if seen == 0 else block).count(b"\n")
+            line += block.count(b"\n")
             seen += len(block)
     return line
 
