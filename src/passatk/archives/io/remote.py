@@ -25,6 +25,7 @@ PIN_KEY = "passatk:etags"
 EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
           "abfss": "azure", "adl": "azure", "http": "remote", "https": "remote"}
 BLOCK_SIZE = 8 << 20  # read-ahead of remote files: few large requests
+READ_BLOCK = 4 << 20  # the most one read of a guarded stream asks for
 ETAG_KEYS = ("ETag", "etag", "md5Hash")
 VERSION_KEYS = ("VersionId", "version_id", "generation", "ETag", "etag", "e_tag")
 
@@ -213,8 +214,8 @@ class Guarded(io.RawIOBase):
     def tell(self) -> int:
         return self._f.tell()
 
-    def readinto(self, b: Any) -> int:
-        data = self._guard(self._f.read, len(b))
+    def readinto(self, b: Any) -> int:  # a block at a time: read(len(b)) makes a copy of b
+        data = self._guard(self._f.read, min(len(b), READ_BLOCK))
         memoryview(b).cast("B")[:len(data)] = data
         return len(data)
 
