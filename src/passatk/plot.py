@@ -364,6 +364,27 @@ def _short_name(name: str) -> str:
     return name if len(name) <= NAME_CHARS else "..." + name[-(NAME_CHARS - 3):]
 
 
+def _rank_label(r: Any) -> str:
+    """A model's axis label: its (shortened) name and its rank interval, one number if tight."""
+    head = f"{_short_name(r.model)}  (rank {r.rank_low}"
+    return head + (f"-{r.rank_high})" if r.rank_high != r.rank_low else ")")
+
+
+def _forest_whiskers(ax: Any, rows: list[Any], y: list[int]) -> None:
+    """A dot and interval per model at height ``y``, coloured by its first group; a missing
+    bound draws no whisker; one legend entry per group, at its first model."""
+    seen: set[int] = set()
+    for yi, r in zip(y, rows, strict=True):
+        g = r.groups[0] if r.groups else 0
+        color = f"C{(g - 1) % 10}"
+        lo = r.value - r.ci_low if r.ci_low is not None else 0.0
+        hi = r.ci_high - r.value if r.ci_high is not None else 0.0
+        label = f"group {g}" if g not in seen else None
+        seen.add(g)
+        ax.errorbar([r.value], [yi], xerr=[[lo], [hi]], fmt="o", color=color, markersize=3,
+                    capsize=2, linewidth=1, label=label)
+
+
 def plot_forest(result: Any, k: int | None = None, ax: Any = None, *,
                 width: float = WIDTH, height: float | None = None) -> Any:
     """A forest plot of a :func:`passatk.leaderboard`: one line per model (best on top) with
@@ -390,20 +411,9 @@ def plot_forest(result: Any, k: int | None = None, ax: Any = None, *,
         tall = max(HEIGHT, 0.9 + 0.2 * len(rows)) if height is None else height
         ax = figure(width, tall).subplots()
     y = list(range(len(rows)))[::-1]  # the best model on top
-    seen: set[int] = set()
-    for yi, r in zip(y, rows, strict=True):
-        g = r.groups[0] if r.groups else 0
-        color = f"C{(g - 1) % 10}"
-        lo = r.value - r.ci_low if r.ci_low is not None else 0.0
-        hi = r.ci_high - r.value if r.ci_high is not None else 0.0
-        label = f"group {g}" if g not in seen else None
-        seen.add(g)
-        ax.errorbar([r.value], [yi], xerr=[[lo], [hi]], fmt="o", color=color, markersize=3,
-                    capsize=2, linewidth=1, label=label)
+    _forest_whiskers(ax, rows, y)
     ax.set_yticks(y)
-    ax.set_yticklabels([f"{_short_name(r.model)}  (rank {r.rank_low}"
-                        + (f"-{r.rank_high})" if r.rank_high != r.rank_low else ")")
-                        for r in rows])
+    ax.set_yticklabels([_rank_label(r) for r in rows])
     ax.set_xlabel(f"{rows[0].metric}, k = {k}")
     ax.grid(True, axis="x", alpha=0.3, linewidth=0.5)
     level = f"{100 * rows[0].confidence:g}%"
