@@ -68,13 +68,8 @@ def _kernels_wanted(args: argparse.Namespace) -> bool:
                 and getattr(args, "ci", "auto") in ("auto", "t", "wilson", "fixed"))
 
 
-def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None) -> Any:
-    """Read archives with the reader flags of ``args``; report skipped records on stderr.
-    The files read are kept in ``args._files`` (with ``run``) for the JSON envelope."""
-    from passatk import archives
-
-    from ._output import Progress
-
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    """The record filters of ``--since``, ``--until`` and ``--difficulty`` (those given)."""
     filters: dict[str, Any] = {}
     if args.since is not None:
         filters["since"] = args.since
@@ -82,11 +77,50 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
         filters["until"] = args.until
     if args.difficulty:
         filters["difficulty"] = tuple(args.difficulty)
+    return filters
+
+
+def _check_paths(args: argparse.Namespace, paths: Sequence[str]) -> None:
+    """Expand the local paths and refuse an ``-o`` that is one of the inputs."""
+    from passatk import archives
+
     local = [p for p in paths if "://" not in str(p)]
     # a bad local path fails here, before any reader (or numpy) is loaded
     files = archives.expand_paths(local) if local else []
     _output_is_no_input(getattr(args, "output", None), files + [p for p in paths
                                                                 if str(p).startswith("file://")])
+
+
+def _reader_options(args: argparse.Namespace, filters: dict[str, Any],
+                    progress: Any) -> dict[str, Any]:
+    """The keywords of :func:`passatk.archives.read_counts` from the reader flags; called
+    inside ``launching``, since ``--scheduler`` connects to its cluster here."""
+    return dict(
+        format=args.input_format,
+        by=tuple(getattr(args, "by", ()) or ()),
+        task=args.task,
+        passed=args.passed,
+        reward=args.reward,
+        threshold=args.threshold,
+        n=args.n_field,
+        c=args.c_field,
+        skip_bad=args.skip_bad,
+        strict_json=args.strict_json,
+        filters=filters or None,
+        merge="allow-duplicates" if args.allow_duplicates else args.merge,
+        progress=progress,
+        scheduler=_cluster(args),
+        workers=args.jobs,
+        storage_options=dict(args.storage_options) or None,
+    )
+
+
+def _read_counts(args: argparse.Namespace, paths: Sequence[str],
+                 filters: dict[str, Any]) -> Any:
+    """Read ``paths`` while numba's kernels load, with a progress bar unless ``--quiet``."""
+    from passatk import archives
+
+    from ._output import Progress
     from .archives.engine.processes import launching
 
     warm = Warm(wanted=_kernels_wanted(args))
@@ -96,28 +130,14 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
                         force=args.progress)
     try:
         with launching(after_start=warm.start):
-            counts = archives.read_counts(
-                list(paths),
-                format=args.input_format,
-                by=tuple(getattr(args, "by", ()) or ()),
-                task=args.task,
-                passed=args.passed,
-                reward=args.reward,
-                threshold=args.threshold,
-                n=args.n_field,
-                c=args.c_field,
-                skip_bad=args.skip_bad,
-                strict_json=args.strict_json,
-                filters=filters or None,
-                merge="allow-duplicates" if args.allow_duplicates else args.merge,
-                progress=progress,
-                scheduler=_cluster(args),
-                workers=args.jobs,
-                storage_options=dict(args.storage_options) or None,
-            )
+            return archives.read_counts(list(paths), **_reader_options(args, filters, progress))
     finally:
         progress.close()
         warm.join()
+
+
+def _report_read(args: argparse.Namespace, counts: Any) -> None:
+    """The reader's notes (unless ``--quiet``) and the first skipped records, on stderr."""
     if not args.quiet:
         for message in counts.notes:
             _note(args, message)
@@ -129,6 +149,15 @@ def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None
             print(f"  {record}", file=sys.stderr)
         if skipped.count > len(shown):
             print(f"  ... and {skipped.count - len(shown)} more", file=sys.stderr)
+
+
+def _read(args: argparse.Namespace, paths: Sequence[str], run: str | None = None) -> Any:
+    """Read archives with the reader flags of ``args``; report skipped records on stderr.
+    The files read are kept in ``args._files`` (with ``run``) for the JSON envelope."""
+    filters = _filters(args)
+    _check_paths(args, paths)
+    counts = _read_counts(args, paths, filters)
+    _report_read(args, counts)
     if len(counts) == 0:
         raise ValueError(f"no tasks found in {', '.join(paths)}")
     _keep_files(args, counts, run)
@@ -348,17 +377,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    import passatk
-    from passatk import archives
-    from passatk.archives.pairs import group_label
-
-    if args.ci not in ("t", "bootstrap"):
-        raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
-    counts_a = _read(args, [args.a], run="a")
-    counts_b = _read(args, [args.b], run="b")
+def _check_compare_metrics(args: argparse.Namespace, counts_a: Any, counts_b: Any) -> None:
+    """Without ``--metric``, both runs must hold one and the same metric."""
     if args.metric is None and "mixed" in (counts_a.metric, counts_b.metric):
         raise ValueError("a run holds both pass@k and pass^k archives; compare the runs of "
                          "one metric, or pass --metric")
@@ -367,44 +387,70 @@ def cmd_compare(args: argparse.Namespace) -> int:
             f"run A holds {counts_a.metric} data and run B {counts_b.metric} data; "
             "they cannot be compared"
         )
+
+
+def _compare_record(args: argparse.Namespace, row: Any) -> dict[str, Any]:
+    """A compare row as a record, with the interval and p-value of ``--ci``."""
+    record = row.to_dict()
+    if args.ci == "bootstrap":
+        # the paired bootstrap interval and the sign-flip permutation p-value
+        record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
+                      p_value=record["perm_p_value"], ci_method="paired-bootstrap-t",
+                      ci_text="paired studentized bootstrap; sign-flip permutation "
+                      "p-value")
+    elif record.get("ci_method") is None:
+        record.update(ci_method="paired-t", ci_text="paired t")
+    return _ordered(record, _COMPARE_SPEC)
+
+
+def _compare_group(args: argparse.Namespace, group: Any, ga: Any, gb: Any, metric: str,
+                   rng: Any) -> Any:
+    """:func:`passatk.compare` of one group of the two runs; notes the tasks excluded."""
+    import passatk
+    from passatk.archives.pairs import group_label
+
+    result = _named(  # A and B are named by the error; a group of them is named here
+        group_label(group) if group else None, passatk.compare,
+        ga.n, ga.c, gb.n, gb.c, args.k or [1],
+        task_ids_a=ga.task,
+        task_ids_b=gb.task,
+        clusters=_clusters(args, ga.task),
+        metric=metric,
+        unmatched=args.unmatched,
+        missing=args.missing,
+        confidence=args.level,
+        seed=rng,
+        group=group,
+        **({"n_resamples": args.resamples} if args.resamples else {}),
+    )
+    if result.only_in_a or result.only_in_b:
+        _note(
+            args,
+            f"{group_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
+            f"{len(result.only_in_b)} only in B (--unmatched exclude)",
+        )
+    return result
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from passatk import archives
+
+    if args.ci not in ("t", "bootstrap"):
+        raise ValueError(f"compare offers --ci t or --ci bootstrap, not {args.ci}")
+    counts_a = _read(args, [args.a], run="a")
+    counts_b = _read(args, [args.b], run="b")
+    _check_compare_metrics(args, counts_a, counts_b)
     metric = _metric(args, counts_a)
     rng = np.random.default_rng(args.seed)
     records, unmatched = [], []
     for group, ga, gb in archives.pair_runs(counts_a, counts_b):
-        result = _named(  # A and B are named by the error; a group of them is named here
-            group_label(group) if group else None, passatk.compare,
-            ga.n, ga.c, gb.n, gb.c, args.k or [1],
-            task_ids_a=ga.task,
-            task_ids_b=gb.task,
-            clusters=_clusters(args, ga.task),
-            metric=metric,
-            unmatched=args.unmatched,
-            missing=args.missing,
-            confidence=args.level,
-            seed=rng,
-            group=group,
-            **({"n_resamples": args.resamples} if args.resamples else {}),
-        )
-        if result.only_in_a or result.only_in_b:
-            _note(
-                args,
-                f"{group_label(group)}: excluded {len(result.only_in_a)} task(s) only in A and "
-                f"{len(result.only_in_b)} only in B (--unmatched exclude)",
-            )
+        result = _compare_group(args, group, ga, gb, metric, rng)
         if args.unmatched == "exclude":
             unmatched.append({"group": dict(group), "only_in_a": list(result.only_in_a),
                               "only_in_b": list(result.only_in_b)})
-        for row in result.rows:
-            record = row.to_dict()
-            if args.ci == "bootstrap":
-                # the paired bootstrap interval and the sign-flip permutation p-value
-                record.update(ci_low=record["boot_low"], ci_high=record["boot_high"],
-                              p_value=record["perm_p_value"], ci_method="paired-bootstrap-t",
-                              ci_text="paired studentized bootstrap; sign-flip permutation "
-                              "p-value")
-            elif record.get("ci_method") is None:
-                record.update(ci_method="paired-t", ci_text="paired t")
-            records.append(_ordered(record, _COMPARE_SPEC))
+        records.extend(_compare_record(args, row) for row in result.rows)
     columns, rename = _compare_columns(args, records)
     _emit(args, records, columns, rename=rename, confidence=args.level,
           **({"unmatched": unmatched} if args.unmatched == "exclude" else {}))
