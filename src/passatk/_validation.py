@@ -75,16 +75,26 @@ def as_int(x: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     if kind == "i":
         return (arr if arr.dtype == np.int64 else arr.astype(np.int64)), arr
     if kind == "u":
-        if arr.dtype.itemsize == 8 and arr.size and int(arr.max()) >= 2**63:
-            return np.minimum(arr, _CLIP).astype(np.int64), arr
-        return arr.astype(np.int64), arr
+        return _unsigned_ints(arr), arr
     if kind == "O":
         return _object_ints(arr, name), arr
-    if kind == "b":
+    raise _dtype_error(arr, x, name)
+
+
+def _unsigned_ints(arr: np.ndarray) -> np.ndarray:
+    """An unsigned array as int64, uint64 values past int64 saturated to 2**62."""
+    if arr.dtype.itemsize == 8 and arr.size and int(arr.max()) >= 2**63:
+        return np.minimum(arr, _CLIP).astype(np.int64)
+    return arr.astype(np.int64)
+
+
+def _dtype_error(arr: np.ndarray, x: Any, name: str) -> TypeError:
+    """The TypeError of an array (or numpy scalar) whose dtype is not an integer one."""
+    if arr.dtype.kind == "b":
         what = "a bool array" if arr.ndim else f"bool {show(x)}"
     else:
         what = f"an array of dtype {arr.dtype}" if arr.ndim else f"{arr.dtype} {show(x)}"
-    raise type_error(name, what)
+    return type_error(name, what)
 
 
 def _object_ints(arr: np.ndarray, name: str) -> np.ndarray:
@@ -152,12 +162,7 @@ def checked_array(x: Any, name: str) -> np.ndarray:
     """
     ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
     if ma is not None and isinstance(x, ma.MaskedArray):
-        mask = ma.getmaskarray(x)
-        if mask.any():
-            pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
-            raise type_error(name, f"a masked array with masked entries (the first at index "
-                                   f"{fmt_index(pos)}); fill or drop them first")
-        return np.asarray(x.data)
+        return _unmasked(x, ma, name)
     if isinstance(x, np.ndarray):
         return x
     if isinstance(x, range) and x.stop - x.start > 2**62:  # len() overflows past 2**63
@@ -169,22 +174,46 @@ def checked_array(x: Any, name: str) -> np.ndarray:
             if pos is not None:
                 raise type_error(name, f"bool {_at(x, pos)!r} at index {fmt_index(pos)}")
         arr = np.asarray(x)
-    except (ValueError, TypeError) as e:  # ragged nesting, unconvertible objects
+    except (ValueError, TypeError, RecursionError, MemoryError) as e:
         if isinstance(e, TypeError) and str(e).startswith(name):
-            raise
-        raise type_error(name, f"{type(x).__name__} that numpy cannot convert "
-                               f"({brief(e)})") from None
-    except RecursionError:
-        raise type_error(name, f"a {type(x).__name__} nested too deeply") from None
-    except MemoryError:  # range(2**62): more values than memory holds
+            raise  # our own bool error above
+        raise _conversion_error(e, x, name) from None
+    if arr.dtype.kind in "fO" and arr.size:  # only these can hide NaN, None or NA
+        return _float_or_object(arr, x, name)
+    return arr
+
+
+def _unmasked(x: Any, ma: Any, name: str) -> np.ndarray:
+    """The data of a masked array without masked entries, else TypeError."""
+    mask = ma.getmaskarray(x)
+    if mask.any():
+        pos = np.unravel_index(int(np.argmax(mask)), mask.shape)
+        raise type_error(name, f"a masked array with masked entries (the first at index "
+                               f"{fmt_index(pos)}); fill or drop them first")
+    return np.asarray(x.data)
+
+
+def _conversion_error(e: BaseException, x: Any, name: str) -> Exception:
+    """The error for what ``np.asarray(x)`` raised ``e`` on."""
+    if isinstance(e, RecursionError):
+        return type_error(name, f"a {type(x).__name__} nested too deeply")
+    if isinstance(e, MemoryError):  # range(2**62): more values than memory holds
         size = f"{length(x):,} values" if isinstance(x, range) else "more values than fit in memory"
-        raise ValueError(f"{name} must fit in memory, got {type(x).__name__} of {size}") from None
-    missing = None
-    if arr.dtype.kind == "f" and arr.size:
+        return ValueError(f"{name} must fit in memory, got {type(x).__name__} of {size}")
+    # ragged nesting, unconvertible objects
+    return type_error(name, f"{type(x).__name__} that numpy cannot convert ({brief(e)})")
+
+
+def _float_or_object(arr: np.ndarray, x: Any, name: str) -> np.ndarray:
+    """A non-empty float or object ``arr`` from ``x``, refusing missing values.
+
+    A list of ints beyond int64 that numpy made floats becomes an object array of ints.
+    """
+    if arr.dtype.kind == "f":
         if isinstance(x, list | tuple) and not _has_float(x):
             return np.asarray(x, dtype=object)  # ints beyond int64: let the range rules speak
         missing = np.isnan(arr) if not _has_float(x) else None
-    elif arr.dtype.kind == "O" and arr.size:
+    else:
         missing = np.asarray(np.frompyfunc(_is_na, 1, 1)(arr), dtype=bool)  # 0-d: a bool
     if missing is not None and missing.any():
         pos = np.unravel_index(int(np.argmax(missing)), arr.shape)
