@@ -7,6 +7,7 @@ import contextlib
 import functools
 import gzip
 import io
+import mmap
 import os
 import re
 import sys
@@ -82,6 +83,27 @@ class _Zstd:
                 self._input, self._obj = self._obj.unused_data, None
         out, self._out = self._out[:size], self._out[size:]
         return out
+
+
+class Mapped(mmap.mmap):
+    """A file mapped read-only; ``in`` finds a byte string (``mmap``'s own, single bytes)."""
+
+    def __contains__(self, needle: object) -> bool:
+        return self.find(needle) >= 0  # type: ignore[arg-type]
+
+
+def mapped(f: open_binary, limit: int | None = None) -> Mapped | None:
+    """The file that ``f`` opened, mapped whole rather than read (no copy to page-fault in:
+    docs/robustness.md, "Mapped files"), when it is uncompressed and holds 1 to ``limit``
+    bytes; None otherwise (a pipe, a URL, a compressed or an empty file)."""
+    try:
+        fd = f.raw.fileno()
+        size = os.fstat(fd).st_size
+    except (AttributeError, OSError, ValueError):  # no file descriptor
+        return None
+    if f.compression is not None or size == 0 or (limit is not None and size > limit):
+        return None
+    return Mapped(fd, 0, access=mmap.ACCESS_READ)
 
 
 class open_binary(contextlib.ExitStack):

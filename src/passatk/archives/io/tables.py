@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import mmap
-import os
 import re
 
 import numpy as np
@@ -24,7 +22,7 @@ from passatk.archives.counts import (
 )
 from passatk.archives.errors import ArchiveError
 from passatk.archives.harnesses._table_rules import MAX_COUNT, _flag, _plan, _reward
-from passatk.archives.io.opening import logical_name, open_raw
+from passatk.archives.io.opening import Mapped, logical_name, mapped, open_raw
 from passatk.archives.io.remote import is_url
 
 CSV_BLOCK = 1 << 20  # bytes of CSV per Arrow block (parsed ahead on other threads)
@@ -105,16 +103,11 @@ def _csv_tables(file: str, ctx: Context, header: list[str], plan: _Plan, retry: 
         if odd:
             raise Locate  # a quoted field left open: Arrow reads it to the end of the file
 
-def _head(f) -> bytes | mmap.mmap:
+def _head(f) -> bytes | Mapped:
     """The first ``CSV_WHOLE + 1`` bytes; an uncompressed local file of at most ``CSV_WHOLE``
     bytes mapped whole (a read costs 4x the CPU)."""
-    try:
-        size = os.fstat(f.raw.fileno()).st_size
-        if f.compression is None and size <= CSV_WHOLE:
-            return mmap.mmap(f.raw.fileno(), size, access=mmap.ACCESS_READ)
-    except (AttributeError, OSError, ValueError):  # no file descriptor; an empty file
-        pass
-    return f.stream.read(CSV_WHOLE + 1)
+    head = mapped(f, CSV_WHOLE)
+    return f.stream.read(CSV_WHOLE + 1) if head is None else head
 
 def _steps(batches, step: int):
     """The batches in tables of at least ``step`` bytes (the last one fewer)."""
